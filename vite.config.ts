@@ -1,0 +1,32 @@
+/// <reference types="vitest/config" />
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import { opsConsole } from './sim/vite-plugin';
+
+const port = Number(process.env.PORT ?? 5173);
+const host = process.env.HOST ?? '127.0.0.1';
+
+export default defineConfig({
+  plugins: [react(), opsConsole()],
+  server: { host, port, strictPort: true },
+  preview: { host, port, strictPort: true },
+  build: { target: 'es2022', sourcemap: false },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'dom',
+          include: ['test/**/*.test.tsx'],
+          exclude: ['test/e2e/**'],
+          environment: 'jsdom',
+          setupFiles: ['test/support/setup-dom.ts'],
+        },
+      },
+    ],
+  },
+});
