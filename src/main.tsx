@@ -1,5 +1,13 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './app/app';
+import './styles.css';
 
 const root = document.getElementById('root');
-if (root) createRoot(root).render(<StrictMode><h1>Ops Console</h1></StrictMode>);
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,74 @@
+/** What went wrong, in a form every screen can explain: never carries the API key. */
+export type ApiErrorKind = 'http' | 'network' | 'malformed';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly kind: ApiErrorKind;
+  /** HTTP status; 0 when no response arrived. */
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly requestId: string | undefined;
+  /** From `Retry-After`, in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: {
+    kind: ApiErrorKind;
+    status: number;
+    message: string;
+    code?: string | undefined;
+    requestId?: string | undefined;
+    retryAfterMs?: number | undefined;
+  }) {
+    super(init.message);
+    this.kind = init.kind;
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+
+  get isUnauthorized(): boolean {
+    return this.kind === 'http' && this.status === 401;
+  }
+
+  /** Safe to send again unchanged: the platform says so for 423, 429 and 503; network failures too. */
+  get isRetryable(): boolean {
+    if (this.kind === 'network') return true;
+    return this.kind === 'http' && (this.status === 423 || this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 500);
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** Plain-words headline for an HTTP status whose body said nothing useful. */
+export function describeStatus(status: number): string {
+  switch (status) {
+    case 400:
+      return 'The API refused the request as invalid.';
+    case 401:
+      return 'This key was rejected (invalid or revoked).';
+    case 403:
+      return 'This API key is not allowed to do that.';
+    case 404:
+      return 'Not found, or outside what this API key can see.';
+    case 409:
+      return 'That conflicts with the current state.';
+    case 423:
+      return 'The project is busy with another operation.';
+    case 429:
+      return 'Too many requests: the API asked us to slow down.';
+    case 503:
+      return 'The API is temporarily unavailable.';
+    default:
+      return status >= 500 ? `The API failed with an internal error (${status}).` : `The API answered ${status}.`;
+  }
+}
+
+/** What a screen shows for any thrown value: a message and, when known, the request id. */
+export function describeError(error: unknown): { message: string; requestId?: string | undefined; status?: number } {
+  if (isApiError(error)) return { message: error.message, requestId: error.requestId, status: error.status };
+  if (error instanceof Error) return { message: `Something went wrong: ${error.message}` };
+  return { message: 'Something went wrong.' };
+}

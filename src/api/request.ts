@@ -1,0 +1,104 @@
+import type * as z from 'zod/mini';
+import { ApiErrorBodySchema } from './schemas';
+import { ApiError, describeStatus } from './api-error';
+import { getApiKey } from './credentials';
+
+export const API_BASE = '/api/v2';
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  /** Overrides the session key, e.g. to check a key before signing in with it. */
+  apiKey?: string;
+}
+
+function buildUrl(path: string, query: RequestOptions['query']): string {
+  const url = new URL(API_BASE + path, window.location.origin);
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, String(value));
+  }
+  return url.toString();
+}
+
+function parseRetryAfter(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function firstIssue(error: z.core.$ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'unexpected shape';
+  const where = issue.path.length ? issue.path.join('.') : 'body';
+  return `${where}: ${issue.message}`;
+}
+
+/**
+ * The only place that calls `fetch`: adds the bearer key, turns any non-2xx into an ApiError,
+ * and parses the body with `schema` so nothing downstream trusts an unchecked shape.
+ */
+export async function request<S extends z.ZodMiniType>(path: string, schema: S, options: RequestOptions = {}): Promise<z.output<S>> {
+  const key = options.apiKey ?? getApiKey();
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? null : JSON.stringify(options.body),
+      signal: options.signal ?? null,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (cause) {
+    if (options.signal?.aborted) throw cause;
+    throw new ApiError({ kind: 'network', status: 0, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
+  }
+
+  const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
+  const text = await response.text();
+
+  if (!response.ok) {
+    let body: z.output<typeof ApiErrorBodySchema> | undefined;
+    try {
+      const parsed = ApiErrorBodySchema.safeParse(JSON.parse(text));
+      if (parsed.success) body = parsed.data;
+    } catch {
+      // A non-JSON error page (a proxy's HTML, say) still gets a readable message below.
+    }
+    throw new ApiError({
+      kind: 'http',
+      status: response.status,
+      message: body?.message ? body.message : describeStatus(response.status),
+      code: body?.code || undefined,
+      requestId: requestId ?? body?.request_id,
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    });
+  }
+
+  let json: unknown = null;
+  if (text !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ApiError({ kind: 'malformed', status: response.status, message: 'The API sent a response that is not valid JSON.', requestId });
+    }
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ApiError({
+      kind: 'malformed',
+      status: response.status,
+      message: `The API sent a response the console does not understand (${firstIssue(parsed.error)}).`,
+      requestId,
+    });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,15 @@
+// Href builders: the only place that knows the shape of a console URL.
+export const paths = {
+  home: () => '/',
+  project: (projectId: string) => `/projects/${encodeURIComponent(projectId)}`,
+  operation: (projectId: string, operationId: string) =>
+    `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
+  apiKeys: () => '/settings/api-keys',
+};
+
+export const routePatterns = {
+  home: '/',
+  project: '/projects/:projectId',
+  operation: '/projects/:projectId/operations/:operationId',
+  apiKeys: '/settings/api-keys',
+} as const;

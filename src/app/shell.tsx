@@ -1,0 +1,60 @@
+import { useEffect, useRef } from 'react';
+import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
+import { apiTarget } from './api-target';
+import { useNotices, type NoticeStore } from './notices';
+import { paths } from './paths';
+import { useSessionStore } from './session';
+
+export function Shell({ notices }: { notices: NoticeStore }) {
+  const session = useSessionStore();
+  const list = useNotices(notices);
+  const { pathname } = useLocation();
+  const firstRender = useRef(true);
+
+  // After navigating, move focus to the new page's heading so keyboard and screen-reader users follow.
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    const id = requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus());
+    return () => cancelAnimationFrame(id);
+  }, [pathname]);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to={paths.home()} className="brand">
+          Ops Console
+        </Link>
+        <nav aria-label="Main">
+          <NavLink to={paths.home()} end>
+            Projects
+          </NavLink>
+          <NavLink to={paths.apiKeys()}>API keys</NavLink>
+        </nav>
+        <span className="topbar__target muted" title="Where this console sends API requests">
+          API: {apiTarget.label}
+        </span>
+        <button type="button" onClick={() => session.signOut('signed-out')}>
+          Sign out
+        </button>
+      </header>
+      <div className="notices" role="status" aria-live="polite">
+        {list.map((n) => (
+          <p key={n.id} className="notice">
+            <span aria-hidden="true">⚠ </span>
+            {n.message}
+            {n.requestId && <span className="muted"> (request id {n.requestId})</span>}
+          </p>
+        ))}
+      </div>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// Pure display helpers. No locale surprises: durations and UTC times read the same everywhere.
+
+/** `create_branch` → "Create branch"; anything unexpected is shown as it came. */
+export function humanizeAction(action: string): string {
+  if (!/^[a-z0-9]+(_[a-z0-9]+)*$/.test(action)) return action;
+  const words = action.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** 1234 → "1.2 s", 75_000 → "1 min 15 s", 3_900_000 → "1 h 5 min". */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(Math.floor(ms / 100) / 10).toFixed(1)} s`;
+  const totalSeconds = Math.floor(ms / 1_000);
+  if (totalSeconds < 60) return `${totalSeconds} s`;
+  const minutes = Math.floor(totalSeconds / 60);
+  const seconds = totalSeconds % 60;
+  if (minutes < 60) return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const restMinutes = minutes % 60;
+  if (hours < 24) return restMinutes ? `${hours} h ${restMinutes} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  const restHours = hours % 24;
+  return restHours ? `${days} d ${restHours} h` : `${days} d`;
+}
+
+/** Seconds of compute: 5400 → "1 h 30 min". */
+export function formatSeconds(seconds: number): string {
+  if (seconds === 0) return '0 s';
+  return formatDuration(seconds * 1_000);
+}
+
+/** "2026-11-22 12:00:05 UTC" */
+export function formatUtc(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1_000],
+];
+
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+
+/** "5 minutes ago", "yesterday", "in 10 seconds". */
+export function formatRelative(iso: string, now: number): string {
+  const time = new Date(iso).getTime();
+  if (Number.isNaN(time)) return iso;
+  const diff = time - now;
+  if (Math.abs(diff) < 5_000) return 'just now';
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(diff) >= ms || unit === 'second') {
+      return relativeFormat.format(Math.round(diff / ms), unit);
+    }
+  }
+  return iso;
+}
+
+/** Milliseconds elapsed since `iso` (never negative). */
+export function elapsedSince(iso: string, now: number): number {
+  const time = new Date(iso).getTime();
+  return Number.isNaN(time) ? 0 : Math.max(0, now - time);
+}

@@ -1,0 +1,230 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { describeError, isApiError } from '../../api/api-error';
+import { branchQueries } from '../../api/branches';
+import { endpointQueries } from '../../api/endpoints';
+import { operationQueries } from '../../api/operations';
+import { projectQueries } from '../../api/projects';
+import type { Operation } from '../../api/schemas';
+import { ErrorCallout } from '../../components/error-callout';
+import { IntervalSelect } from '../../components/interval-select';
+import { LiveDuration } from '../../components/live-duration';
+import { RelativeTime } from '../../components/relative-time';
+import { StatusBadge } from '../../components/status-badge';
+import { formatDuration, formatUtc, humanizeAction } from '../../lib/format';
+import {
+  backoffDelay,
+  isTerminal,
+  mayBeRetried,
+  nextPollDelay,
+  statusLabel,
+} from '../../lib/operation-status';
+import { useNow } from '../../lib/use-now';
+import { usePageVisible } from '../../lib/use-page-visible';
+import { usePollInterval } from '../../lib/use-poll-interval';
+import { paths } from '../../app/paths';
+
+function secondsUntil(time: number, now: number): number {
+  return Math.max(0, Math.ceil((time - now) / 1_000));
+}
+
+/** Tells screen readers when the status changes (not on first load), and shows it in the tab title. */
+function useStatusAnnouncement(operation: Operation | undefined): string {
+  const [announcement, setAnnouncement] = useState('');
+  const previous = useRef<string | undefined>(undefined);
+  const status = operation?.status;
+  const action = operation ? humanizeAction(operation.action) : undefined;
+
+  useEffect(() => {
+    if (status === undefined || action === undefined) return;
+    const label = statusLabel(status);
+    document.title = `${label} · ${action} · Ops Console`;
+    if (previous.current !== undefined && previous.current !== status) {
+      setAnnouncement(`${action}: status changed to ${label}.`);
+    }
+    previous.current = status;
+  }, [status, action]);
+
+  useEffect(() => () => void (document.title = 'Ops Console'), []);
+  return announcement;
+}
+
+export function OperationDetailScreen() {
+  const { projectId = '', operationId = '' } = useParams();
+  const [intervalMs, setIntervalMs] = usePollInterval();
+  const visible = usePageVisible();
+  const project = useQuery(projectQueries.detail(projectId));
+  const branches = useQuery(branchQueries.list(projectId));
+  const endpoints = useQuery(endpointQueries.list(projectId));
+
+  const detail = useQuery({
+    ...operationQueries.detail(projectId, operationId),
+    refetchInterval: (query) => {
+      const failures = query.state.fetchFailureCount;
+      if (failures > 0 && query.state.data) {
+        const reason = query.state.fetchFailureReason;
+        return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
+      }
+      return nextPollDelay(query.state.data?.status, intervalMs);
+    },
+  });
+  const operation = detail.data;
+  const announcement = useStatusAnnouncement(operation);
+  const now = useNow(1_000);
+
+  const projectName = project.data?.name ?? projectId;
+  const branch = operation?.branch_id ? branches.data?.find((b) => b.id === operation.branch_id) : undefined;
+  const compute = operation?.endpoint_id ? endpoints.data?.find((e) => e.id === operation.endpoint_id) : undefined;
+  const pollDelay = operation ? nextPollDelay(operation.status, intervalMs) : false;
+  const reconnecting = detail.failureCount > 0 || detail.isRefetchError;
+  const lastChecked = Math.max(detail.dataUpdatedAt, detail.errorUpdatedAt);
+  const retryAfterMs = isApiError(detail.error) ? detail.error.retryAfterMs : undefined;
+  const nextCheckIn =
+    pollDelay === false
+      ? null
+      : secondsUntil(
+          lastChecked + (reconnecting ? backoffDelay(Math.max(1, detail.failureCount), intervalMs, retryAfterMs) : pollDelay),
+          now,
+        );
+
+  return (
+    <section>
+      <p className="breadcrumbs">
+        <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span>{' '}
+        <Link to={paths.project(projectId)}>{projectName}</Link> <span aria-hidden="true">/</span> Operation
+      </p>
+      <h1 tabIndex={-1}>{operation ? humanizeAction(operation.action) : 'Operation'}</h1>
+      <p className="visually-hidden" aria-live="polite" aria-atomic="true">
+        {announcement}
+      </p>
+
+      {detail.isPending ? (
+        <p role="status" className="muted detail-placeholder">
+          Loading the operation…
+        </p>
+      ) : !operation ? (
+        <ErrorCallout
+          title="Could not load this operation."
+          {...describeError(detail.error)}
+          onRetry={() => void detail.refetch()}
+          retrying={detail.isFetching}
+        >
+          {isApiError(detail.error) && detail.error.status === 404 && (
+            <p>
+              It may have been pruned (the platform keeps about 6 months), or it belongs to a project this key cannot
+              see. <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
+            </p>
+          )}
+        </ErrorCallout>
+      ) : (
+        <>
+          <div className="detail-status">
+            <span className="detail-status__label">Status</span>
+            <span data-testid="operation-status">
+              <StatusBadge status={operation.status} />
+            </span>
+          </div>
+
+          <div className="poll-bar" role="group" aria-label="Live updates">
+            {pollDelay === false ? (
+              <span>This operation has ended; no more checks.</span>
+            ) : !visible ? (
+              <span>Checks paused while this tab is hidden.</span>
+            ) : (
+              <span>
+                Last checked {secondsUntil(now, lastChecked)} s ago · next check in {nextCheckIn ?? 0} s
+              </span>
+            )}{' '}
+            <button type="button" onClick={() => void detail.refetch()} disabled={detail.isFetching}>
+              Check now
+            </button>{' '}
+            <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
+          </div>
+          {reconnecting && (
+            <p className="callout callout--warning" role="status">
+              <span aria-hidden="true">⚠ </span>
+              Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}). The
+              details below are from {secondsUntil(now, detail.dataUpdatedAt)} s ago.
+            </p>
+          )}
+
+          {mayBeRetried(operation.status) && (
+            <div className="callout callout--error">
+              <p className="callout__title">This operation failed{operation.failures_count > 1 ? ` ${operation.failures_count} times` : ''}.</p>
+              {operation.error && <p>{operation.error}</p>}
+              <p>
+                The platform may retry it
+                {operation.retry_at ? <> (next attempt around {formatUtc(operation.retry_at)})</> : null}; this page keeps
+                checking every {Math.max(intervalMs, 30_000) / 1_000} s.
+              </p>
+            </div>
+          )}
+
+          <dl className="fields">
+            <dt>Operation</dt>
+            <dd>
+              {humanizeAction(operation.action)} <code className="muted">{operation.action}</code>
+            </dd>
+            <dt>Project</dt>
+            <dd>
+              <Link to={paths.project(projectId)}>{projectName}</Link>
+            </dd>
+            <dt>Branch</dt>
+            <dd>
+              {operation.branch_id ? (
+                <Link to={paths.project(projectId)}>{branch?.name ?? operation.branch_id}</Link>
+              ) : (
+                '—'
+              )}
+              {branch && <code className="muted"> {branch.id}</code>}
+            </dd>
+            <dt>Compute</dt>
+            <dd>
+              {operation.endpoint_id ? (
+                <Link to={paths.project(projectId)}>{compute?.name ?? operation.endpoint_id}</Link>
+              ) : (
+                '—'
+              )}
+              {compute?.name && <code className="muted"> {compute.id}</code>}
+            </dd>
+            <dt>Duration</dt>
+            <dd>
+              {isTerminal(operation.status) || operation.total_duration_ms > 0 ? (
+                formatDuration(operation.total_duration_ms)
+              ) : (
+                <LiveDuration since={operation.created_at} />
+              )}
+            </dd>
+            <dt>Created</dt>
+            <dd>
+              {formatUtc(operation.created_at)} (<RelativeTime iso={operation.created_at} now={now} />)
+            </dd>
+            <dt>Last status change</dt>
+            <dd>
+              {formatUtc(operation.updated_at)} (<RelativeTime iso={operation.updated_at} now={now} />)
+            </dd>
+            <dt>Failures</dt>
+            <dd>{operation.failures_count}</dd>
+            {operation.retry_at && (
+              <>
+                <dt>Retry at</dt>
+                <dd>{formatUtc(operation.retry_at)}</dd>
+              </>
+            )}
+            {operation.error && (
+              <>
+                <dt>Error</dt>
+                <dd>{operation.error}</dd>
+              </>
+            )}
+            <dt>Operation id</dt>
+            <dd>
+              <code>{operation.id}</code>
+            </dd>
+          </dl>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,98 @@
+import { useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { describeError } from '../../api/api-error';
+import { branchQueries } from '../../api/branches';
+import { endpointQueries } from '../../api/endpoints';
+import { projectQueries } from '../../api/projects';
+import { ErrorCallout } from '../../components/error-callout';
+import { IntervalSelect } from '../../components/interval-select';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { useNow } from '../../lib/use-now';
+import { usePollInterval } from '../../lib/use-poll-interval';
+import { paths } from '../../app/paths';
+import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
+import { useOperationHistory } from './use-operation-history';
+
+export function OperationsScreen() {
+  const { projectId = '' } = useParams();
+  const [intervalMs, setIntervalMs] = usePollInterval();
+  const project = useQuery(projectQueries.detail(projectId));
+  const branches = useQuery(branchQueries.list(projectId));
+  const endpoints = useQuery(endpointQueries.list(projectId));
+  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs);
+  const now = useNow(30_000);
+
+  const branchNames = useMemo(() => new Map(branches.data?.map((b) => [b.id, b.name])), [branches.data]);
+  const computeNames = useMemo(
+    () => new Map(endpoints.data?.map((e) => [e.id, e.name ?? e.id])),
+    [endpoints.data],
+  );
+  const title = project.data?.name ?? projectId;
+
+  return (
+    <section>
+      <p className="breadcrumbs">
+        <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span> {title}
+      </p>
+      <h1 tabIndex={-1}>{title}</h1>
+      {project.isError && !project.data && (
+        <p className="muted">Project details unavailable: {describeError(project.error).message}</p>
+      )}
+      <div className="toolbar">
+        <h2>Operations</h2>
+        <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
+        <span className="muted" role="status">
+          {isLive ? (reconnecting ? 'Reconnecting… showing the last data received.' : 'Live: operations in progress are refreshed.') : ''}
+        </span>
+      </div>
+
+      {history.isPending ? (
+        <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
+      ) : history.isError && !history.data ? (
+        <ErrorCallout
+          title="Could not load the operations."
+          {...describeError(history.error)}
+          onRetry={() => void history.refetch()}
+          retrying={history.isFetching}
+        />
+      ) : operations.length === 0 ? (
+        <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
+      ) : (
+        <>
+          <OperationsTable
+            projectId={projectId}
+            operations={operations}
+            branchNames={branchNames}
+            computeNames={computeNames}
+            now={now}
+          />
+          <div className="table-footer">
+            {history.hasNextPage ? (
+              <button
+                type="button"
+                onClick={() => void history.fetchNextPage()}
+                disabled={history.isFetchingNextPage}
+                aria-describedby="ops-count"
+              >
+                Load more
+              </button>
+            ) : (
+              <p className="muted">End of history. The platform may prune operations older than 6 months.</p>
+            )}
+            <span id="ops-count" className="muted" role="status">
+              {history.isFetchingNextPage ? 'Loading more operations…' : `${operations.length} operations loaded`}
+            </span>
+          </div>
+          {history.isFetchNextPageError && (
+            <ErrorCallout
+              title="Could not load more operations."
+              {...describeError(history.error)}
+              onRetry={() => void history.fetchNextPage()}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}

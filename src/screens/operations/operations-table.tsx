@@ -1,0 +1,83 @@
+import { memo } from 'react';
+import { Link } from 'react-router-dom';
+import type { Operation } from '../../api/schemas';
+import { RelativeTime } from '../../components/relative-time';
+import { StatusBadge } from '../../components/status-badge';
+import { humanizeAction } from '../../lib/format';
+import { paths } from '../../app/paths';
+import { OperationDuration } from './operation-duration';
+
+export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
+
+interface OperationsTableProps {
+  projectId: string;
+  operations: readonly Operation[];
+  branchNames: ReadonlyMap<string, string>;
+  computeNames: ReadonlyMap<string, string>;
+  now: number;
+}
+
+const OperationRow = memo(function OperationRow({
+  projectId,
+  operation,
+  branchName,
+  computeName,
+  now,
+}: {
+  projectId: string;
+  operation: Operation;
+  branchName: string | undefined;
+  computeName: string | undefined;
+  now: number;
+}) {
+  return (
+    <tr>
+      <th scope="row">
+        <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
+      </th>
+      <td>{operation.branch_id ? (branchName ?? operation.branch_id) : '—'}</td>
+      <td>{operation.endpoint_id ? (computeName ?? operation.endpoint_id) : '—'}</td>
+      <td>
+        <StatusBadge status={operation.status} />
+      </td>
+      <td>
+        <OperationDuration operation={operation} />
+      </td>
+      <td>
+        <RelativeTime iso={operation.created_at} now={now} />
+      </td>
+    </tr>
+  );
+});
+
+/** The project's operations, newest first: a real table, each row a link to its detail. */
+export function OperationsTable({ projectId, operations, branchNames, computeNames, now }: OperationsTableProps) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <caption className="visually-hidden">Operations, newest first</caption>
+        <thead>
+          <tr>
+            {OPERATION_COLUMNS.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {operations.map((op) => (
+            <OperationRow
+              key={op.id}
+              projectId={projectId}
+              operation={op}
+              branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
+              computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
+              now={now}
+            />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

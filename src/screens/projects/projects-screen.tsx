@@ -1,0 +1,130 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
+import { Link, useSearchParams } from 'react-router-dom';
+import { describeError } from '../../api/api-error';
+import { authQueries, keyKindOf } from '../../api/auth';
+import { projectQueries } from '../../api/projects';
+import type { Project } from '../../api/schemas';
+import { ErrorCallout } from '../../components/error-callout';
+import { RelativeTime } from '../../components/relative-time';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { formatSeconds } from '../../lib/format';
+import { useNow } from '../../lib/use-now';
+import { paths } from '../../app/paths';
+
+const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
+
+function matches(project: Project, term: string): boolean {
+  const t = term.trim().toLowerCase();
+  return t === '' || project.name.toLowerCase().includes(t) || project.id.toLowerCase().includes(t);
+}
+
+function OrganizationSwitcher({ orgId, onChange }: { orgId: string | undefined; onChange: (orgId: string | undefined) => void }) {
+  const id = useId();
+  const organizations = useQuery(authQueries.organizations());
+  if (!organizations.data?.length) return null;
+  return (
+    <p>
+      <label htmlFor={id}>Organization</label>{' '}
+      <select id={id} value={orgId ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
+        <option value="">Personal projects</option>
+        {organizations.data.map((org) => (
+          <option key={org.id} value={org.id}>
+            {org.name}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+export function ProjectsScreen() {
+  const searchId = useId();
+  const [params, setParams] = useSearchParams();
+  const orgId = params.get('org') ?? undefined;
+  const [term, setTerm] = useState('');
+  const now = useNow(30_000);
+  const auth = useQuery(authQueries.details());
+  const projects = useInfiniteQuery(projectQueries.list(orgId));
+
+  const loaded = useMemo(() => projects.data?.pages.flatMap((p) => p.projects) ?? [], [projects.data]);
+  const shown = useMemo(() => loaded.filter((p) => matches(p, term)), [loaded, term]);
+  const isPersonal = auth.data ? keyKindOf(auth.data) === 'personal' : false;
+
+  return (
+    <section>
+      <h1 tabIndex={-1}>Projects</h1>
+      {isPersonal && (
+        <OrganizationSwitcher
+          orgId={orgId}
+          onChange={(next) => setParams(next ? { org: next } : {}, { replace: false })}
+        />
+      )}
+      <p className="toolbar">
+        <label htmlFor={searchId}>Search projects</label>{' '}
+        <input id={searchId} type="search" value={term} onChange={(e) => setTerm(e.target.value)} placeholder="Name or id" />
+        {projects.hasNextPage && <span className="muted"> Searching the {loaded.length} projects loaded so far.</span>}
+      </p>
+
+      {projects.isPending ? (
+        <TableSkeleton columns={COLUMNS} rows={5} label="Loading projects…" />
+      ) : projects.isError && !projects.data ? (
+        <ErrorCallout
+          title="Could not load projects."
+          {...describeError(projects.error)}
+          onRetry={() => void projects.refetch()}
+          retrying={projects.isFetching}
+        />
+      ) : loaded.length === 0 ? (
+        <p className="empty">{orgId ? 'This organization has no projects yet.' : 'No projects yet.'}</p>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="data-table">
+              <caption className="visually-hidden">
+                Projects{term ? `, filtered by “${term}”` : ''}: {shown.length} shown
+              </caption>
+              <thead>
+                <tr>
+                  {COLUMNS.map((c) => (
+                    <th key={c} scope="col">
+                      {c}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((project) => (
+                  <tr key={project.id}>
+                    <th scope="row">
+                      <Link to={paths.project(project.id)}>{project.name}</Link>
+                      {project.locked && <span className="tag"> Locked</span>}
+                    </th>
+                    <td>
+                      <code>{project.id}</code>
+                    </td>
+                    <td>{project.region_id}</td>
+                    <td>{project.pg_version}</td>
+                    <td>{formatSeconds(project.cpu_used_sec)}</td>
+                    <td>
+                      <RelativeTime iso={project.created_at} now={now} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {shown.length === 0 && <p className="empty">No loaded project matches “{term}”.</p>}
+          {projects.hasNextPage && (
+            <button type="button" onClick={() => void projects.fetchNextPage()} disabled={projects.isFetchingNextPage}>
+              {projects.isFetchingNextPage ? 'Loading more projects…' : 'Load more projects'}
+            </button>
+          )}
+          {projects.isFetchNextPageError && (
+            <ErrorCallout title="Could not load more projects." {...describeError(projects.error)} onRetry={() => void projects.fetchNextPage()} />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
