@@ -1,0 +1,53 @@
+// Sums what `npm test` ran into one line, `N passed, N failed`, for .ci/run.
+// `npm test` chains its steps with `&&`, so the steps that ran are the `> pkg@version <script>` banners
+// npm printed, in order; every step before the last one passed, and the last passed iff the exit code is 0.
+// Vitest and Playwright contribute their test counts from their JSON reports; other steps (typecheck,
+// lint, or a suite whose report is missing) count as one check each. A suite that failed without a failing test (crash, config error, web
+// server that never came up) counts as one failure, and so does a run that stopped before any step.
+//
+// Usage: node scripts/test-totals.mjs <npm-test-log> <exit-code> <reports-dir>
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const [logFile, exitCodeArg, reportsDir = 'reports'] = process.argv.slice(2);
+const exitCode = Number(exitCodeArg);
+if (!logFile || !Number.isInteger(exitCode)) {
+  console.error('usage: node scripts/test-totals.mjs <npm-test-log> <exit-code> [reports-dir]');
+  process.exit(2);
+}
+
+const REPORTS = {
+  'test:unit': { file: 'unit.json', read: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests }) },
+  'test:e2e': { file: 'e2e.json', read: (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected }) },
+};
+
+const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+const steps = [...log.matchAll(/^> \S+@\S+ (\S+)$/gm)].map((m) => m[1]).filter((name) => name !== 'test');
+
+function readReport(step) {
+  const spec = REPORTS[step];
+  if (!spec) return undefined;
+  const file = path.join(reportsDir, spec.file);
+  try {
+    const counts = spec.read(JSON.parse(readFileSync(file, 'utf8')));
+    return Number.isInteger(counts.passed) && Number.isInteger(counts.failed) ? counts : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let passed = 0;
+let failed = 0;
+steps.forEach((step, index) => {
+  const stepFailed = index === steps.length - 1 && exitCode !== 0;
+  const counts = readReport(step) ?? { passed: stepFailed ? 0 : 1, failed: stepFailed ? 1 : 0 };
+  if (stepFailed && counts.failed === 0) counts.failed = 1;
+  console.log(`${step}: ${counts.passed} passed, ${counts.failed} failed`);
+  passed += counts.passed;
+  failed += counts.failed;
+});
+if (exitCode !== 0 && failed === 0) {
+  console.log(`set-up failed before or outside the test steps (exit code ${exitCode})`);
+  failed = 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
