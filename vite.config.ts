@@ -8,6 +8,8 @@ const host = process.env.HOST ?? '127.0.0.1';
 
 export default defineConfig({
   plugins: [react(), opsConsole()],
+  // The key screen says which API it talks to; the build and the server share one process env.
+  define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
   server: { host, port, strictPort: true },
   preview: { host, port, strictPort: true },
   build: { target: 'es2022', sourcemap: false },
