@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
-import { opsConsole } from './sim/vite-plugin';
+import { opsConsole } from './sim/vite-plugin.ts';
 
 const port = Number(process.env.PORT ?? 5173);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -19,13 +19,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**'], environment: 'node' },
+        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/api/**'], environment: 'node' },
       },
       {
         extends: true,
         test: {
           name: 'dom',
-          include: ['test/**/*.test.tsx'],
+          // The wire layer resolves URLs against the page's origin, so its tests run in a DOM too.
+          include: ['test/**/*.test.tsx', 'test/api/**/*.test.ts'],
           exclude: ['test/e2e/**'],
           environment: 'jsdom',
           setupFiles: ['test/support/setup-dom.ts'],

@@ -1,0 +1,87 @@
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import * as z from 'zod/mini';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/api/api-error';
+import { setApiKey } from '../../src/api/credentials';
+import { request } from '../../src/api/request';
+
+const KEY = 'secret-key-that-must-not-leak';
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  server.resetHandlers();
+  setApiKey(null);
+});
+afterAll(() => server.close());
+
+const Thing = z.object({ name: z.string() });
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe('request()', () => {
+  it('sends the key as a bearer header and nowhere else, and parses the body', async () => {
+    setApiKey(KEY);
+    let seen: Request | undefined;
+    server.use(
+      http.get('*/api/v2/things', ({ request: req }) => {
+        seen = req;
+        return HttpResponse.json({ name: 'a', extra: 'dropped' });
+      }),
+    );
+    await expect(request('/things', Thing, { query: { limit: 5, cursor: '2026-11-22T12:00:00.123456Z' } })).resolves.toEqual({ name: 'a' });
+    expect(seen?.headers.get('authorization')).toBe(`Bearer ${KEY}`);
+    expect(seen?.headers.get('accept')).toBe('application/json');
+    expect(seen?.url).not.toContain(KEY);
+    // The cursor goes back verbatim (URL-encoded), never reformatted.
+    expect(new URL(seen?.url ?? '').searchParams.get('cursor')).toBe('2026-11-22T12:00:00.123456Z');
+  });
+
+  it('turns an error body into an ApiError with the message, request id and Retry-After', async () => {
+    server.use(
+      http.get('*/api/v2/things', () =>
+        HttpResponse.json(
+          { code: '', message: 'rate limit exceeded', request_id: 'body-id' },
+          { status: 429, headers: { 'Retry-After': '7', 'x-neon-ret-request-id': 'req-123' } },
+        ),
+      ),
+    );
+    const error = await failure(request('/things', Thing));
+    expect(error).toMatchObject({ kind: 'http', status: 429, message: 'rate limit exceeded', requestId: 'req-123', retryAfterMs: 7_000 });
+    expect(error.isRetryable).toBe(true);
+  });
+
+  it('explains a status in plain words when the error body is not JSON', async () => {
+    server.use(http.get('*/api/v2/things', () => new HttpResponse('<html>bad gateway</html>', { status: 503 })));
+    const error = await failure(request('/things', Thing));
+    expect(error.message).toBe('The API is temporarily unavailable.');
+  });
+
+  it('reports a body that is not JSON, or has the wrong shape, as malformed with the request id', async () => {
+    server.use(
+      http.get('*/api/v2/things', () => new HttpResponse('{"name": ', { headers: { 'x-neon-ret-request-id': 'r1' } }), { once: true }),
+      http.get('*/api/v2/things', () => HttpResponse.json({ name: 42 }, { headers: { 'x-neon-ret-request-id': 'r2' } }), { once: true }),
+    );
+    await expect(failure(request('/things', Thing))).resolves.toMatchObject({ kind: 'malformed', requestId: 'r1' });
+    const shape = await failure(request('/things', Thing));
+    expect(shape).toMatchObject({ kind: 'malformed', requestId: 'r2' });
+    expect(shape.message).toContain('name');
+  });
+
+  it('reports a dead network without ever echoing the key', async () => {
+    setApiKey(KEY);
+    server.use(http.get('*/api/v2/things', () => HttpResponse.error()));
+    const error = await failure(request('/things', Thing));
+    expect(error.kind).toBe('network');
+    expect(error.isRetryable).toBe(true);
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain(KEY);
+  });
+});
