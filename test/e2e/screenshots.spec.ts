@@ -1,0 +1,48 @@
+import { expect, test, type Page } from '@playwright/test';
+import { ControlApi, projectCensus } from './support/api';
+import { actionName, detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { E2E_API_KEY, holdKey } from './support/session';
+
+// The README's pictures of the four main screens, as a person first sees them on a laptop.
+test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1 });
+
+const shoot = (page: Page, name: string) =>
+  page.screenshot({ path: `docs/screenshots/${name}.png`, animations: 'disabled', caret: 'hide' });
+
+test('key screen', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByLabel(/API key/)).toBeVisible();
+  await shoot(page, 'key-screen');
+});
+
+test.describe('signed in', () => {
+  test.beforeEach(async ({ context }) => {
+    await holdKey(context);
+  });
+
+  test('projects', async ({ page }) => {
+    await page.goto('/');
+    await expect(page.getByRole('main').getByRole('link').first()).toBeVisible();
+    await shoot(page, 'projects');
+  });
+
+  test('operations', async ({ page, request }) => {
+    const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+    await page.goto(projectPath(big.id));
+    await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
+    await expect(operationsTable(page).locator('tbody tr').nth(9)).toBeVisible();
+    await shoot(page, 'operations');
+  });
+
+  test('operation detail', async ({ page, request }) => {
+    const api = new ControlApi(request, E2E_API_KEY);
+    const { big } = await projectCensus(api);
+    const [op] = await api.operations(big.id, 1);
+    if (!op) throw new Error('the big project has no operation');
+    await page.goto(operationPath(big.id, op.id));
+    await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();
+    await expect(detailStatus(page)).toBeVisible();
+    await expect(page.getByRole('main').getByText(op.id, { exact: true })).toBeVisible();
+    await shoot(page, 'operation-detail');
+  });
+});

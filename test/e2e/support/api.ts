@@ -1,0 +1,158 @@
+import { expect, type APIRequestContext } from '@playwright/test';
+
+// The API as a test reads it directly, with a bearer key: the oracle the screens are checked against.
+
+export interface ApiOperation {
+  id: string;
+  project_id: string;
+  action: string;
+  status: string;
+  failures_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiProject {
+  id: string;
+  name: string;
+}
+
+export interface ApiOrganization {
+  id: string;
+  name: string;
+}
+
+/** A project together with the organization whose list it is in (none: a personal project). */
+export interface ListedProject extends ApiProject {
+  organization: ApiOrganization | null;
+}
+
+interface OperationsPage {
+  operations: ApiOperation[];
+  pagination?: { cursor: string };
+}
+
+/** The largest page the platform allows: walking a long history costs few requests. */
+const WALK_LIMIT = 1000;
+
+export class ControlApi {
+  constructor(
+    private readonly request: APIRequestContext,
+    private readonly apiKey: string,
+  ) {}
+
+  private headers(): Record<string, string> {
+    return { Authorization: `Bearer ${this.apiKey}`, Accept: 'application/json' };
+  }
+
+  async get<T>(path: string, params?: Record<string, string | number>): Promise<T> {
+    const response = await this.request.get(`/api/v2${path}`, { headers: this.headers(), params });
+    expect(response.status(), `GET ${path}`).toBe(200);
+    return (await response.json()) as T;
+  }
+
+  async post<T>(path: string, data: unknown): Promise<T> {
+    const response = await this.request.post(`/api/v2${path}`, { headers: this.headers(), data });
+    expect([200, 201], `POST ${path} answered ${response.status()}`).toContain(response.status());
+    return (await response.json()) as T;
+  }
+
+  async delete(path: string): Promise<void> {
+    const response = await this.request.delete(`/api/v2${path}`, { headers: this.headers() });
+    expect([200, 204], `DELETE ${path} answered ${response.status()}`).toContain(response.status());
+  }
+
+  /** Personal projects and those of every organization the key's user belongs to. */
+  async allProjects(): Promise<ListedProject[]> {
+    const personal = (await this.projects()).map((p) => ({ ...p, organization: null }));
+    const { organizations } = await this.get<{ organizations: ApiOrganization[] }>('/users/me/organizations');
+    const perOrg = await Promise.all(
+      organizations.map(async (org) =>
+        (await this.projects(org.id)).map((p) => ({ ...p, organization: { id: org.id, name: org.name } })),
+      ),
+    );
+    const byId = new Map<string, ListedProject>();
+    // An org's own list wins over the personal one: that is where the console shows the project.
+    for (const project of [...personal, ...perOrg.flat()]) byId.set(project.id, project);
+    return [...byId.values()];
+  }
+
+  async projects(orgId?: string): Promise<ApiProject[]> {
+    const all: ApiProject[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const params: Record<string, string | number> = { limit: 400 };
+      if (orgId) params.org_id = orgId;
+      if (cursor) params.cursor = cursor;
+      const page = await this.get<{ projects: ApiProject[]; pagination?: { cursor: string } }>('/projects', params);
+      all.push(...page.projects);
+      if (page.projects.length < 400 || !page.pagination?.cursor) return all;
+      cursor = page.pagination.cursor;
+    }
+  }
+
+  /** A project's whole history, newest first, walked page by page as the platform documents it. */
+  async operations(projectId: string, limit = WALK_LIMIT): Promise<ApiOperation[]> {
+    const all: ApiOperation[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 1_000; pages++) {
+      const params: Record<string, string | number> = { limit };
+      if (cursor !== undefined) params.cursor = cursor;
+      const page = await this.get<OperationsPage>(`/projects/${encodeURIComponent(projectId)}/operations`, params);
+      all.push(...page.operations);
+      if (page.operations.length < limit || !page.pagination) return all;
+      cursor = page.pagination.cursor;
+    }
+    throw new Error(`the operations of ${projectId} did not end after 1,000 pages`);
+  }
+
+  async operation(projectId: string, operationId: string): Promise<ApiOperation> {
+    const body = await this.get<{ operation: ApiOperation }>(
+      `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
+    );
+    return body.operation;
+  }
+}
+
+export type CountedProject = ListedProject & { operationCount: number };
+
+export interface ProjectCensus {
+  /** The project with the longest history. */
+  big: CountedProject;
+  /** Projects with some history but far less than the big one, smallest first. */
+  small: CountedProject[];
+  /** Projects without a single operation. */
+  empty: CountedProject[];
+}
+
+/** Sorts the demo projects by how much history they have (ids are never hard-coded). */
+export async function projectCensus(api: ControlApi): Promise<ProjectCensus> {
+  const projects = await api.allProjects();
+  const counted = await Promise.all(
+    projects.map(async (p) => ({ ...p, operationCount: (await api.operations(p.id)).length })),
+  );
+  counted.sort((a, b) => b.operationCount - a.operationCount);
+  const [big] = counted;
+  if (!big) throw new Error('the demo seed has no projects');
+  return {
+    big,
+    small: counted.filter((p) => p !== big && p.operationCount > 0).reverse(),
+    empty: counted.filter((p) => p.operationCount === 0),
+  };
+}
+
+/** The console's label for each API status (DESIGN §3); anything else is shown raw. */
+const STATUS_LABELS: Record<string, string> = {
+  scheduling: 'Scheduling',
+  running: 'In progress',
+  cancelling: 'In progress (cancelling)',
+  finished: 'OK',
+  failed: 'Error',
+  error: 'Error',
+  cancelled: 'Cancelled',
+  skipped: 'Skipped',
+};
+
+export function expectedLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
