@@ -1,0 +1,54 @@
+import type { Browser } from '@playwright/test';
+
+declare global {
+  interface Window {
+    __benchFirstRowMs?: number;
+  }
+}
+
+/**
+ * Installed before any page script: notes performance.now() in the first animation frame after a
+ * `table tbody tr` with a link to an operation is in the DOM, i.e. when it is about to be painted.
+ */
+function watchForFirstRow(): void {
+  const selector = 'table tbody tr a[href*="/operations/"]';
+  let seen = false;
+  const check = () => {
+    if (seen || !document.querySelector(selector)) return false;
+    seen = true;
+    requestAnimationFrame(() => {
+      window.__benchFirstRowMs = performance.now();
+    });
+    return true;
+  };
+  const observer = new MutationObserver(() => {
+    if (check()) observer.disconnect();
+  });
+  observer.observe(document, { childList: true, subtree: true });
+}
+
+export interface FirstRowOptions {
+  url: string;
+  /** The session key, written to sessionStorage before the page's own scripts run. */
+  session: { item: string; apiKey: string };
+}
+
+/** One cold load in a fresh browser context: milliseconds from navigation start to the first row painted. */
+export async function timeToFirstRow(browser: Browser, { url, session }: FirstRowOptions): Promise<number> {
+  const context = await browser.newContext();
+  try {
+    await context.addInitScript(
+      ([item, key]) => {
+        window.sessionStorage.setItem(item, key);
+      },
+      [session.item, session.apiKey] as const,
+    );
+    await context.addInitScript(watchForFirstRow);
+    const page = await context.newPage();
+    await page.goto(url, { waitUntil: 'commit' });
+    const handle = await page.waitForFunction(() => window.__benchFirstRowMs, null, { timeout: 30_000, polling: 50 });
+    return (await handle.jsonValue()) as number;
+  } finally {
+    await context.close();
+  }
+}

@@ -1,0 +1,154 @@
+// `npm run bench`: the production build's initial JavaScript, and how long a deep link to the big
+// project takes to show its first operation compared with a static page of the same table.
+import { chromium } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import playwrightConfig from '../playwright.config';
+import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
+import { apiClient } from './api';
+import { timeToFirstRow } from './first-row';
+import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
+import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
+import { staticOperationsPage } from './static-page';
+
+const ROOT = join(import.meta.dirname, '..');
+const DIST = join(ROOT, 'dist');
+const RESULTS = join(ROOT, 'bench', 'results');
+const STATIC_PAGE = 'bench-static.html';
+const API_KEY = 'bench-key-0000000000000000000000';
+const SESSION_ITEM = 'ops-console.api-key';
+
+const WARMUPS = 2;
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const TARGET_INITIAL_JS_KIB = 110;
+const TARGET_RATIO = 2.0;
+
+const kib = (bytes: number) => bytes / 1024;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function measure(server: PreviewServer, scripts: ScriptSize[]) {
+  const api = apiClient(server.origin, API_KEY);
+  const big = await api.bigProject();
+  const [operations, branches, endpoints, stylesheets] = await Promise.all([
+    api.firstOperations(big.id, OPERATIONS_PAGE_SIZE),
+    api.branches(big.id),
+    api.endpoints(big.id),
+    stylesheetHrefs(DIST),
+  ]);
+
+  // Written after the build, so vite preview serves it from dist/ as a plain file.
+  const html = staticOperationsPage({ project: big, operations, branches, endpoints, stylesheets, now: Date.now() });
+  await writeFile(join(DIST, STATIC_PAGE), html);
+  const served = await fetch(`${server.origin}/${STATIC_PAGE}`);
+  if (!served.ok || (await served.text()) !== html) {
+    throw new Error(`vite preview does not serve /${STATIC_PAGE} as written (SPA fallback?)`);
+  }
+
+  const appUrl = `${server.origin}/projects/${encodeURIComponent(big.id)}`;
+  const staticUrl = `${server.origin}/${STATIC_PAGE}`;
+  const launchOptions = playwrightConfig.use?.launchOptions ?? {};
+  const browser = await chromium.launch({ ...launchOptions, headless: true });
+  const app: number[] = [];
+  const plain: number[] = [];
+  try {
+    const session = { item: SESSION_ITEM, apiKey: API_KEY };
+    for (let round = 0; round < WARMUPS + RUNS; round++) {
+      // Interleaved, alternating which goes first, so drift on the machine hits both alike.
+      const order = round % 2 === 0 ? (['app', 'static'] as const) : (['static', 'app'] as const);
+      for (const which of order) {
+        const ms = await timeToFirstRow(browser, { url: which === 'app' ? appUrl : staticUrl, session });
+        if (round >= WARMUPS) (which === 'app' ? app : plain).push(ms);
+      }
+      process.stdout.write(round < WARMUPS ? 'w' : '.');
+    }
+    process.stdout.write('\n');
+  } finally {
+    await browser.close();
+  }
+
+  const initialGzip = scripts.reduce((sum, s) => sum + s.gzipBytes, 0);
+  const appMedian = median(app);
+  const staticMedian = median(plain);
+  return {
+    project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows: operations.length },
+    initialJs: { gzipKiB: kib(initialGzip), targetKiB: TARGET_INITIAL_JS_KIB, files: scripts },
+    firstRow: {
+      appMedianMs: appMedian,
+      staticMedianMs: staticMedian,
+      ratio: appMedian / staticMedian,
+      targetRatio: TARGET_RATIO,
+      runs: RUNS,
+      warmups: WARMUPS,
+      appSamplesMs: app,
+      staticSamplesMs: plain,
+    },
+  };
+}
+
+function report(result: Awaited<ReturnType<typeof measure>>): void {
+  const { initialJs, firstRow, project } = result;
+  const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  console.log(`\nInitial JS (index.html's scripts and modulepreloads, gzip -9):`);
+  for (const f of initialJs.files) {
+    console.log(`  ${f.file.padEnd(44)} ${f.how.padEnd(13)} ${kib(f.bytes).toFixed(1).padStart(7)} KiB  ${kib(f.gzipBytes).toFixed(1).padStart(6)} KiB gzip`);
+  }
+  console.log(
+    `\nDeep link to ${project.name} (${project.id}, ${project.operations} operations), first row painted; median of ${firstRow.runs} runs each after ${firstRow.warmups} warm-ups:\n`,
+  );
+  const rows: [string, string, string, string][] = [
+    ['metric', 'value', 'target', ''],
+    ['(a) initial JS, gzip', `${initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${initialJs.targetKiB} KiB`, mark(initialJs.gzipKiB <= initialJs.targetKiB)],
+    ['(b) console: first row', `${firstRow.appMedianMs.toFixed(0)} ms`, '', ''],
+    ['(c) static page: first row', `${firstRow.staticMedianMs.toFixed(0)} ms`, '', ''],
+    ['(d) ratio (b)/(c)', firstRow.ratio.toFixed(2), `≤ ${firstRow.targetRatio.toFixed(1)}`, mark(firstRow.ratio <= firstRow.targetRatio)],
+  ];
+  for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(28)} ${b.padStart(10)}  ${c.padEnd(12)} ${d}`);
+  const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
+  console.log(`\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}`);
+}
+
+async function main(): Promise<void> {
+  const env = simulatorEnv({ SIM_API_KEY: API_KEY });
+  console.log('Building (npx vite build)…');
+  await run('npx', ['vite', 'build'], env);
+  const scripts = await initialScripts(DIST);
+
+  console.log('Starting vite preview on a free loopback port…');
+  const server = await startPreview(env);
+  let result: Awaited<ReturnType<typeof measure>>;
+  try {
+    console.log(`Measuring against ${server.origin}`);
+    result = await measure(server, scripts);
+  } finally {
+    await server.stop();
+  }
+
+  report(result);
+  await mkdir(RESULTS, { recursive: true });
+  const file = join(RESULTS, 'latest.json');
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result }, null, 2)}\n`);
+  console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => process.exit(130));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exitCode = 1;
+});
