@@ -1067,10 +1067,11 @@ export function createControlPlane(options: ControlPlaneOptions) {
   function addOperation(input: AddOperationInput): WireOperation {
     catchUp();
     const project = projectOrThrow(input.projectId);
-    if (input.branchId !== undefined) branchOrThrow(project.id, input.branchId);
-    if (input.endpointId !== undefined) endpointOrThrow(input.endpointId);
     const createdAtMs = toMs(input.createdAt);
     if (input.status === undefined) {
+      // Live operations act on real objects; history may name branches and computes deleted since.
+      if (input.branchId !== undefined) branchOrThrow(project.id, input.branchId);
+      if (input.endpointId !== undefined) endpointOrThrow(input.endpointId);
       const endpoint = input.endpointId === undefined ? undefined : endpoints.get(input.endpointId);
       if (endpoint && input.action === 'start_compute') endpoint.pendingState = 'active';
       if (endpoint && input.action === 'suspend_compute') endpoint.pendingState = 'idle';

@@ -1,0 +1,274 @@
+// The HTTP contract of the simulator: MSW handlers over a control plane. The same handlers serve
+// component tests (msw/node), the dev server and `npm start`, so there is one fake, not three.
+import { randomUUID } from 'node:crypto';
+import { http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
+import type { ControlPlane, CreateBranchInput, CreateProjectInput, Principal } from './control-plane';
+import { ApiFailure, badRequest, notFound, unauthorized } from './http-errors';
+import type { WireErrorBody } from './wire';
+
+export const REQUEST_ID_HEADER = 'x-neon-ret-request-id';
+
+const BASE = '*/api/v2';
+
+interface RouteContext {
+  request: Request;
+  url: URL;
+  params: PathParams;
+  principal: Principal;
+}
+
+type Reply = { status: 200 | 201; body: JsonBodyType } | { status: 204 };
+
+type Method = 'get' | 'post' | 'delete';
+
+const METHODS = { get: http.get, post: http.post, delete: http.delete } as const;
+
+export function createHandlers(cp: ControlPlane): HttpHandler[] {
+  /** Every route authenticates, counts against the key's rate limit, and answers JSON with a request id. */
+  function route(method: Method, path: string, handle: (ctx: RouteContext) => Reply | Promise<Reply>): HttpHandler {
+    const routeName = `${method.toUpperCase()} ${path}`;
+    return METHODS[method](`${BASE}${path}`, async ({ request, params }) => {
+      const requestId = randomUUID();
+      try {
+        const principal = authenticate(cp, request);
+        cp.checkRateLimit(principal, routeName);
+        const reply = await handle({ request, url: new URL(request.url), params, principal });
+        const headers = { [REQUEST_ID_HEADER]: requestId };
+        if (reply.status === 204) return new HttpResponse(null, { status: 204, headers });
+        return HttpResponse.json(reply.body, { status: reply.status, headers });
+      } catch (error) {
+        return errorResponse(error, requestId);
+      }
+    });
+  }
+
+  const ok = (body: JsonBodyType): Reply => ({ status: 200, body });
+
+  return [
+    route('get', '/auth', ({ principal }) => ok(cp.whoAmI(principal))),
+    route('get', '/users/me/organizations', ({ principal }) => ok(cp.listOrganizations(principal))),
+
+    route('get', '/api_keys', ({ principal }) => ok(cp.listPersonalApiKeys(principal))),
+    route('post', '/api_keys', async ({ principal, request }) => {
+      const body = objectBody(await readJson(request), 'request body');
+      return ok(cp.createPersonalApiKey(principal, requiredString(body, 'key_name')));
+    }),
+    route('delete', '/api_keys/:keyId', ({ principal, params }) =>
+      ok(cp.revokePersonalApiKey(principal, integerParam(params, 'keyId', 'key_id'))),
+    ),
+
+    route('get', '/organizations/:orgId/api_keys', ({ principal, params }) =>
+      ok(cp.listOrgApiKeys(principal, stringParam(params, 'orgId'))),
+    ),
+    route('post', '/organizations/:orgId/api_keys', async ({ principal, params, request }) => {
+      const body = objectBody(await readJson(request), 'request body');
+      const projectId = optionalString(body, 'project_id');
+      return ok(
+        cp.createOrgApiKey(principal, stringParam(params, 'orgId'), {
+          keyName: requiredString(body, 'key_name'),
+          ...(projectId === undefined ? {} : { projectId }),
+        }),
+      );
+    }),
+    route('delete', '/organizations/:orgId/api_keys/:keyId', ({ principal, params }) =>
+      ok(cp.revokeOrgApiKey(principal, stringParam(params, 'orgId'), integerParam(params, 'keyId', 'key_id'))),
+    ),
+
+    route('get', '/projects', ({ principal, url }) => {
+      const q = url.searchParams;
+      return ok(
+        cp.listProjects(principal, {
+          ...limitQuery(q),
+          ...optionalQuery(q, 'cursor', 'cursor'),
+          ...optionalQuery(q, 'search', 'search'),
+          ...optionalQuery(q, 'org_id', 'orgId'),
+        }),
+      );
+    }),
+    route('post', '/projects', async ({ principal, request }) => {
+      const body = objectBody(await readJson(request), 'request body');
+      return { status: 201, body: cp.createProject(principal, projectCreateInput(body)) };
+    }),
+    route('get', '/projects/:projectId', ({ principal, params }) => ok(cp.getProject(principal, stringParam(params, 'projectId')))),
+    route('delete', '/projects/:projectId', ({ principal, params }) =>
+      ok(cp.deleteProject(principal, stringParam(params, 'projectId'))),
+    ),
+
+    route('get', '/projects/:projectId/operations', ({ principal, params, url }) =>
+      ok(
+        cp.listOperations(principal, stringParam(params, 'projectId'), {
+          ...limitQuery(url.searchParams),
+          ...optionalQuery(url.searchParams, 'cursor', 'cursor'),
+        }),
+      ),
+    ),
+    route('get', '/projects/:projectId/operations/:operationId', ({ principal, params }) =>
+      ok(cp.getOperation(principal, stringParam(params, 'projectId'), stringParam(params, 'operationId'))),
+    ),
+
+    route('get', '/projects/:projectId/branches', ({ principal, params }) =>
+      ok(cp.listBranches(principal, stringParam(params, 'projectId'))),
+    ),
+    route('post', '/projects/:projectId/branches', async ({ principal, params, request }) => {
+      const raw = await readJson(request);
+      const input = raw === undefined ? {} : branchCreateInput(objectBody(raw, 'request body'));
+      return { status: 201, body: cp.createBranch(principal, stringParam(params, 'projectId'), input) };
+    }),
+    route('delete', '/projects/:projectId/branches/:branchId', ({ principal, params }) => {
+      const result = cp.deleteBranch(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'));
+      return result === null ? { status: 204 } : ok(result);
+    }),
+
+    route('get', '/projects/:projectId/endpoints', ({ principal, params }) =>
+      ok(cp.listEndpoints(principal, stringParam(params, 'projectId'))),
+    ),
+    route('post', '/projects/:projectId/endpoints/:endpointId/start', ({ principal, params }) =>
+      ok(cp.startEndpoint(principal, stringParam(params, 'projectId'), stringParam(params, 'endpointId'))),
+    ),
+    route('post', '/projects/:projectId/endpoints/:endpointId/suspend', ({ principal, params }) =>
+      ok(cp.suspendEndpoint(principal, stringParam(params, 'projectId'), stringParam(params, 'endpointId'))),
+    ),
+    route('post', '/projects/:projectId/endpoints/:endpointId/restart', ({ principal, params }) =>
+      ok(cp.restartEndpoint(principal, stringParam(params, 'projectId'), stringParam(params, 'endpointId'))),
+    ),
+
+    // Last: anything else under the API base is an unknown route, answered like the platform's 404.
+    http.all(`${BASE}/*`, ({ request }) => {
+      const url = new URL(request.url);
+      return errorResponse(notFound(`no route for ${request.method} ${url.pathname}`), randomUUID());
+    }),
+  ];
+}
+
+// ---- authentication -------------------------------------------------------------------------------
+
+function authenticate(cp: ControlPlane, request: Request): Principal {
+  const header = request.headers.get('authorization');
+  if (header === null) throw unauthorized('authorization required: send the header Authorization: Bearer <API key>');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw unauthorized('authorization header must have the form: Bearer <API key>');
+  const principal = cp.authenticate(match[1]);
+  // Unknown, revoked and unusable keys get the same answer: nothing about the key leaks.
+  if (!principal) throw unauthorized('invalid API key');
+  return principal;
+}
+
+// ---- responses ----------------------------------------------------------------------------------------
+
+function errorResponse(error: unknown, requestId: string): Response {
+  const failure =
+    error instanceof ApiFailure
+      ? error
+      : new ApiFailure(500, `simulator error: ${error instanceof Error ? error.message : String(error)}`);
+  const body: WireErrorBody = { code: failure.code, message: failure.message, request_id: requestId };
+  const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
+  if (failure.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.options.retryAfterSeconds);
+  if (failure.status === 401) headers['www-authenticate'] = 'Bearer';
+  return HttpResponse.json(body, { status: failure.status, headers });
+}
+
+// ---- request parsing ---------------------------------------------------------------------------------------
+
+function stringParam(params: PathParams, name: string): string {
+  const value = params[name];
+  if (typeof value !== 'string') throw badRequest(`missing path parameter ${name}`);
+  return value;
+}
+
+function integerParam(params: PathParams, name: string, wireName: string): number {
+  const value = stringParam(params, name);
+  if (!/^\d{1,15}$/.test(value)) throw badRequest(`${wireName} must be an integer, got "${value}"`);
+  return Number(value);
+}
+
+/** `limit` as a number for the control plane to range-check; anything non-integer becomes NaN (a 400). */
+function limitQuery(query: URLSearchParams): { limit?: number } {
+  const raw = query.get('limit');
+  if (raw === null) return {};
+  return { limit: /^-?\d{1,10}$/.test(raw.trim()) ? Number(raw) : Number.NaN };
+}
+
+function optionalQuery<K extends string>(query: URLSearchParams, name: string, key: K): Partial<Record<K, string>> {
+  const raw = query.get(name);
+  return raw === null ? {} : ({ [key]: raw } as Partial<Record<K, string>>);
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw badRequest('request body is not valid JSON');
+  }
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function objectBody(value: unknown, what: string): JsonObject {
+  if (value === undefined) throw badRequest(`${what} is required`);
+  if (!isObject(value)) throw badRequest(`${what} must be a JSON object`);
+  return value;
+}
+
+function requiredString(body: JsonObject, field: string, path = field): string {
+  const value = body[field];
+  if (value === undefined) throw badRequest(`${path} is required`);
+  if (typeof value !== 'string') throw badRequest(`${path} must be a string`);
+  return value;
+}
+
+function optionalString(body: JsonObject, field: string, path = field): string | undefined {
+  return body[field] === undefined ? undefined : requiredString(body, field, path);
+}
+
+function branchCreateInput(body: JsonObject): CreateBranchInput {
+  const input: CreateBranchInput = {};
+  if (body.branch !== undefined) {
+    const branch = objectBody(body.branch, 'branch');
+    const name = optionalString(branch, 'name', 'branch.name');
+    if (name !== undefined) {
+      if (name.length < 1 || name.length > 256) throw badRequest('branch.name must be between 1 and 256 characters');
+      input.name = name;
+    }
+    const parentId = optionalString(branch, 'parent_id', 'branch.parent_id');
+    if (parentId !== undefined) input.parentId = parentId;
+  }
+  if (body.endpoints !== undefined) {
+    if (!Array.isArray(body.endpoints)) throw badRequest('endpoints must be an array');
+    input.endpoints = body.endpoints.map((item: unknown, i) => {
+      const endpoint = objectBody(item, `endpoints[${i}]`);
+      const type = requiredString(endpoint, 'type', `endpoints[${i}].type`);
+      if (type !== 'read_write' && type !== 'read_only') {
+        throw badRequest(`endpoints[${i}].type must be "read_write" or "read_only"`);
+      }
+      return { type };
+    });
+  }
+  return input;
+}
+
+function projectCreateInput(body: JsonObject): CreateProjectInput {
+  const project = objectBody(body.project, 'project');
+  const input: CreateProjectInput = {};
+  const name = optionalString(project, 'name', 'project.name');
+  if (name !== undefined) {
+    if (name.length < 1 || name.length > 256) throw badRequest('project.name must be between 1 and 256 characters');
+    input.name = name;
+  }
+  const regionId = optionalString(project, 'region_id', 'project.region_id');
+  if (regionId !== undefined) input.regionId = regionId;
+  const orgId = optionalString(project, 'org_id', 'project.org_id');
+  if (orgId !== undefined) input.orgId = orgId;
+  if (project.pg_version !== undefined) {
+    if (typeof project.pg_version !== 'number' || !Number.isInteger(project.pg_version)) {
+      throw badRequest('project.pg_version must be an integer');
+    }
+    input.pgVersion = project.pg_version;
+  }
+  return input;
+}
