@@ -104,7 +104,8 @@ export function planLiveSteps(plan: LivePlan): OperationStep[] {
     return steps;
   }
   const failedAt = runningSince + plan.workMs;
-  const retryAt = failedAt + plan.failure.retryDelayMs;
+  // retry_at goes on the wire with second precision; retrying on a whole second keeps it exact.
+  const retryAt = Math.ceil((failedAt + plan.failure.retryDelayMs) / 1000) * 1000;
   steps.push({ atMs: failedAt, status: 'failed', failuresCount: 1, error: plan.failure.error, retryAtMs: retryAt });
   steps.push({ atMs: retryAt, status: 'running', failuresCount: 1 });
   steps.push({ atMs: retryAt + plan.workMs, status: 'finished', failuresCount: 1 });

@@ -1,0 +1,316 @@
+import { describe, expect, it } from 'vitest';
+import { fakeClock } from '../../sim/clock';
+import { createControlPlane } from '../../sim/control-plane';
+import { ApiFailure } from '../../sim/http-errors';
+import { seededRandom } from '../../sim/random';
+import { MINUTE, SECOND, START, createSim } from './support';
+
+const ms = (wire: string) => new Date(wire).getTime();
+
+describe('fake clock', () => {
+  it('advances and can be set forward, never backwards', () => {
+    const clock = fakeClock(START);
+    clock.advance(1500);
+    expect(clock.now()).toBe(START.getTime() + 1500);
+    clock.set(START.getTime() + 10_000);
+    expect(clock.now()).toBe(START.getTime() + 10_000);
+    expect(() => clock.set(START)).toThrow(/backwards/);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+  });
+});
+
+describe('operation lifecycle', () => {
+  function projectWithOwner(compute: 'active' | 'idle' | false = false) {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'lifecycle', ownerId: owner.userId, compute });
+    return { ...sim, owner, project };
+  }
+
+  it('runs create_branch from running to finished within 2–4 s and then marks the branch ready', () => {
+    const { cp, clock, owner, project } = projectWithOwner();
+    const created = cp.createBranch(owner.principal, project.id, { name: 'feature' });
+    const [op] = created.operations;
+    expect(created.operations).toHaveLength(1);
+    expect(op).toMatchObject({ action: 'create_branch', status: 'running', total_duration_ms: 0, failures_count: 0 });
+    expect(created.branch.current_state).toBe('init');
+
+    clock.advance(1999);
+    expect(cp.findOperation(op!.id)?.status).toBe('running');
+    clock.advance(2001);
+    const finished = cp.findOperation(op!.id)!;
+    expect(finished.status).toBe('finished');
+    expect(finished.total_duration_ms).toBeGreaterThanOrEqual(2000);
+    expect(finished.total_duration_ms).toBeLessThanOrEqual(4000);
+    expect(ms(finished.updated_at)).toBeGreaterThan(ms(finished.created_at));
+    expect(cp.findBranch(created.branch.id)?.current_state).toBe('ready');
+  });
+
+  it('schedules start_compute behind create_branch, runs it once the branch exists, and then makes the compute active', () => {
+    const { cp, clock, owner, project } = projectWithOwner();
+    const created = cp.createBranch(owner.principal, project.id, { endpoints: [{ type: 'read_write' }] });
+    expect(created.operations.map((o) => [o.action, o.status])).toEqual([
+      ['create_branch', 'running'],
+      ['start_compute', 'scheduling'],
+    ]);
+    const [createOp, startOp] = created.operations;
+    const endpointId = created.endpoints[0]!.id;
+    expect(startOp!.endpoint_id).toBe(endpointId);
+    expect(cp.findEndpoint(endpointId)).toMatchObject({ current_state: 'init', pending_state: 'active' });
+
+    const seen = new Set<string>();
+    for (let t = 0; t < 12_000; t += 250) {
+      clock.advance(250);
+      const start = cp.findOperation(startOp!.id)!;
+      const create = cp.findOperation(createOp!.id)!;
+      seen.add(start.status);
+      // start_compute never runs before the branch it needs exists.
+      if (start.status === 'running') expect(create.status).toBe('finished');
+    }
+    expect([...seen]).toEqual(['scheduling', 'running', 'finished']);
+    const start = cp.findOperation(startOp!.id)!;
+    const createEnd = ms(cp.findOperation(createOp!.id)!.updated_at);
+    expect(ms(start.updated_at) - createEnd).toBeGreaterThanOrEqual(2000);
+    expect(ms(start.updated_at) - createEnd).toBeLessThanOrEqual(7000);
+    const wireSpan = ms(start.updated_at) - ms(start.created_at);
+    expect(Math.abs(start.total_duration_ms - wireSpan)).toBeLessThan(1000);
+    expect(cp.findEndpoint(endpointId)).toMatchObject({ current_state: 'active' });
+    expect(cp.findEndpoint(endpointId)?.pending_state).toBeUndefined();
+  });
+
+  it('ends a failed first attempt with error, failures_count and retry_at, then retries at retry_at and finishes', () => {
+    const { cp, clock, project } = projectWithOwner();
+    const op = cp.addOperation({ projectId: project.id, action: 'apply_config', startAs: 'running', durationMs: 2000, fail: true });
+    clock.advance(2000);
+    const failed = cp.findOperation(op.id)!;
+    expect(failed).toMatchObject({ status: 'failed', failures_count: 1, total_duration_ms: 0 });
+    expect(failed.error).toEqual(expect.any(String));
+    const retryAt = ms(failed.retry_at!);
+    expect(retryAt).toBeGreaterThan(clock.now());
+
+    clock.set(retryAt);
+    expect(cp.findOperation(op.id)).toMatchObject({ status: 'running', failures_count: 1 });
+    expect(cp.findOperation(op.id)?.retry_at).toBeUndefined();
+    clock.advance(2000);
+    const done = cp.findOperation(op.id)!;
+    expect(done).toMatchObject({ status: 'finished', failures_count: 1 });
+    expect(done.total_duration_ms).toBe(retryAt + 2000 - START.getTime());
+  });
+
+  it('fails roughly the configured share of live operations', () => {
+    const count = (failureRate: number) => {
+      const sim = createSim({ failureRate, random: seededRandom(7) });
+      const owner = sim.personalUser();
+      const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: false });
+      const ids = Array.from({ length: 400 }, () => sim.cp.addOperation({ projectId: project.id, action: 'apply_config', durationMs: 1000 }).id);
+      sim.clock.advance(1000);
+      return ids.filter((id) => sim.cp.findOperation(id)?.status === 'failed').length;
+    };
+    expect(count(0)).toBe(0);
+    const half = count(0.5);
+    expect(half).toBeGreaterThan(150);
+    expect(half).toBeLessThan(250);
+    expect(count(0.02)).toBeLessThan(25);
+  });
+
+  it('keeps history entries at the status they were given, with their duration', () => {
+    const { cp, clock, project } = projectWithOwner();
+    const created = START.getTime() - 3 * MINUTE;
+    const statuses = ['finished', 'error', 'cancelled', 'skipped', 'failed', 'cancelling'] as const;
+    const ops = statuses.map((status) =>
+      cp.addOperation({ projectId: project.id, action: 'tenant_attach', status, createdAt: created, durationMs: 1500 }),
+    );
+    clock.advance(60 * MINUTE);
+    const now = ops.map((o) => cp.findOperation(o.id)!);
+    expect(now.map((o) => o.status)).toEqual([...statuses]);
+    expect(now.map((o) => o.total_duration_ms)).toEqual([1500, 1500, 1500, 1500, 0, 0]);
+    expect(now[4]).toMatchObject({ failures_count: 1, error: expect.any(String), retry_at: expect.any(String) });
+  });
+
+  it('writes created_at and updated_at with second precision', () => {
+    const { cp, project } = projectWithOwner();
+    const op = cp.addOperation({ projectId: project.id, action: 'apply_config', createdAt: START.getTime() - 1234, status: 'finished', durationMs: 900 });
+    expect(op.created_at).toBe('2026-11-22T11:59:58Z');
+    expect(op.updated_at).toBe('2026-11-22T11:59:59Z');
+  });
+});
+
+describe('computes', () => {
+  it('suspends an active compute once it has been idle past suspend_timeout_seconds (300 s by default)', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'active' });
+    const endpointId = project.endpointId!;
+    const suspends = () => sim.cp.operationsOf(project.id).filter((o) => o.action === 'suspend_compute');
+
+    sim.clock.advance(299 * SECOND);
+    expect(suspends()).toHaveLength(0);
+    sim.clock.advance(2 * SECOND);
+    expect(suspends()).toHaveLength(1);
+    expect(suspends()[0]).toMatchObject({ status: 'running', endpoint_id: endpointId });
+    expect(sim.cp.findEndpoint(endpointId)?.current_state).toBe('active');
+    sim.clock.advance(5 * SECOND);
+    expect(suspends()[0]?.status).toBe('finished');
+    expect(sim.cp.findEndpoint(endpointId)?.current_state).toBe('idle');
+    sim.clock.advance(60 * MINUTE);
+    expect(suspends()).toHaveLength(1);
+  });
+
+  it('keeps a compute awake while clients use it', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'active' });
+    sim.clock.advance(200 * SECOND);
+    expect(sim.cp.connect(project.endpointId!)).toEqual([]);
+    sim.clock.advance(200 * SECOND);
+    expect(sim.cp.findEndpoint(project.endpointId!)?.current_state).toBe('active');
+    sim.clock.advance(110 * SECOND);
+    expect(sim.cp.operationsOf(project.id).filter((o) => o.action === 'suspend_compute')).toHaveLength(1);
+  });
+
+  it('never suspends a compute whose suspend_timeout_seconds is -1', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'active', suspendTimeoutSeconds: -1 });
+    sim.clock.advance(24 * 60 * MINUTE);
+    expect(sim.cp.operationsOf(project.id).some((o) => o.action === 'suspend_compute')).toBe(false);
+    expect(sim.cp.findEndpoint(project.endpointId!)?.current_state).toBe('active');
+  });
+
+  it('wakes a suspended compute with start_compute when a client connects', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'idle' });
+    const [start] = sim.cp.connect(project.endpointId!);
+    expect(start).toMatchObject({ action: 'start_compute', status: 'scheduling' });
+    expect(sim.cp.findEndpoint(project.endpointId!)?.pending_state).toBe('active');
+    sim.clock.advance(8 * SECOND);
+    expect(sim.cp.findOperation(start!.id)?.status).toBe('finished');
+    expect(sim.cp.findEndpoint(project.endpointId!)?.current_state).toBe('active');
+  });
+
+  it('starts, suspends and restarts a compute through operations the caller can poll', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'idle' });
+    const endpointId = project.endpointId!;
+
+    const started = sim.cp.startEndpoint(owner.principal, project.id, endpointId);
+    expect(started.operations.map((o) => o.action)).toEqual(['start_compute']);
+    sim.clock.advance(10 * SECOND);
+    expect(sim.cp.findEndpoint(endpointId)?.current_state).toBe('active');
+
+    const restarted = sim.cp.restartEndpoint(owner.principal, project.id, endpointId);
+    expect(restarted.operations.map((o) => [o.action, o.status])).toEqual([
+      ['suspend_compute', 'running'],
+      ['start_compute', 'scheduling'],
+    ]);
+    sim.clock.advance(15 * SECOND);
+    expect(restarted.operations.map((o) => sim.cp.findOperation(o.id)?.status)).toEqual(['finished', 'finished']);
+    expect(sim.cp.findEndpoint(endpointId)?.current_state).toBe('active');
+
+    const suspended = sim.cp.suspendEndpoint(owner.principal, project.id, endpointId);
+    expect(suspended.operations.map((o) => o.action)).toEqual(['suspend_compute']);
+    sim.clock.advance(5 * SECOND);
+    expect(sim.cp.findEndpoint(endpointId)?.current_state).toBe('idle');
+    expect(sim.cp.suspendEndpoint(owner.principal, project.id, endpointId).operations).toEqual([]);
+  });
+});
+
+describe('background operations', () => {
+  it('checks availability every few minutes on branches with a compute, and skips branches without one', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'idle' });
+    const bare = sim.cp.addBranch({ projectId: project.id, name: 'no-compute' });
+    expect(sim.cp.operationsOf(project.id)).toEqual([]);
+
+    sim.clock.advance(60 * MINUTE);
+    const checks = sim.cp.operationsOf(project.id).filter((o) => o.action === 'check_availability');
+    expect(checks.length).toBeGreaterThanOrEqual(6);
+    expect(checks.length).toBeLessThanOrEqual(16);
+    expect(checks.every((o) => o.branch_id === project.defaultBranchId && o.endpoint_id === project.endpointId)).toBe(true);
+    expect(checks.some((o) => o.branch_id === bare.id)).toBe(false);
+    const times = checks.map((o) => ms(o.created_at)).sort((a, b) => a - b);
+    for (let i = 1; i < times.length; i++) {
+      expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(4 * MINUTE - SECOND);
+      expect(times[i]! - times[i - 1]!).toBeLessThanOrEqual(8 * MINUTE + SECOND);
+    }
+  });
+
+  it('derives background history from the clock alone: reading again without time passing adds nothing', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'active' });
+    sim.clock.advance(3 * 60 * MINUTE);
+    const first = sim.cp.operationsOf(project.id);
+    expect(first.length).toBeGreaterThan(20);
+    expect(sim.cp.operationsOf(project.id)).toEqual(first);
+    expect(sim.cp.listOperations(owner.principal, project.id, { limit: 1000 }).operations).toEqual(first);
+  });
+
+  it('produces the same world from the same seed and calls', () => {
+    const build = () => {
+      const clock = fakeClock(START);
+      const cp = createControlPlane({ clock, random: seededRandom(42) });
+      const user = cp.addUser({ name: 'Same' });
+      const project = cp.addProject({ name: 'p', ownerId: user.id, compute: 'active' });
+      clock.advance(2 * 60 * MINUTE);
+      return cp.operationsOf(project.id);
+    };
+    const a = build();
+    expect(a.length).toBeGreaterThan(10);
+    expect(build()).toEqual(a);
+  });
+
+  it('stops checking a branch once it is deleted', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: false });
+    const branch = sim.cp.addBranch({ projectId: project.id, name: 'temp', compute: 'idle' });
+    expect(sim.cp.deleteBranch(owner.principal, project.id, branch.id)).not.toBeNull();
+    sim.clock.advance(60 * MINUTE);
+    expect(sim.cp.operationsOf(project.id).filter((o) => o.action === 'check_availability')).toEqual([]);
+  });
+});
+
+describe('locks', () => {
+  it('refuses a change with 423 while a user-visible operation runs, and accepts it once that ends', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: false });
+    sim.cp.addOperation({ projectId: project.id, action: 'apply_config', startAs: 'running', durationMs: 3000, fail: false });
+    expect(() => sim.cp.createBranch(owner.principal, project.id)).toThrow(expect.objectContaining({ status: 423 }));
+    sim.clock.advance(3000);
+    expect(sim.cp.createBranch(owner.principal, project.id).operations).toHaveLength(1);
+  });
+
+  it('does not let a running check_availability block changes', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: false });
+    sim.cp.addOperation({ projectId: project.id, action: 'check_availability', status: 'running' });
+    expect(sim.cp.createBranch(owner.principal, project.id).operations).toHaveLength(1);
+  });
+
+  it('keeps a project locked while a failed operation waits for its retry', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: false });
+    const op = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', startAs: 'running', durationMs: 1000, fail: true });
+    sim.clock.advance(1000);
+    expect(sim.cp.findOperation(op.id)?.status).toBe('failed');
+    expect(() => sim.cp.createBranch(owner.principal, project.id)).toThrow(ApiFailure);
+  });
+
+  it('refuses every change to a locked project with 423', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'idle', locked: true });
+    expect(sim.cp.findProject(project.id)?.locked).toBe(true);
+    const attempt = () => sim.cp.startEndpoint(owner.principal, project.id, project.endpointId!);
+    expect(attempt).toThrow(expect.objectContaining({ status: 423, message: expect.stringMatching(/locked/) }));
+    sim.cp.setProjectLocked(project.id, false);
+    expect(attempt().operations).toHaveLength(1);
+  });
+});
