@@ -91,6 +91,6 @@ export function createSimulatorHandler(handlers: RequestHandler[]): NodeHandler 
       const request = toFetchRequest(req, await readBody(req));
       const response = await getResponse(handlers, request);
       if (response) await sendFetchResponse(res, response, req.method);
-      else sendJsonError(res, 404, `Not found: ${req.method ?? 'GET'} ${new URL(request.url).pathname}`);
+      else sendJsonError(res, 404, `no route for ${request.method} ${new URL(request.url).pathname}`);
     });
 }

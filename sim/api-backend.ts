@@ -1,0 +1,31 @@
+// What answers `/api/v2` on the console's own origin: the seeded in-process simulator, or, with API_URL
+// set, the forwarding proxy (and then no simulator at all). vite-plugin.ts loads this module through
+// Vite's module runner, so loading vite.config.ts (dev, preview, vitest) never pulls the simulator in.
+import { systemClock } from './clock';
+import { createControlPlane } from './control-plane';
+import { createForwardProxy } from './forward-proxy';
+import { createHandlers } from './handlers';
+import { API_PREFIX, createSimulatorHandler, type NodeHandler } from './node-adapter';
+import { seedDemo } from './seed';
+
+export interface ApiBackend {
+  handle: NodeHandler;
+  /** Start-up banner lines: the mode, and how to use it. */
+  banner: string[];
+}
+
+export function createApiBackend(env: { API_URL?: string; SIM_API_KEY?: string }): ApiBackend {
+  const apiUrl = env.API_URL?.trim();
+  if (apiUrl) {
+    return {
+      handle: createForwardProxy({ apiUrl }),
+      banner: ['Mode: forwarding proxy (no simulator)', `Forwarding ${API_PREFIX} to ${apiUrl}`],
+    };
+  }
+  const controlPlane = createControlPlane({ clock: systemClock() });
+  const { apiKey } = seedDemo(controlPlane, { apiKey: env.SIM_API_KEY || undefined });
+  return {
+    handle: createSimulatorHandler(createHandlers(controlPlane)),
+    banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
+  };
+}
