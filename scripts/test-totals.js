@@ -5,14 +5,14 @@
 // lint, or a suite whose report is missing) count as one check each. A suite that failed without a failing test (crash, config error, web
 // server that never came up) counts as one failure, and so does a run that stopped before any step.
 //
-// Usage: node scripts/test-totals.mjs <npm-test-log> <exit-code> <reports-dir>
+// Usage: node scripts/test-totals.js <npm-test-log> <exit-code> <reports-dir>
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const [logFile, exitCodeArg, reportsDir = 'reports'] = process.argv.slice(2);
 const exitCode = Number(exitCodeArg);
 if (!logFile || !Number.isInteger(exitCode)) {
-  console.error('usage: node scripts/test-totals.mjs <npm-test-log> <exit-code> [reports-dir]');
+  console.error('usage: node scripts/test-totals.js <npm-test-log> <exit-code> [reports-dir]');
   process.exit(2);
 }
 
