@@ -4,8 +4,6 @@ import type { Branch, Endpoint, Operation } from '../src/api/schemas';
 import { formatDuration, formatRelative, formatUtc, humanizeAction } from '../src/lib/format';
 import { isTerminal, statusLabel, statusTone } from '../src/lib/operation-status';
 
-const ICONS: Record<string, string> = { pending: '◷', progress: '↻', success: '✓', danger: '✕', neutral: '–' };
-
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
@@ -33,7 +31,7 @@ export function staticOperationsPage({ project, operations, branches, endpoints,
       `<th scope="row"><a href="${esc(`${projectHref}/operations/${encodeURIComponent(op.id)}`)}">${esc(humanizeAction(op.action))}</a></th>`,
       `<td>${esc(branch)}</td>`,
       `<td>${esc(compute)}</td>`,
-      `<td><span class="status status--${tone}" data-status="${esc(op.status)}"><span class="status__icon" aria-hidden="true">${ICONS[tone] ?? ''}</span>${esc(statusLabel(op.status))}</span></td>`,
+      `<td><span class="status status--${tone}" data-status="${esc(op.status)}">${esc(statusLabel(op.status))}</span></td>`,
       `<td>${esc(duration)}</td>`,
       `<td><time class="reltime" datetime="${esc(op.created_at)}" title="${esc(formatUtc(op.created_at))}">${esc(formatRelative(op.created_at, now))}</time></td>`,
       '</tr>',

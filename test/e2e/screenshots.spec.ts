@@ -37,7 +37,7 @@ test.describe('signed in', () => {
   test('operation detail', async ({ page, request }) => {
     const api = new ControlApi(request, E2E_API_KEY);
     const { big } = await projectCensus(api);
-    const [op] = await api.operations(big.id, 1);
+    const [op] = await api.newestOperations(big.id, 1);
     if (!op) throw new Error('the big project has no operation');
     await page.goto(operationPath(big.id, op.id));
     await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();

@@ -15,6 +15,7 @@ export interface ApiOperation {
 export interface ApiProject {
   id: string;
   name: string;
+  locked?: boolean;
 }
 
 export interface ApiOrganization {
@@ -47,7 +48,7 @@ export class ControlApi {
 
   async get<T>(path: string, params?: Record<string, string | number>): Promise<T> {
     const response = await this.request.get(`/api/v2${path}`, { headers: this.headers(), params });
-    expect(response.status(), `GET ${path}`).toBe(200);
+    expect(response.status(), `GET ${path}: ${await response.text()}`).toBe(200);
     return (await response.json()) as T;
   }
 
@@ -106,6 +107,12 @@ export class ControlApi {
     throw new Error(`the operations of ${projectId} did not end after 1,000 pages`);
   }
 
+  /** The newest `limit` operations: the first page, as the console fetches it. */
+  async newestOperations(projectId: string, limit: number): Promise<ApiOperation[]> {
+    const page = await this.get<OperationsPage>(`/projects/${encodeURIComponent(projectId)}/operations`, { limit });
+    return page.operations;
+  }
+
   async operation(projectId: string, operationId: string): Promise<ApiOperation> {
     const body = await this.get<{ operation: ApiOperation }>(
       `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
@@ -119,7 +126,7 @@ export type CountedProject = ListedProject & { operationCount: number };
 export interface ProjectCensus {
   /** The project with the longest history. */
   big: CountedProject;
-  /** Projects with some history but far less than the big one, smallest first. */
+  /** Projects that accept changes and have some history, personal ones first, then smallest first. */
   small: CountedProject[];
   /** Projects without a single operation. */
   empty: CountedProject[];
@@ -136,7 +143,9 @@ export async function projectCensus(api: ControlApi): Promise<ProjectCensus> {
   if (!big) throw new Error('the demo seed has no projects');
   return {
     big,
-    small: counted.filter((p) => p !== big && p.operationCount > 0).reverse(),
+    small: counted
+      .filter((p) => p !== big && p.operationCount > 0 && p.locked !== true)
+      .sort((a, b) => Number(a.organization !== null) - Number(b.organization !== null) || a.operationCount - b.operationCount),
     empty: counted.filter((p) => p.operationCount === 0),
   };
 }
