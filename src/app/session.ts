@@ -5,7 +5,7 @@ import { setApiKey } from '../api/credentials';
 // asked to be remembered. Never a URL, a log line or an error message.
 const STORAGE_KEY = 'ops-console.api-key';
 
-export type SignOutReason = 'signed-out' | 'rejected';
+export type SignOutReason = 'signed-out' | 'rejected' | 'revoked';
 
 export interface SessionState {
   apiKey: string | null;

@@ -5,7 +5,7 @@ import { fetchAuthDetails } from '../../api/auth';
 export interface KeyScreenProps {
   apiTarget: string;
   isSimulator: boolean;
-  signedOutBecause: 'signed-out' | 'rejected' | null;
+  signedOutBecause: 'signed-out' | 'rejected' | 'revoked' | null;
   onSignedIn: (apiKey: string, remember: boolean) => void;
 }
 
@@ -62,6 +62,11 @@ export function KeyScreen({ apiTarget, isSimulator, signedOutBecause, onSignedIn
         <p role="alert" className="callout callout--error">
           Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to
           where you were.
+        </p>
+      )}
+      {signedOutBecause === 'revoked' && !problem && (
+        <p role="status" className="callout">
+          You revoked the API key this console was using, so you were signed out. Sign in with another key.
         </p>
       )}
       {signedOutBecause === 'signed-out' && !problem && (
