@@ -1,4 +1,4 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
 import { createNoticeStore, type NoticeStore } from './notices';
@@ -9,6 +9,8 @@ import { createSessionStore, SessionContext } from './session';
 export interface AppProps {
   /** Tests turn automatic retries off. */
   retries?: boolean;
+  /** Tests inspect the caches (e.g. that no secret is kept in them). */
+  onQueryClient?: (client: QueryClient) => void;
 }
 
 function createAppState(retries: boolean) {
@@ -24,8 +26,9 @@ function createAppState(retries: boolean) {
   return { queryClient, session, notices };
 }
 
-export function App({ retries = true }: AppProps) {
+export function App({ retries = true, onQueryClient }: AppProps) {
   const [{ queryClient, session, notices }] = useState(() => createAppState(retries));
+  useEffect(() => onQueryClient?.(queryClient), [onQueryClient, queryClient]);
 
   // Start the deep-linked screen's code and data together, instead of one after the other.
   useEffect(() => {
