@@ -1,0 +1,67 @@
+import { useQuery } from '@tanstack/react-query';
+import { useId, type ReactNode } from 'react';
+import { isApiError } from '../../api/api-error';
+import { apiKeyQueries, type KeyOwner } from '../../api/api-keys';
+import type { ApiKey } from '../../api/schemas';
+import { ErrorCallout } from '../../components/error-callout';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { KeysTable, ORGANIZATION_KEY_COLUMNS, PERSONAL_KEY_COLUMNS } from './keys-table';
+import { explainRefusal, type OwnerLabel, type SessionKeyKind } from './refusal';
+
+interface KeysSectionProps {
+  owner: KeyOwner;
+  ownerLabel: OwnerLabel;
+  title: string;
+  emptyText: string;
+  sessionKind: SessionKeyKind;
+  /** Organization lists only: project names for the Scope column. */
+  projectNames?: ReadonlyMap<string, string> | undefined;
+  onRevoke?: ((key: ApiKey, trigger: HTMLElement) => void) | undefined;
+  /** Shown above the list: e.g. why a revoke of one of these keys was refused. */
+  notice?: ReactNode;
+  /** Shown instead of an error when the API refuses the list with 403 (e.g. a member, not an admin). */
+  whenForbidden?: ReactNode;
+  now: number;
+}
+
+/** One owner's keys with every state: loading (same size as the table), error with Retry, empty, the list. */
+export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, projectNames, onRevoke, notice, whenForbidden, now }: KeysSectionProps) {
+  const titleId = useId();
+  const keys = useQuery(apiKeyQueries.list(owner));
+  const columns = [...(projectNames ? ORGANIZATION_KEY_COLUMNS : PERSONAL_KEY_COLUMNS), ...(onRevoke ? ['Actions'] : [])];
+  const forbidden = isApiError(keys.error) && keys.error.status === 403;
+
+  let body: ReactNode;
+  if (keys.isPending) {
+    body = <TableSkeleton columns={columns} rows={3} label={`Loading ${title.toLowerCase()}…`} />;
+  } else if (keys.isError && forbidden && whenForbidden) {
+    body = whenForbidden;
+  } else if (keys.isError) {
+    const explained = explainRefusal(keys.error, 'list', ownerLabel, sessionKind);
+    body = (
+      <ErrorCallout
+        title={`Could not load ${title.toLowerCase()}.`}
+        message={explained.reason}
+        requestId={explained.requestId}
+        onRetry={() => void keys.refetch()}
+        retrying={keys.isFetching}
+      >
+        {explained.apiMessage && <p className="muted">The API said: {explained.apiMessage}</p>}
+      </ErrorCallout>
+    );
+  } else if (keys.data.length === 0) {
+    body = <p className="empty">{emptyText}</p>;
+  } else {
+    body = <KeysTable caption={title} keys={keys.data} projectNames={projectNames} onRevoke={onRevoke} now={now} />;
+  }
+
+  return (
+    <section className="keys-section" aria-labelledby={titleId}>
+      <h2 id={titleId} tabIndex={-1}>
+        {title}
+      </h2>
+      {notice}
+      {body}
+    </section>
+  );
+}
