@@ -9,23 +9,20 @@ declare global {
 /**
  * Installed before any page script: notes performance.now() in the first animation frame after a
  * `table tbody tr` with a link to an operation is in the DOM, i.e. when it is about to be painted.
+ * A string, not a function: tsx (esbuild keepNames) would wrap inner functions in a `__name` helper
+ * that does not exist in the page.
  */
-function watchForFirstRow(): void {
+const WATCH_FOR_FIRST_ROW = `(() => {
   const selector = 'table tbody tr a[href*="/operations/"]';
   let seen = false;
-  const check = () => {
-    if (seen || !document.querySelector(selector)) return false;
-    seen = true;
-    requestAnimationFrame(() => {
-      window.__benchFirstRowMs = performance.now();
-    });
-    return true;
-  };
   const observer = new MutationObserver(() => {
-    if (check()) observer.disconnect();
+    if (seen || !document.querySelector(selector)) return;
+    seen = true;
+    observer.disconnect();
+    requestAnimationFrame(() => { window.__benchFirstRowMs = performance.now(); });
   });
   observer.observe(document, { childList: true, subtree: true });
-}
+})();`;
 
 export interface FirstRowOptions {
   url: string;
@@ -43,7 +40,7 @@ export async function timeToFirstRow(browser: Browser, { url, session }: FirstRo
       },
       [session.item, session.apiKey] as const,
     );
-    await context.addInitScript(watchForFirstRow);
+    await context.addInitScript({ content: WATCH_FOR_FIRST_ROW });
     const page = await context.newPage();
     await page.goto(url, { waitUntil: 'commit' });
     const handle = await page.waitForFunction(() => window.__benchFirstRowMs, null, { timeout: 30_000, polling: 50 });
