@@ -1,5 +1,12 @@
 // The HTTP contract of the simulator: MSW handlers over a control plane. The same handlers serve
 // component tests (msw/node), the dev server and `npm start`, so there is one fake, not three.
+//
+// Where the documents are silent we chose:
+// - a project outside the key's scope answers 404 like a missing one; organization-level refusals answer 403;
+// - an empty operations page echoes the request's cursor; only a project with no operations omits pagination;
+// - /users/me/organizations with an organization or project-scoped key answers that key's one organization (OpenAPI text);
+// - deleting the default branch or a branch with children answers 409; an unknown or deleted branch 204 (OpenAPI);
+// - 423 counts every unfinished operation except check_availability, including a failed one awaiting its retry.
 import { randomUUID } from 'node:crypto';
 import { http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
 import type { ControlPlane, CreateBranchInput, CreateProjectInput, Principal } from './control-plane';
