@@ -1,21 +1,12 @@
-import { statusLabel, statusTone, type StatusTone } from '../lib/operation-status';
+import { statusLabel, statusTone } from '../lib/operation-status';
 
-// A shape per tone so status never rests on colour alone; the label carries the meaning.
-const ICONS: Record<StatusTone, string> = {
-  pending: '◷',
-  progress: '↻',
-  success: '✓',
-  danger: '✕',
-  neutral: '–',
-};
-
+/**
+ * The status label with a tone; each tone also draws its own shape (CSS ::before, hidden from
+ * assistive technology) so status never rests on colour alone, and the text is exactly the label.
+ */
 export function StatusBadge({ status }: { status: string }) {
-  const tone = statusTone(status);
   return (
-    <span className={`status status--${tone}`} data-status={status}>
-      <span className="status__icon" aria-hidden="true">
-        {ICONS[tone]}
-      </span>
+    <span className={`status status--${statusTone(status)}`} data-status={status}>
       {statusLabel(status)}
     </span>
   );

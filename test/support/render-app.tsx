@@ -1,0 +1,16 @@
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { App } from '../../src/app/app';
+
+export const SESSION_KEY_STORAGE = 'ops-console.api-key';
+
+/**
+ * Renders the whole console at `path`, as a person arriving by deep link would, optionally already
+ * signed in with `apiKey`. Automatic retries are off so each failure shows as it happens.
+ */
+export function renderApp(path: string, { apiKey }: { apiKey?: string } = {}) {
+  if (apiKey) sessionStorage.setItem(SESSION_KEY_STORAGE, apiKey);
+  window.history.pushState({}, '', path);
+  const user = userEvent.setup();
+  return { user, ...render(<App retries={false} />) };
+}
