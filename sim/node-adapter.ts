@@ -64,12 +64,7 @@ export function toFetchRequest(req: IncomingMessage, body: Buffer | undefined): 
 
 export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
   res.statusCode = response.status;
-  for (const [name, value] of response.headers) {
-    if (name === 'set-cookie') continue;
-    res.setHeader(name, value);
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader('set-cookie', cookies);
+  for (const [name, value] of response.headers) res.setHeader(name, value);
   const body = Buffer.from(await response.arrayBuffer());
   res.end(method === 'HEAD' ? undefined : body);
 }
