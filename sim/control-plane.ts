@@ -395,6 +395,11 @@ export function createControlPlane(options: ControlPlaneOptions) {
   function insertOperation(project: ProjectRecord, op: OperationRecord): void {
     const ops = project.operations;
     const last = ops[ops.length - 1];
+    // Work started now is newer than everything before it: the sub-millisecond jitter must not reorder
+    // operations started one after another within the same millisecond.
+    if (last && createdMs(op) >= now() && op.createdUs <= last.createdUs) {
+      op.createdUs = last.createdUs + 1;
+    }
     if (!last || last.createdUs < op.createdUs) {
       ops.push(op);
     } else {

@@ -328,3 +328,15 @@ describe('locks', () => {
     expect(attempt().operations).toHaveLength(1);
   });
 });
+
+describe('ordering', () => {
+  it('lists operations started one after another in the same millisecond newest first, in the order they started', () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'same-ms', ownerId: owner.userId, compute: false });
+    const started = Array.from({ length: 50 }, (_, i) =>
+      sim.cp.addOperation({ projectId: project.id, action: `step_${i}`, startAs: 'running', fail: false }),
+    );
+    expect(sim.cp.operationsOf(project.id).map((op) => op.id)).toEqual(started.map((op) => op.id).reverse());
+  });
+});
