@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_API_KEY, SESSION_KEY_ITEM, signInThroughKeyScreen } from './support/session';
 
@@ -25,6 +26,12 @@ async function createPersonalKey(page: Page, name: string): Promise<string> {
   return dialog.getByRole('textbox', { name: 'Secret' }).inputValue();
 }
 
+/** Axe on the page as it is now (a dialog open, say): nothing serious or critical. */
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+}
+
 const personalKeys = (page: Page) => page.getByRole('region', { name: 'Personal keys' });
 
 test('create a key, copy and use its secret, see it listed, reload without it, revoke it', async ({ page }) => {
@@ -38,6 +45,8 @@ test('create a key, copy and use its secret, see it listed, reload without it, r
   const secret = await createPersonalKey(page, name);
   expect(secret).toMatch(/^\S{16,}$/);
   const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  await expect(dialog.getByRole('button', { name: 'Copy' })).toBeFocused();
+  await expectNoSeriousViolations(page);
   await dialog.getByRole('button', { name: 'Copy' }).click();
   await expect(dialog.getByRole('button', { name: 'Copied' })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
@@ -55,9 +64,18 @@ test('create a key, copy and use its secret, see it listed, reload without it, r
   const stored = await page.evaluate(() => JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]));
   expect(stored).not.toContain(secret);
 
-  await personalKeys(page).getByRole('button', { name: `Revoke key ${name}` }).click();
+  // Keyboard: the confirmation opens on Enter, Escape closes it and focus goes back to the button.
+  const revoke = personalKeys(page).getByRole('button', { name: `Revoke key ${name}` });
+  await revoke.focus();
+  await page.keyboard.press('Enter');
   const confirm = page.getByRole('alertdialog', { name: `Revoke key “${name}”?` });
   await expect(confirm.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  await expectNoSeriousViolations(page);
+  await page.keyboard.press('Escape');
+  await expect(confirm).toBeHidden();
+  await expect(revoke).toBeFocused();
+
+  await revoke.click();
   await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
   await expect(personalKeys(page).getByRole('rowheader', { name, exact: true })).toBeHidden();
   await expect(confirm).toBeHidden();
