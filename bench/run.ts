@@ -3,6 +3,7 @@
 import { chromium } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
@@ -80,6 +81,7 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
     await browser.close();
   }
 
+  const loadAverage = loadavg()[0] ?? 0;
   const initialGzip = scripts.reduce((sum, s) => sum + s.gzipBytes, 0);
   const appMedian = median(app);
   const staticMedian = median(plain);
@@ -96,6 +98,8 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
       appSamplesMs: app,
       staticSamplesMs: plain,
     },
+    /** Both timings are inflated when other work competes for the 2 cores; the ratio less so. */
+    loadAverage1m: loadAverage,
   };
 }
 
@@ -119,6 +123,7 @@ function report(result: Awaited<ReturnType<typeof measure>>): void {
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(28)} ${b.padStart(10)}  ${c.padEnd(12)} ${d}`);
   const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
   console.log(`\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}`);
+  console.log(`  machine load (1-min average) at the end: ${result.loadAverage1m.toFixed(2)}`);
 }
 
 async function main(): Promise<void> {
