@@ -77,11 +77,7 @@ function listedKey(created: Omit<ApiKeyCreated, 'key'>): ApiKey {
 
 type CreateVariables = CreateApiKeyInput & { handOver: (created: ApiKeyCreated) => void };
 
-/**
- * Creates a key and hands the secret to the caller only. The mutation's own state (which the
- * MutationCache keeps) holds the key record without its secret, and `gcTime: 0` drops even that
- * as soon as no component observes it.
- */
+/** The secret goes to the caller only: the MutationCache holds the record without it, and gcTime 0 drops even that at once. */
 export function useCreateApiKey() {
   const queryClient = useQueryClient();
   const { mutateAsync, reset, ...mutation } = useMutation({
@@ -123,12 +119,7 @@ export function useCreateApiKey() {
   return { ...mutation, create };
 }
 
-/**
- * Whether the key this console sends was the one just revoked. The API never returns secrets or
- * says which key a request used, so the only exact test is to ask it: right after a successful
- * revoke, a 401 on our own key means we revoked it (revocation is immediate); any other answer means
- * it still works.
- */
+/** Which key is "in use" is unknowable beforehand (the API never names the key behind a request), so after a revoke we ask: a 401 on our own key now means we revoked it. */
 async function ownKeyWasRevoked(): Promise<boolean> {
   try {
     await fetchAuthDetails();
