@@ -43,8 +43,14 @@ export async function timeToFirstRow(browser: Browser, { url, session }: FirstRo
     await context.addInitScript({ content: WATCH_FOR_FIRST_ROW });
     const page = await context.newPage();
     await page.goto(url, { waitUntil: 'commit' });
-    const handle = await page.waitForFunction(() => window.__benchFirstRowMs, null, { timeout: 30_000, polling: 50 });
-    return (await handle.jsonValue()) as number;
+    try {
+      const handle = await page.waitForFunction(() => window.__benchFirstRowMs, null, { timeout: 30_000, polling: 50 });
+      return (await handle.jsonValue()) as number;
+    } catch (error) {
+      // Say what the page showed instead of a row: a sign-in screen, an error callout, a blank page.
+      const shown = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 400)).catch(() => '?');
+      throw new Error(`no operations row at ${url} within 30 s; the page showed: ${shown}`, { cause: error });
+    }
   } finally {
     await context.close();
   }
