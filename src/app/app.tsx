@@ -3,17 +3,25 @@ import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
-import { AppRoutes, preloadRoute } from './routes';
-import { createSessionStore, SessionContext } from './session';
+import { AppRoutes } from './routes';
+import { createSessionStore, SessionContext, type SessionStore } from './session';
+
+export interface AppState {
+  queryClient: QueryClient;
+  session: SessionStore;
+  notices: NoticeStore;
+}
 
 export interface AppProps {
+  /** Made before the first render by mountApp, so a deep link's data can start loading first. */
+  state?: AppState;
   /** Tests turn automatic retries off. */
   retries?: boolean;
   /** Tests inspect the caches (e.g. that no secret is kept in them). */
   onQueryClient?: (client: QueryClient) => void;
 }
 
-function createAppState(retries: boolean) {
+export function createAppState(retries = true): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
   const holder: { signOutRejected: () => void } = { signOutRejected: () => undefined };
@@ -26,14 +34,9 @@ function createAppState(retries: boolean) {
   return { queryClient, session, notices };
 }
 
-export function App({ retries = true, onQueryClient }: AppProps) {
-  const [{ queryClient, session, notices }] = useState(() => createAppState(retries));
+export function App({ state, retries = true, onQueryClient }: AppProps) {
+  const [{ queryClient, session, notices }] = useState(() => state ?? createAppState(retries));
   useEffect(() => onQueryClient?.(queryClient), [onQueryClient, queryClient]);
-
-  // Start the deep-linked screen's code and data together, instead of one after the other.
-  useEffect(() => {
-    if (session.getState().apiKey) preloadRoute(window.location.pathname, queryClient);
-  }, [queryClient, session]);
 
   return (
     <QueryClientProvider client={queryClient}>

@@ -1,5 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, type ReactNode } from 'react';
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { matchPath, Route, Routes, useLocation } from 'react-router-dom';
 import { branchQueries } from '../api/branches';
 import { endpointQueries } from '../api/endpoints';
@@ -11,39 +11,55 @@ import { routePatterns } from './paths';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
 
-// Screens not needed at first paint load on demand; the key screen ships with the entry.
-const loadProjects = () => import('../screens/projects/projects-screen');
-const loadOperations = () => import('../screens/operations/operations-screen');
-const loadOperationDetail = () => import('../screens/operation-detail/operation-detail-screen');
-const loadApiKeys = () => import('../screens/api-keys/api-keys-screen');
+/**
+ * A screen loaded on demand. Once its code is in, it renders synchronously: a deep link preloads it
+ * before the first render, so the page never shows (and React never throttles) a loading fallback.
+ */
+function lazyScreen(load: () => Promise<ComponentType>) {
+  let Loaded: ComponentType | undefined;
+  const preload = async (): Promise<ComponentType> => (Loaded ??= await load());
+  const Lazy = lazy(async () => ({ default: await preload() }));
+  function LazyScreen() {
+    return Loaded ? <Loaded /> : <Lazy />;
+  }
+  return { LazyScreen, preload };
+}
 
-const ProjectsScreen = lazy(async () => ({ default: (await loadProjects()).ProjectsScreen }));
-const OperationsScreen = lazy(async () => ({ default: (await loadOperations()).OperationsScreen }));
-const OperationDetailScreen = lazy(async () => ({ default: (await loadOperationDetail()).OperationDetailScreen }));
-const ApiKeysScreen = lazy(async () => ({ default: (await loadApiKeys()).ApiKeysScreen }));
+// Screens not needed at first paint load on demand; the key screen ships with the entry.
+const projects = lazyScreen(async () => (await import('../screens/projects/projects-screen')).ProjectsScreen);
+const operations = lazyScreen(async () => (await import('../screens/operations/operations-screen')).OperationsScreen);
+const operationDetail = lazyScreen(
+  async () => (await import('../screens/operation-detail/operation-detail-screen')).OperationDetailScreen,
+);
+const apiKeys = lazyScreen(async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen);
 
 // A prefetch that fails is simply fetched again by the screen, which shows the error.
 const prefetch = (pending: Promise<unknown>) => void pending.catch(() => undefined);
 
-/** Kicks off the code and the first data of the screen at `pathname`, in parallel. */
-export function preloadRoute(pathname: string, queryClient: QueryClient): void {
+/**
+ * Starts the first data of the screen at `pathname` and returns its code's loading, so both travel
+ * in parallel instead of one after the other.
+ */
+export function preloadRoute(pathname: string, queryClient: QueryClient): Promise<unknown> {
   const operation = matchPath(routePatterns.operation, pathname);
   if (operation?.params.projectId && operation.params.operationId) {
-    void loadOperationDetail();
-    prefetch(queryClient.query(operationQueries.detail(operation.params.projectId, operation.params.operationId)));
-    return;
+    const { projectId, operationId } = operation.params;
+    prefetch(queryClient.query(operationQueries.detail(projectId, operationId)));
+    prefetch(queryClient.query(projectQueries.detail(projectId)));
+    return operationDetail.preload();
   }
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {
     const { projectId } = project.params;
-    void loadOperations();
     prefetch(queryClient.infiniteQuery(operationQueries.history(projectId)));
     prefetch(queryClient.query(projectQueries.detail(projectId)));
     prefetch(queryClient.query(branchQueries.list(projectId)));
     prefetch(queryClient.query(endpointQueries.list(projectId)));
-    return;
+    return operations.preload();
   }
-  if (matchPath(routePatterns.home, pathname)) void loadProjects();
+  if (matchPath(routePatterns.apiKeys, pathname)) return apiKeys.preload();
+  if (matchPath(routePatterns.home, pathname)) return projects.preload();
+  return Promise.resolve();
 }
 
 function Screen({ children }: { children: ReactNode }) {
@@ -79,10 +95,10 @@ export function AppRoutes({ notices }: { notices: NoticeStore }) {
     <Routes>
       <Route element={<SessionGate />}>
         <Route element={<Shell notices={notices} />}>
-          <Route index element={<Screen><ProjectsScreen /></Screen>} />
-          <Route path={routePatterns.project} element={<Screen><OperationsScreen /></Screen>} />
-          <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
-          <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
+          <Route index element={<Screen><projects.LazyScreen /></Screen>} />
+          <Route path={routePatterns.project} element={<Screen><operations.LazyScreen /></Screen>} />
+          <Route path={routePatterns.operation} element={<Screen><operationDetail.LazyScreen /></Screen>} />
+          <Route path={routePatterns.apiKeys} element={<Screen><apiKeys.LazyScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

@@ -40,6 +40,9 @@ describe('times', () => {
     expect(formatRelative('2026-11-22T11:58:00Z', now)).toBe('2 minutes ago');
     expect(formatRelative('2026-11-22T11:59:58Z', now)).toBe('just now');
     expect(formatRelative('2026-11-21T12:00:00Z', now)).toBe('yesterday');
+    expect(formatRelative('2026-11-22T11:00:00Z', now)).toBe('1 hour ago');
+    expect(formatRelative('2026-11-22T12:00:30Z', now)).toBe('in 30 seconds');
+    expect(formatRelative('2026-06-22T12:00:00Z', now)).toBe('5 months ago');
     expect(formatRelative('not a date', now)).toBe('not a date');
   });
 });

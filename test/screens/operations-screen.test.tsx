@@ -139,10 +139,13 @@ describe('operation history', () => {
     const expected = sim.cp.operationsOf(project.id).map((op) => op.id);
 
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    expect(bodyRows(await table())).toHaveLength(100);
+    const firstPage = await table();
+    // The first screenful paints at once; the rest of the page follows in a deferred render.
+    await waitFor(() => expect(bodyRows(firstPage)).toHaveLength(100));
     await user.click(screen.getByRole('button', { name: /Load more/ }));
 
     await screen.findByText(/End of history/);
+    await waitFor(() => expect(bodyRows(screen.getByRole('table'))).toHaveLength(101));
     const ids = bodyRows(screen.getByRole('table')).map((r) => within(r).getAllByRole('link')[0]!.getAttribute('href')!.split('/').pop());
     expect(ids).toEqual(expected);
     expect(new Set(ids).size).toBe(101);

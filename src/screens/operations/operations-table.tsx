@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useDeferredValue } from 'react';
 import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
 import { RelativeTime } from '../../components/relative-time';
@@ -8,6 +8,9 @@ import { paths } from '../../app/paths';
 import { OperationDuration } from './operation-duration';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
+
+/** Rows painted in the first frame: more than a tall screen shows; the rest follow in a deferred render. */
+const FIRST_PAINT_ROWS = 40;
 
 interface OperationsTableProps {
   projectId: string;
@@ -52,6 +55,8 @@ const OperationRow = memo(function OperationRow({
 
 /** The project's operations, newest first: a real table, each row a link to its detail. */
 export function OperationsTable({ projectId, operations, branchNames, computeNames, now }: OperationsTableProps) {
+  // The first screenful appears at once; the rest (and the rows of each "Load more") render without blocking.
+  const shown = useDeferredValue(operations, operations.slice(0, FIRST_PAINT_ROWS));
   return (
     <div className="table-wrap">
       <table className="data-table">
@@ -66,7 +71,7 @@ export function OperationsTable({ projectId, operations, branchNames, computeNam
           </tr>
         </thead>
         <tbody>
-          {operations.map((op) => (
+          {shown.map((op) => (
             <OperationRow
               key={op.id}
               projectId={projectId}
