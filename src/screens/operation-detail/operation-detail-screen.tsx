@@ -119,12 +119,12 @@ export function OperationDetailScreen() {
         </ErrorCallout>
       ) : (
         <>
-          <div className="detail-status">
-            <span className="detail-status__label">Status</span>
-            <span data-testid="operation-status">
+          <dl className="detail-status">
+            <dt className="detail-status__label">Status</dt>
+            <dd data-testid="operation-status">
               <StatusBadge status={operation.status} />
-            </span>
-          </div>
+            </dd>
+          </dl>
 
           <div className="poll-bar" role="group" aria-label="Live updates">
             {pollDelay === false ? (

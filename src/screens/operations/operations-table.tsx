@@ -10,7 +10,7 @@ import { OperationDuration } from './operation-duration';
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
 
 /** Rows painted in the first frame: more than a tall screen shows; the rest follow in a deferred render. */
-const FIRST_PAINT_ROWS = 40;
+const FIRST_PAINT_ROWS = 25;
 
 interface OperationsTableProps {
   projectId: string;

@@ -3,16 +3,23 @@ import { useMemo } from 'react';
 import { isApiError } from '../../api/api-error';
 import { mergeOperationPages, operationQueries } from '../../api/operations';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { backoffDelay, nextListPollDelay } from '../../lib/operation-status';
+import { backoffDelay, nextListPollDelay, SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
 
 const statusesOf = (operations: readonly Operation[]) => operations.map((op) => op.status);
 
 const withNewest = (newest: OperationsPage | undefined, loaded: readonly OperationsPage[]) =>
   mergeOperationPages(newest ? [newest, ...loaded] : loaded);
 
+/** Live pace while the newest page has work in flight; otherwise a slow refresh for new arrivals. */
+function refreshDelay(newest: OperationsPage | undefined, intervalMs: number): number {
+  const live = newest ? nextListPollDelay(statusesOf(newest.operations), intervalMs) : false;
+  return live === false ? Math.max(intervalMs, SLOW_POLL_INTERVAL_MS) : live;
+}
+
 /**
- * A project's history: pages loaded by cursor on demand, plus the newest page polled while any
- * loaded operation is still in flight. The poll is one request however many pages are loaded;
+ * A project's history: pages loaded by cursor on demand, plus the newest page polled at the chosen
+ * interval while an operation on it is in flight (the poll can only refresh those), and slowly
+ * otherwise so new operations still appear. The poll is one request however many pages are loaded;
  * its rows replace their older copies in place and new operations appear on top.
  */
 export function useOperationHistory(projectId: string, intervalMs: number) {
@@ -23,7 +30,6 @@ export function useOperationHistory(projectId: string, intervalMs: number) {
 
   const latest = useQuery({
     ...operationQueries.latest(projectId),
-    // Refreshed on focus and on return; polled only while something loaded is still in flight.
     enabled: history.isSuccess,
     // The first history page is the newest page: start from it rather than fetching it twice.
     initialData: () => queryClient.getQueryData(historyOptions.queryKey)?.pages[0],
@@ -31,7 +37,7 @@ export function useOperationHistory(projectId: string, intervalMs: number) {
     staleTime: intervalMs,
     refetchInterval: (query) => {
       const failures = query.state.fetchFailureCount;
-      if (failures === 0) return nextListPollDelay(statusesOf(withNewest(query.state.data, loaded)), intervalMs);
+      if (failures === 0) return refreshDelay(query.state.data, intervalMs);
       const reason = query.state.fetchFailureReason;
       return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
     },
@@ -43,7 +49,7 @@ export function useOperationHistory(projectId: string, intervalMs: number) {
     history,
     latest,
     operations,
-    isLive: nextListPollDelay(statusesOf(operations), intervalMs) !== false,
+    isLive: latest.data ? nextListPollDelay(statusesOf(latest.data.operations), intervalMs) !== false : false,
     reconnecting: latest.failureCount > 0 || latest.isRefetchError,
   };
 }
