@@ -1,5 +1,8 @@
-import { queryOptions } from '@tanstack/react-query';
-import { EndpointsResponseSchema } from './schemas';
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import type * as z from 'zod/mini';
+import { retryWhileLocked, type Abortable, type StartOptions } from './locked-retry';
+import { invalidateLatestOperations } from './operations';
+import { EndpointOperationsSchema, EndpointsResponseSchema } from './schemas';
 import { request } from './request';
 
 export const endpointQueries = {
@@ -12,3 +15,43 @@ export const endpointQueries = {
       staleTime: 30_000,
     }),
 };
+
+export type EndpointAction = 'start' | 'suspend' | 'restart';
+export type EndpointActionResult = z.infer<typeof EndpointOperationsSchema>;
+
+export function runEndpointAction(
+  projectId: string,
+  endpointId: string,
+  action: EndpointAction,
+  signal?: AbortSignal,
+): Promise<EndpointActionResult> {
+  return request(
+    `/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}/${action}`,
+    EndpointOperationsSchema,
+    { method: 'POST', signal },
+  );
+}
+
+export type EndpointActionVariables = { endpointId: string; action: EndpointAction } & Abortable;
+
+/** Start, suspend or restart one compute of the project. */
+export function useEndpointAction(
+  projectId: string,
+  { onStarted, retryBaseMs }: StartOptions<EndpointActionResult, EndpointActionVariables> = {},
+) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ endpointId, action, signal }: EndpointActionVariables) => {
+      signal?.throwIfAborted();
+      return runEndpointAction(projectId, endpointId, action, signal);
+    },
+    ...retryWhileLocked(retryBaseMs),
+    onSuccess: (data, variables) => {
+      onStarted?.(data, variables);
+      return Promise.all([
+        queryClient.invalidateQueries({ queryKey: endpointQueries.list(projectId).queryKey }),
+        invalidateLatestOperations(queryClient, projectId),
+      ]);
+    },
+  });
+}

@@ -1,4 +1,4 @@
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, type QueryClient, type QueryKey } from '@tanstack/react-query';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
 import { request } from './request';
 
@@ -70,4 +70,38 @@ export function mergeOperationPages(pages: readonly OperationsPage[]): Operation
     }
   }
   return [...byId.values()];
+}
+
+/** Refetches a project's newest page (the history and the watch list share it); older loaded pages stay as they are. */
+export function invalidateLatestOperations(queryClient: QueryClient, projectId: string): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: [...operationQueries.lists(), { projectId, view: 'latest' }] });
+}
+
+function isListKeyPart(part: unknown): part is { projectId: string; view: string; limit: number } {
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    'projectId' in part &&
+    typeof part.projectId === 'string' &&
+    'view' in part &&
+    typeof part.view === 'string' &&
+    'limit' in part &&
+    typeof part.limit === 'number'
+  );
+}
+
+/** The operations a cached operations query holds, whichever it is: newest page, loaded history, or one operation. */
+export function cachedOperations(queryClient: QueryClient, queryKey: QueryKey): readonly Operation[] {
+  const [root, kind, a, b] = queryKey;
+  if (root !== 'operations') return [];
+  if (kind === 'detail' && typeof a === 'string' && typeof b === 'string') {
+    const operation = queryClient.getQueryData(operationQueries.detail(a, b).queryKey);
+    return operation ? [operation] : [];
+  }
+  if (kind !== 'list' || !isListKeyPart(a)) return [];
+  if (a.view === 'latest') return queryClient.getQueryData(operationQueries.latest(a.projectId, a.limit).queryKey)?.operations ?? [];
+  if (a.view === 'history') {
+    return queryClient.getQueryData(operationQueries.history(a.projectId, a.limit).queryKey)?.pages.flatMap((p) => p.operations) ?? [];
+  }
+  return [];
 }

@@ -171,3 +171,11 @@ export const ApiErrorBodySchema = z.object({
   request_id: z.optional(z.string()),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
+
+/** DELETE of a branch: the branch and the operations started, or no body (204) when it was already gone. */
+export const BranchDeletedSchema = z.nullable(
+  z.object({
+    branch: BranchSchema,
+    operations: z.array(OperationSchema),
+  }),
+);

@@ -46,6 +46,14 @@ export function isTerminal(status: string): boolean {
   return ruleFor(status).terminal;
 }
 
+// The platform's periodic availability check never holds the project's lock; every other unfinished operation may.
+const NON_BLOCKING_ACTIONS = new Set(['check_availability']);
+
+/** Whether this operation may make the platform refuse new changes to its project (423) until it ends. */
+export function blocksChanges(status: string, action: string): boolean {
+  return !isTerminal(status) && !NON_BLOCKING_ACTIONS.has(action);
+}
+
 /** `failed` is not final on this platform: it may be retried, and carries retry details. */
 export function mayBeRetried(status: string): boolean {
   return status === 'failed';
