@@ -5,11 +5,16 @@ import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
 import { AppRoutes } from './routes';
 import { createSessionStore, SessionContext, type SessionStore } from './session';
+import { WatchContext } from './watch/watch-context';
+import { connectWatchToQueries } from './watch/watch-queries';
+import { bindWatchToSession } from './watch/watch-session';
+import { createWatchStore, type WatchStore } from './watch/watch-store';
 
 export interface AppState {
   queryClient: QueryClient;
   session: SessionStore;
   notices: NoticeStore;
+  watch: WatchStore;
 }
 
 export interface AppProps {
@@ -26,24 +31,31 @@ export function createAppState(retries = true): AppState {
   // The query client and the session end together: signing out (or a 401) empties every cache.
   const holder: { signOutRejected: () => void } = { signOutRejected: () => undefined };
   const queryClient = createQueryClient({ onUnauthorized: () => holder.signOutRejected(), notices, retries });
+  const watch = createWatchStore();
   const session = createSessionStore(() => {
     queryClient.clear();
     notices.clearAll();
+    // The watch list belongs to the key: signing out forgets it, in memory and in storage.
+    watch.signOut();
   });
   holder.signOutRejected = () => session.signOut('rejected');
-  return { queryClient, session, notices };
+  connectWatchToQueries(watch, queryClient);
+  bindWatchToSession(watch, session);
+  return { queryClient, session, notices, watch };
 }
 
 export function App({ state, retries = true, onQueryClient }: AppProps) {
-  const [{ queryClient, session, notices }] = useState(() => state ?? createAppState(retries));
+  const [{ queryClient, session, notices, watch }] = useState(() => state ?? createAppState(retries));
   useEffect(() => onQueryClient?.(queryClient), [onQueryClient, queryClient]);
 
   return (
     <QueryClientProvider client={queryClient}>
       <SessionContext.Provider value={session}>
-        <BrowserRouter>
-          <AppRoutes notices={notices} />
-        </BrowserRouter>
+        <WatchContext.Provider value={watch}>
+          <BrowserRouter>
+            <AppRoutes notices={notices} />
+          </BrowserRouter>
+        </WatchContext.Provider>
       </SessionContext.Provider>
     </QueryClientProvider>
   );

@@ -4,6 +4,7 @@ import { apiTarget } from './api-target';
 import { useNotices, type NoticeStore } from './notices';
 import { paths } from './paths';
 import { useSessionStore } from './session';
+import { WatchPanel } from './watch/watch-panel';
 
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
@@ -52,9 +53,12 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           </p>
         ))}
       </div>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
+      <div className="app__body">
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+        <WatchPanel />
+      </div>
     </div>
   );
 }

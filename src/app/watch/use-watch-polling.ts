@@ -1,0 +1,68 @@
+import { queryOptions, useQueries } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { isApiError } from '../../api/api-error';
+import { operationQueries } from '../../api/operations';
+import { backoffDelay, isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import type { WatchEntry, WatchState } from './watch-store';
+
+function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
+  const byProject = new Map<string, WatchEntry[]>();
+  for (const group of state.groups) {
+    for (const entry of group.entries) {
+      if (isTerminal(entry.operation.status)) continue;
+      const list = byProject.get(entry.operation.project_id) ?? [];
+      list.push(entry);
+      byProject.set(entry.operation.project_id, list);
+    }
+  }
+  return byProject;
+}
+
+// After failed polls, back off (honouring Retry-After) instead of hammering a struggling API.
+function afterFailures(query: { state: { fetchFailureCount: number; fetchFailureReason: unknown } }, intervalMs: number): number | undefined {
+  const failures = query.state.fetchFailureCount;
+  if (failures === 0) return undefined;
+  const reason = query.state.fetchFailureReason;
+  return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
+}
+
+/**
+ * Keeps every unfinished watched operation fresh with as few requests as possible: per project, the
+ * newest page (the same query the history screen polls, so the two share each request), and a
+ * single get only for an operation that page does not hold. A project whose watched operations
+ * have all ended is not polled at all; React Query pauses the rest while the tab is hidden.
+ */
+export function useWatchPolling(state: WatchState, intervalMs: number): void {
+  const live = useMemo(() => liveByProject(state), [state]);
+  const projectIds = [...live.keys()];
+
+  const pages = useQueries({
+    queries: projectIds.map((projectId) =>
+      queryOptions({
+        ...operationQueries.latest(projectId),
+        staleTime: intervalMs,
+        refetchInterval: (query) =>
+          afterFailures(query, intervalMs) ??
+          nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation.status), intervalMs),
+      }),
+    ),
+  });
+
+  const offPage = projectIds.flatMap((projectId, i) => {
+    const page = pages[i];
+    if (!page?.data) return [];
+    const onPage = new Set(page.data.operations.map((op) => op.id));
+    // Only a page fetched after watching began can tell that an operation is not on it.
+    return (live.get(projectId) ?? []).filter((e) => e.watchedAt <= page.dataUpdatedAt && !onPage.has(e.operation.id));
+  });
+
+  useQueries({
+    queries: offPage.map((entry) =>
+      queryOptions({
+        ...operationQueries.detail(entry.operation.project_id, entry.operation.id),
+        staleTime: intervalMs,
+        refetchInterval: (query) => afterFailures(query, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
+      }),
+    ),
+  });
+}
