@@ -53,12 +53,10 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           </p>
         ))}
       </div>
-      <div className="app__body">
-        <main id="main" tabIndex={-1}>
-          <Outlet />
-        </main>
-        <WatchPanel />
-      </div>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+      <WatchPanel />
     </div>
   );
 }

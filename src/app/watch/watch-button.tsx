@@ -8,10 +8,12 @@ interface WatchButtonProps {
   projectName?: string | undefined;
   branchName?: string | undefined;
   computeName?: string | undefined;
+  /** A small pill for table rows; a regular button elsewhere. */
+  compact?: boolean;
 }
 
 /** Adds any operation to the watch list (or takes it off again); named after the operation for lists of them. */
-export function WatchButton({ operation, projectName, branchName, computeName }: WatchButtonProps) {
+export function WatchButton({ operation, projectName, branchName, computeName, compact = false }: WatchButtonProps) {
   const store = useWatchStore();
   const watched = useIsWatched(store, operation.id);
   const toggle = () => {
@@ -28,7 +30,13 @@ export function WatchButton({ operation, projectName, branchName, computeName }:
     });
   };
   return (
-    <button type="button" className="watch-button" aria-pressed={watched} aria-label={`Watch ${humanizeAction(operation.action)}`} onClick={toggle}>
+    <button
+      type="button"
+      className={compact ? 'watch-button watch-button--compact' : 'watch-button'}
+      aria-pressed={watched}
+      aria-label={`Watch ${humanizeAction(operation.action)}`}
+      onClick={toggle}
+    >
       Watch
     </button>
   );

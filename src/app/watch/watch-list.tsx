@@ -7,18 +7,26 @@ import { useSettledAnnouncement } from './use-settled-announcement';
 import { useTabBadge } from './use-tab-badge';
 import { useWatchPolling } from './use-watch-polling';
 import { isFinishedWithoutError, type WatchState, type WatchStore } from './watch-store';
-import { describeSummary, summarizeWatch } from './watch-summary';
+import { summarizeWatch } from './watch-summary';
 import { WatchedOperation } from './watched-operation';
 
 /**
  * The watched operations, kept fresh while listed (loaded with the first watched operation, so the
  * entry bundle stays small): live statuses, the tab's badge, and news of each one that ends.
  */
-export function WatchList({ store, state, headingId }: { store: WatchStore; state: WatchState; headingId: string }) {
+interface WatchListProps {
+  store: WatchStore;
+  state: WatchState;
+  headingId: string;
+  listId: string;
+  /** Folded away: still polled and announced, just not shown. */
+  expanded: boolean;
+}
+
+export function WatchList({ store, state, headingId, listId, expanded }: WatchListProps) {
   const [intervalMs] = usePollInterval();
   useWatchPolling(state, intervalMs);
-  const summary = summarizeWatch(state);
-  useTabBadge(summary);
+  useTabBadge(summarizeWatch(state));
   const announcement = useSettledAnnouncement(store);
   useEffect(() => store.onSettled(notifySettled), [store]);
   const anyRunning = state.groups.some((g) => g.entries.some((e) => !isTerminal(e.operation.status)));
@@ -27,33 +35,32 @@ export function WatchList({ store, state, headingId }: { store: WatchStore; stat
 
   return (
     <>
-      <div className="watch-panel__summary">
-        <p>{describeSummary(summary)}</p>
+      <p className="visually-hidden" aria-live="polite" aria-atomic="true">
+        {announcement}
+      </p>
+      <div id={listId} className="watch-panel__body" hidden={!expanded}>
+        <ul className="watch-groups" aria-labelledby={headingId}>
+          {state.groups.map((group) => (
+            <li key={group.id} className="watch-group">
+              {group.title && (
+                <h3 className="watch-group__title">
+                  {group.title}: {group.entries.length} {group.entries.length === 1 ? 'operation' : 'operations'}
+                </h3>
+              )}
+              <ul className="watch-ops">
+                {group.entries.map((entry) => (
+                  <WatchedOperation key={entry.operation.id} entry={entry} now={now} onDismiss={() => store.unwatch(entry.operation.id)} />
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ul>
         {canClear && (
           <button type="button" className="watch-panel__clear" onClick={() => store.clearFinished()}>
             Clear finished
           </button>
         )}
       </div>
-      <p className="visually-hidden" aria-live="polite" aria-atomic="true">
-        {announcement}
-      </p>
-      <ul className="watch-groups" aria-labelledby={headingId}>
-        {state.groups.map((group) => (
-          <li key={group.id} className="watch-group">
-            {group.title && (
-              <h3 className="watch-group__title">
-                {group.title}: {group.entries.length} {group.entries.length === 1 ? 'operation' : 'operations'}
-              </h3>
-            )}
-            <ul className="watch-ops">
-              {group.entries.map((entry) => (
-                <WatchedOperation key={entry.operation.id} entry={entry} now={now} onDismiss={() => store.unwatch(entry.operation.id)} />
-              ))}
-            </ul>
-          </li>
-        ))}
-      </ul>
     </>
   );
 }
