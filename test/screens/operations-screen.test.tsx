@@ -59,7 +59,7 @@ describe('operation history', () => {
 
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     const rows = bodyRows(await table());
-    expect(within(screen.getByRole('table')).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+    expect(within(screen.getByRole('table', { name: /operations/i })).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
       'Operation',
       'Branch',
       'Compute',
@@ -145,8 +145,8 @@ describe('operation history', () => {
     await user.click(screen.getByRole('button', { name: /Load more/ }));
 
     await screen.findByText(/End of history/);
-    await waitFor(() => expect(bodyRows(screen.getByRole('table'))).toHaveLength(101));
-    const ids = bodyRows(screen.getByRole('table')).map((r) => within(r).getAllByRole('link')[0]!.getAttribute('href')!.split('/').pop());
+    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(101));
+    const ids = bodyRows(screen.getByRole('table', { name: /operations/i })).map((r) => within(r).getAllByRole('link')[0]!.getAttribute('href')!.split('/').pop());
     expect(ids).toEqual(expected);
     expect(new Set(ids).size).toBe(101);
     const cursors = operationRequests(project.id).map((u) => u.searchParams.get('cursor'));
@@ -161,12 +161,12 @@ describe('operation history', () => {
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     await table();
     await user.click(screen.getByRole('button', { name: /Load more/ }));
-    await waitFor(() => expect(bodyRows(screen.getByRole('table'))).toHaveLength(200));
+    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(200));
     // Page two was full, so only an empty third page can prove the end.
     await user.click(await screen.findByRole('button', { name: /Load more/ }));
     await screen.findByText(/End of history/);
     expect(screen.queryByRole('button', { name: /Load more/ })).not.toBeInTheDocument();
-    expect(bodyRows(screen.getByRole('table'))).toHaveLength(200);
+    expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(200);
   });
 
   it('refreshes in-flight rows in place with one request per interval, however many pages are loaded', async () => {
@@ -191,8 +191,8 @@ describe('operation history', () => {
 
     sim.clock.advance(11 * MINUTE);
     await waitFor(() => expect(within(liveRow()).getAllByRole('cell')[2]).toHaveTextContent('OK'), { timeout: 3_000 });
-    expect(bodyRows(screen.getByRole('table'))).toHaveLength(151);
-    expect(bodyRows(screen.getByRole('table'))[0]).toBe(liveRow());
+    expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(151);
+    expect(bodyRows(screen.getByRole('table', { name: /operations/i }))[0]).toBe(liveRow());
     expect(live.id).toBeTruthy();
   });
 
@@ -205,7 +205,7 @@ describe('operation history', () => {
     await table();
     sim.clock.advance(1_000);
     sim.cp.addOperation({ projectId: project.id, action: 'create_branch', durationMs: MINUTE, fail: false, startAs: 'running' });
-    await waitFor(() => expect(bodyRows(screen.getByRole('table'))[0]).toHaveTextContent('Create branch'), { timeout: 3_000 });
+    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))[0]).toHaveTextContent('Create branch'), { timeout: 3_000 });
 
     sim.clock.advance(3 * MINUTE);
     await waitFor(() => expect(screen.queryAllByText('In progress')).toHaveLength(0), { timeout: 3_000 });
@@ -218,7 +218,7 @@ describe('operation history', () => {
     const project = sim.cp.addProject({ name: 'Quiet', ownerId: sim.seed.userId, compute: false });
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     expect(await screen.findByText(/No operations yet/)).toBeInTheDocument();
-    expect(screen.queryByRole('table')).not.toBeInTheDocument();
+    expect(screen.queryByRole('table', { name: /operations/i })).not.toBeInTheDocument();
   });
 
   it('shows a failed first load with the API message and request id, and recovers on Retry', async () => {

@@ -4,9 +4,10 @@ import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
-import { operationQueries } from '../../api/operations';
+import { mergeOperationPages, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
 import type { Operation } from '../../api/schemas';
+import { BusyBanner } from '../../components/busy-banner';
 import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { LiveDuration } from '../../components/live-duration';
@@ -24,6 +25,10 @@ import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { paths } from '../../app/paths';
+import { WatchButton } from '../../app/watch/watch-button';
+
+/** How old the cached newest page may be and still speak for the project's running work. */
+const bannerFreshnessMs = (intervalMs: number) => Math.max(2 * intervalMs, 10_000);
 
 function secondsUntil(time: number, now: number): number {
   return Math.max(0, Math.ceil((time - now) / 1_000));
@@ -72,6 +77,10 @@ export function OperationDetailScreen() {
   const operation = detail.data;
   const announcement = useStatusAnnouncement(operation);
   const now = useNow(1_000);
+  // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
+  const newest = useQuery({ ...operationQueries.latest(projectId), enabled: false });
+  const newestFresh = newest.data && now - newest.dataUpdatedAt < bannerFreshnessMs(intervalMs) ? [newest.data] : [];
+  const inProject = mergeOperationPages(operation ? [{ operations: [operation] }, ...newestFresh] : newestFresh);
 
   const projectName = project.data?.name ?? projectId;
   const branch = operation?.branch_id ? branches.data?.find((b) => b.id === operation.branch_id) : undefined;
@@ -98,6 +107,7 @@ export function OperationDetailScreen() {
       <p className="visually-hidden" aria-live="polite" aria-atomic="true">
         {announcement}
       </p>
+      <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} />
 
       {detail.isPending ? (
         <p role="status" className="muted detail-placeholder">
@@ -139,6 +149,12 @@ export function OperationDetailScreen() {
             <button type="button" onClick={() => void detail.refetch()} disabled={detail.isFetching}>
               Check now
             </button>{' '}
+            <WatchButton
+              operation={operation}
+              projectName={project.data?.name}
+              branchName={branch?.name}
+              computeName={compute?.name ?? compute?.id}
+            />{' '}
             <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
           </div>
           {reconnecting && (

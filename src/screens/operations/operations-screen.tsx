@@ -4,13 +4,17 @@ import { Link, useParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
+import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
 import { projectQueries } from '../../api/projects';
+import { BusyBanner } from '../../components/busy-banner';
 import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
+import { blocksChanges } from '../../lib/operation-status';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { paths } from '../../app/paths';
+import { BranchesSection } from './branches-section';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import { useOperationHistory } from './use-operation-history';
 
@@ -29,6 +33,7 @@ export function OperationsScreen() {
     [endpoints.data],
   );
   const title = project.data?.name ?? projectId;
+  const blockers = useMemo(() => operations.filter((op) => blocksChanges(op.status, op.action)), [operations]);
 
   return (
     <section>
@@ -39,6 +44,15 @@ export function OperationsScreen() {
       {project.isError && !project.data && (
         <p className="muted">Project details unavailable: {describeError(project.error).message}</p>
       )}
+      <BusyBanner operations={blockers} branchNames={branchNames} />
+      <BranchesSection
+        projectId={projectId}
+        projectName={project.data?.name}
+        branches={branches}
+        endpoints={endpoints}
+        blockers={blockers}
+        retryBaseMs={Math.min(intervalMs, LOCKED_RETRY_BASE_MS)}
+      />
       <div className="toolbar">
         <h2>Operations</h2>
         <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
@@ -62,6 +76,7 @@ export function OperationsScreen() {
         <>
           <OperationsTable
             projectId={projectId}
+            projectName={project.data?.name}
             operations={operations}
             branchNames={branchNames}
             computeNames={computeNames}

@@ -5,6 +5,7 @@ import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
 import { humanizeAction } from '../../lib/format';
 import { paths } from '../../app/paths';
+import { WatchButton } from '../../app/watch/watch-button';
 import { OperationDuration } from './operation-duration';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
@@ -14,6 +15,7 @@ const FIRST_PAINT_ROWS = 25;
 
 interface OperationsTableProps {
   projectId: string;
+  projectName: string | undefined;
   operations: readonly Operation[];
   branchNames: ReadonlyMap<string, string>;
   computeNames: ReadonlyMap<string, string>;
@@ -22,12 +24,14 @@ interface OperationsTableProps {
 
 const OperationRow = memo(function OperationRow({
   projectId,
+  projectName,
   operation,
   branchName,
   computeName,
   now,
 }: {
   projectId: string;
+  projectName: string | undefined;
   operation: Operation;
   branchName: string | undefined;
   computeName: string | undefined;
@@ -36,7 +40,10 @@ const OperationRow = memo(function OperationRow({
   return (
     <tr>
       <th scope="row">
-        <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
+        <span className="op-cell">
+          <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
+          <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
+        </span>
       </th>
       <td>{operation.branch_id ? (branchName ?? operation.branch_id) : '—'}</td>
       <td>{operation.endpoint_id ? (computeName ?? operation.endpoint_id) : '—'}</td>
@@ -54,7 +61,7 @@ const OperationRow = memo(function OperationRow({
 });
 
 /** The project's operations, newest first: a real table, each row a link to its detail. */
-export function OperationsTable({ projectId, operations, branchNames, computeNames, now }: OperationsTableProps) {
+export function OperationsTable({ projectId, projectName, operations, branchNames, computeNames, now }: OperationsTableProps) {
   // The first screenful appears at once; the rest (and the rows of each "Load more") render without blocking.
   const shown = useDeferredValue(operations, operations.slice(0, FIRST_PAINT_ROWS));
   return (
@@ -75,6 +82,7 @@ export function OperationsTable({ projectId, operations, branchNames, computeNam
             <OperationRow
               key={op.id}
               projectId={projectId}
+              projectName={projectName}
               operation={op}
               branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
               computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}

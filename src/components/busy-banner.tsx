@@ -1,0 +1,40 @@
+import { humanizeAction } from '../lib/format';
+import { blocksChanges, statusLabel } from '../lib/operation-status';
+
+/** The fields of an operation the banner reads. */
+export interface BannerOperation {
+  id: string;
+  action: string;
+  status: string;
+  branch_id?: string | undefined;
+}
+
+/**
+ * Says what is running in a project and that changes may be refused (423) until it ends. Renders
+ * nothing when the given operations (already fetched for the page) hold nothing in flight.
+ */
+export function BusyBanner({ operations, branchNames }: { operations: readonly BannerOperation[]; branchNames?: ReadonlyMap<string, string> }) {
+  const running = operations.filter((op) => blocksChanges(op.status, op.action));
+  if (running.length === 0) return null;
+  return (
+    <div className="busy-banner">
+      <p className="busy-banner__title">
+        <span aria-hidden="true">↻ </span>
+        {running.length === 1 ? 'An operation is running' : `${running.length} operations are running`} in this project
+      </p>
+      <ul className="busy-banner__list">
+        {running.slice(0, 5).map((op) => {
+          const branch = op.branch_id ? (branchNames?.get(op.branch_id) ?? op.branch_id) : undefined;
+          return (
+            <li key={op.id}>
+              {humanizeAction(op.action)}
+              {branch && <span className="muted"> on {branch}</span>} ({statusLabel(op.status)})
+            </li>
+          );
+        })}
+        {running.length > 5 && <li className="muted">and {running.length - 5} more</li>}
+      </ul>
+      <p className="muted">New changes (branches, computes) may be refused until these finish; the console retries them for you.</p>
+    </div>
+  );
+}

@@ -1,0 +1,57 @@
+import { useEffect, useRef, type ReactNode, type RefObject } from 'react';
+
+interface ModalDialogProps {
+  labelledBy: string;
+  describedBy?: string;
+  /** `alertdialog` for confirmations of something that cannot be undone. */
+  role?: 'dialog' | 'alertdialog';
+  /** Where focus goes when the dialog opens; the dialog's first control otherwise. */
+  initialFocus?: RefObject<HTMLElement | null>;
+  onClose: () => void;
+  className?: string;
+  children: ReactNode;
+}
+
+/**
+ * A native modal <dialog>, open while mounted: the browser makes the page behind it inert and
+ * closes it on Escape; focus moves in on open and back to where it was on close.
+ */
+export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, onClose, className, children }: ModalDialogProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const onCloseRef = useRef(onClose);
+  useEffect(() => {
+    onCloseRef.current = onClose;
+  });
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const returnTo = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) dialog.showModal();
+    (initialFocus?.current ?? dialog.querySelector<HTMLElement>('input, select, textarea, button, [tabindex]'))?.focus();
+    // Escape: the browser fires `cancel`; closing goes through the owner's state so React stays in charge.
+    const cancel = (event: Event) => {
+      event.preventDefault();
+      onCloseRef.current();
+    };
+    dialog.addEventListener('cancel', cancel);
+    return () => {
+      dialog.removeEventListener('cancel', cancel);
+      if (dialog.open) dialog.close();
+      if (returnTo?.isConnected) returnTo.focus();
+    };
+  }, [initialFocus]);
+
+  return (
+    <dialog
+      ref={ref}
+      role={role === 'alertdialog' ? 'alertdialog' : undefined}
+      aria-modal="true"
+      aria-labelledby={labelledBy}
+      aria-describedby={describedBy}
+      className={className ? `modal ${className}` : 'modal'}
+    >
+      {children}
+    </dialog>
+  );
+}

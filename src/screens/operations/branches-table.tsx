@@ -1,0 +1,114 @@
+import type { Branch, Endpoint } from '../../api/schemas';
+
+export const BRANCH_COLUMNS = ['Branch', 'Parent', 'Compute', 'Compute state', 'Actions'] as const;
+
+export const computeNameOf = (endpoint: Endpoint) => endpoint.name ?? endpoint.id;
+
+const STATES: Record<string, string> = { active: 'Active', idle: 'Idle', init: 'Creating' };
+const PENDING: Record<string, string> = { active: 'Starting…', idle: 'Suspending…' };
+
+/** "Active", "Idle", "Starting…": the compute's state, or where it is heading. */
+function computeState(endpoint: Endpoint): string {
+  if (endpoint.pending_state) return PENDING[endpoint.pending_state] ?? `${endpoint.current_state} → ${endpoint.pending_state}`;
+  return STATES[endpoint.current_state] ?? endpoint.current_state;
+}
+
+interface BranchesTableProps {
+  branches: readonly Branch[];
+  endpoints: readonly Endpoint[];
+  /** A compute request is on its way: no second one meanwhile. */
+  busy: boolean;
+  onStart: (endpoint: Endpoint) => void;
+  onSuspend: (endpoint: Endpoint) => void;
+  onRestart: (endpoint: Endpoint) => void;
+  onDelete: (branch: Branch) => void;
+}
+
+interface Row {
+  branch: Branch;
+  endpoint: Endpoint | undefined;
+  /** The branch's first row carries its own action (Delete). */
+  first: boolean;
+}
+
+/** One row per compute (a branch without one gets one row): the default branch first, then oldest first. */
+function rowsOf(branches: readonly Branch[], endpoints: readonly Endpoint[]): Row[] {
+  const sorted = [...branches].sort((a, b) => Number(b.default) - Number(a.default) || a.created_at.localeCompare(b.created_at));
+  return sorted.flatMap((branch): Row[] => {
+    const computes = endpoints.filter((e) => e.branch_id === branch.id);
+    if (computes.length === 0) return [{ branch, endpoint: undefined, first: true }];
+    return computes.map((endpoint, i) => ({ branch, endpoint, first: i === 0 }));
+  });
+}
+
+/** Branches and their computes: a real table with each row's actions named after what they act on. */
+export function BranchesTable({ branches, endpoints, busy, onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
+  const names = new Map(branches.map((b) => [b.id, b.name]));
+  const hasChildren = new Set(branches.flatMap((b) => (b.parent_id ? [b.parent_id] : [])));
+  return (
+    <div className="table-wrap">
+      <table className="data-table branches-table">
+        <caption className="visually-hidden">Branches and computes</caption>
+        <thead>
+          <tr>
+            {BRANCH_COLUMNS.map((c) => (
+              <th key={c} scope="col">
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rowsOf(branches, endpoints).map(({ branch, endpoint, first }) => {
+            const compute = endpoint ? computeNameOf(endpoint) : undefined;
+            const settled = endpoint ? !endpoint.pending_state && endpoint.current_state !== 'init' : false;
+            return (
+              <tr key={endpoint?.id ?? branch.id}>
+                <th scope="row">
+                  {branch.name}
+                  {branch.default && <span className="tag tag--plain"> default</span>}
+                  {branch.current_state !== 'ready' && <span className="muted"> ({branch.current_state === 'init' ? 'creating' : branch.current_state})</span>}
+                </th>
+                <td>{branch.parent_id ? (names.get(branch.parent_id) ?? branch.parent_id) : '—'}</td>
+                <td>
+                  {endpoint ? (
+                    <>
+                      <code>{compute}</code>
+                      {endpoint.type === 'read_only' && <span className="muted"> (read-only)</span>}
+                    </>
+                  ) : (
+                    <span className="muted">No compute</span>
+                  )}
+                </td>
+                <td>{endpoint ? computeState(endpoint) : '—'}</td>
+                <td className="branches-table__actions">
+                  {endpoint && (
+                    <>
+                      <button type="button" disabled={busy || !settled || endpoint.current_state === 'active'} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>
+                        Start
+                      </button>
+                      <button type="button" disabled={busy || !settled || endpoint.current_state !== 'active'} aria-label={`Suspend compute ${compute}`} onClick={() => onSuspend(endpoint)}>
+                        Suspend
+                      </button>
+                      <button type="button" disabled={busy || !settled} aria-label={`Restart compute ${compute}`} onClick={() => onRestart(endpoint)}>
+                        Restart
+                      </button>
+                    </>
+                  )}
+                  {first &&
+                    (branch.default ? null : hasChildren.has(branch.id) ? (
+                      <span className="muted small">Has child branches</span>
+                    ) : (
+                      <button type="button" className="danger" aria-label={`Delete branch ${branch.name}`} onClick={() => onDelete(branch)}>
+                        Delete
+                      </button>
+                    ))}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,65 @@
+import { isLocked, LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import type { Operation } from '../../api/schemas';
+import { formatDuration } from '../../lib/format';
+import { backoffDelay } from '../../lib/operation-status';
+import { RequestError, waitingFor } from './request-error';
+
+export interface RequestState {
+  status: 'idle' | 'pending' | 'success' | 'error';
+  failureCount: number;
+  failureReason: Error | null;
+  error: Error | null;
+}
+
+interface RequestProgressProps {
+  request: RequestState;
+  /** "Creating branch dev…" */
+  pendingLabel: string;
+  /** "Could not create branch dev." */
+  failedTitle: string;
+  /** The project's unfinished operations, as last fetched: what a 423 is waiting for. */
+  blockers: readonly Operation[];
+  retryBaseMs: number;
+  onRetry: () => void;
+  /** Stops waiting out a 423 (a dialog's Cancel does this instead). */
+  onStop?: (() => void) | undefined;
+}
+
+const isAbort = (error: Error | null) => error?.name === 'AbortError';
+
+/**
+ * Where a request that starts operations stands: sending, waiting out a 423 (the project is busy;
+ * the console resends it with backoff), or refused with the API's own message.
+ */
+export function RequestProgress({ request, pendingLabel, failedTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
+  const { status, failureCount, failureReason, error } = request;
+  const waiting = status === 'pending' && failureCount > 0 && isLocked(failureReason) ? failureReason : null;
+  return (
+    <>
+      {/* Always mounted, so screen readers hear each change of what the request is doing. */}
+      <div role="status" className="request-progress">
+        {waiting ? (
+          <div className="callout callout--warning">
+            <p className="callout__title">
+              <span aria-hidden="true">◷ </span>
+              The project is busy: waiting for {waitingFor(blockers)}.
+            </p>
+            <p>
+              Trying again in about {formatDuration(backoffDelay(failureCount, retryBaseMs, waiting.retryAfterMs))} (try{' '}
+              {failureCount + 1} of {LOCKED_MAX_TRIES}). Nothing has been changed yet.
+            </p>
+            <p className="muted">{waiting.message}</p>
+            {onStop && (
+              <button type="button" onClick={onStop}>
+                Stop trying
+              </button>
+            )}
+          </div>
+        ) : status === 'pending' ? (
+          <p className="muted">{pendingLabel}</p>
+        ) : null}
+      </div>
+      {status === 'error' && !isAbort(error) && <RequestError error={error} failedTitle={failedTitle} blockers={blockers} onRetry={onRetry} />}
+    </>
+  );
+}
