@@ -30,9 +30,9 @@ export async function showProjectInList(page: Page, project: ListedProject): Pro
   return link;
 }
 
-/** The one table of the operations screen. */
+/** The operations table of a project's page (the page also has a table of branches and computes). */
 export function operationsTable(page: Page): Locator {
-  return page.getByRole('main').getByRole('table');
+  return page.getByRole('main').getByRole('table', { name: /^Operations/ });
 }
 
 export interface ShownOperation {
