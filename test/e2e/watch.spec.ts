@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ControlApi, type ApiProject } from './support/api';
 import { escapeRegExp, projectPath } from './support/screens';
@@ -14,6 +15,12 @@ async function quietProject(api: ControlApi): Promise<ApiProject> {
     if (!busy) return project;
   }
   throw new Error('the demo seed has no project free of running operations');
+}
+
+/** Axe on the page as it is now: nothing that blocks or seriously hinders someone. */
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 
 function watchPanel(page: Page): Locator {
@@ -45,6 +52,7 @@ test('starts work from the console and watches it finish, across a reload', asyn
   const name = `e2e-watch-${Date.now().toString(36)}`;
   await dialog.getByLabel('Branch name').fill(name);
   await expect(dialog.getByRole('checkbox', { name: /read-write compute/ })).toBeChecked();
+  await expectNoSeriousViolations(page);
   await dialog.getByRole('button', { name: 'Create branch' }).click();
   await expect(dialog).toBeHidden({ timeout: 20_000 });
 
@@ -56,6 +64,7 @@ test('starts work from the console and watches it finish, across a reload', asyn
   await expect(createBranch.getByText('OK', { exact: true })).toBeVisible({ timeout: 15_000 });
   await expect(startCompute.getByText('OK', { exact: true })).toBeVisible({ timeout: 20_000 });
   await expect(page).toHaveTitle(/^\(2 finished\) /);
+  await expectNoSeriousViolations(page);
 
   await page.reload();
   await expect(createBranch.getByText('OK', { exact: true })).toBeVisible();

@@ -225,6 +225,19 @@ describe('when the project is busy or the change is refused', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
   });
 
+  it('names a conflicting operation started elsewhere after the page loaded, refreshing the newest page once', async () => {
+    const project = projectWithCompute('Started elsewhere');
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    const startButton = within(await rowOf('main')).getByRole('button', { name: `Start compute ${project.endpointId}` });
+    sim.cp.addOperation({ projectId: project.id, action: 'apply_config', durationMs: 10 * MINUTE, fail: false, startAs: 'running' });
+    await user.click(startButton);
+
+    expect(await screen.findByText(/The project is busy: waiting for Apply config \(In progress\) to finish/)).toBeInTheDocument();
+    expect(screen.getByText(/An operation is running in this project/)).toBeInTheDocument();
+    sim.clock.advance(11 * MINUTE);
+    await watchedGroup(`Start compute ${project.endpointId}: 1 operation`);
+  });
+
   it('stops after five tries and offers a manual retry, which goes through once the project is free', async () => {
     const project = projectWithCompute('Locked');
     sim.cp.setProjectLocked(project.id, true);

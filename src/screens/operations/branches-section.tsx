@@ -95,6 +95,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         </button>
       </div>
       <RequestProgress
+        projectId={projectId}
         request={start}
         pendingLabel="Starting the compute…"
         failedTitle="Could not start the compute."

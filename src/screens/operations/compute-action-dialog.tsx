@@ -55,6 +55,7 @@ export function ComputeActionDialog({ context, action, endpoint, computeName, br
       onCancel={cancel}
       progress={
         <RequestProgress
+          projectId={projectId}
           request={run}
           pendingLabel={`${words.doing} the compute…`}
           failedTitle={`Could not ${action} the compute.`}

@@ -94,6 +94,7 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           compute (started once the branch is ready)
         </label>
         <RequestProgress
+          projectId={projectId}
           request={create}
           pendingLabel="Creating the branch…"
           failedTitle="Could not create the branch."

@@ -49,6 +49,7 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
       onCancel={cancel}
       progress={
         <RequestProgress
+          projectId={projectId}
           request={remove}
           pendingLabel="Deleting the branch…"
           failedTitle="Could not delete the branch."

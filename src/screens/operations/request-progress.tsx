@@ -1,4 +1,7 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { isLocked, LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { invalidateLatestOperations } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
 import { formatDuration } from '../../lib/format';
 import { backoffDelay } from '../../lib/operation-status';
@@ -12,6 +15,7 @@ export interface RequestState {
 }
 
 interface RequestProgressProps {
+  projectId: string;
   request: RequestState;
   /** "Creating branch dev…" */
   pendingLabel: string;
@@ -31,9 +35,15 @@ const isAbort = (error: Error | null) => error?.name === 'AbortError';
  * Where a request that starts operations stands: sending, waiting out a 423 (the project is busy;
  * the console resends it with backoff), or refused with the API's own message.
  */
-export function RequestProgress({ request, pendingLabel, failedTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
+export function RequestProgress({ projectId, request, pendingLabel, failedTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
   const { status, failureCount, failureReason, error } = request;
   const waiting = status === 'pending' && failureCount > 0 && isLocked(failureReason) ? failureReason : null;
+  const firstRefusal = waiting !== null && failureCount === 1;
+  const queryClient = useQueryClient();
+  // Learn what holds the project (the newest page may predate it): one refresh per wait, not per try.
+  useEffect(() => {
+    if (firstRefusal) void invalidateLatestOperations(queryClient, projectId);
+  }, [firstRefusal, queryClient, projectId]);
   return (
     <>
       {/* Always mounted, so screen readers hear each change of what the request is doing. */}
