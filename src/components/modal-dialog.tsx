@@ -7,6 +7,8 @@ interface ModalDialogProps {
   role?: 'dialog' | 'alertdialog';
   /** Where focus goes when the dialog opens; the dialog's first control otherwise. */
   initialFocus?: RefObject<HTMLElement | null>;
+  /** Where focus goes on close when the control that opened the dialog is gone (e.g. its row was removed). */
+  fallbackFocus?: HTMLElement | null | undefined;
   onClose: () => void;
   className?: string;
   children: ReactNode;
@@ -16,7 +18,7 @@ interface ModalDialogProps {
  * A native modal <dialog>, open while mounted: the browser makes the page behind it inert and
  * closes it on Escape; focus moves in on open and back to where it was on close.
  */
-export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, onClose, className, children }: ModalDialogProps) {
+export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, fallbackFocus, onClose, className, children }: ModalDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
   useEffect(() => {
@@ -38,9 +40,9 @@ export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialF
     return () => {
       dialog.removeEventListener('cancel', cancel);
       if (dialog.open) dialog.close();
-      if (returnTo?.isConnected) returnTo.focus();
+      (returnTo?.isConnected ? returnTo : fallbackFocus)?.focus();
     };
-  }, [initialFocus]);
+  }, [initialFocus, fallbackFocus]);
 
   return (
     <dialog

@@ -1,6 +1,6 @@
 import { useId, useRef } from 'react';
 import type { ApiKey } from '../../api/schemas';
-import { ModalDialog } from './modal-dialog';
+import { ModalDialog } from '../../components/modal-dialog';
 
 interface RevokeDialogProps {
   apiKey: ApiKey;

@@ -1,6 +1,6 @@
 import { useId, useRef, useState } from 'react';
 import type { ApiKeyCreated } from '../../api/schemas';
-import { ModalDialog } from './modal-dialog';
+import { ModalDialog } from '../../components/modal-dialog';
 
 type CopyState = 'idle' | 'copied' | 'failed';
 
