@@ -1,5 +1,6 @@
 import type { ApiKey } from '../../api/schemas';
 import { RelativeTime } from '../../components/relative-time';
+import { TableHead } from '../../components/table-head';
 
 export const PERSONAL_KEY_COLUMNS = ['Name', 'ID', 'Created', 'Created by', 'Last used', 'Last used from'] as const;
 export const ORGANIZATION_KEY_COLUMNS = ['Name', 'ID', 'Scope', 'Created', 'Created by', 'Last used', 'Last used from'] as const;
@@ -37,20 +38,16 @@ export function KeysTable({ caption, keys, projectNames, onRevoke, now }: KeysTa
     <div className="table-wrap">
       <table className="data-table keys-table">
         <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <th key={c} scope="col">
-                {c}
-              </th>
-            ))}
-            {onRevoke && (
+        <TableHead
+          columns={columns}
+          extra={
+            onRevoke && (
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
               </th>
-            )}
-          </tr>
-        </thead>
+            )
+          }
+        />
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>

@@ -1,4 +1,5 @@
 import type { Branch, Endpoint } from '../../api/schemas';
+import { TableHead } from '../../components/table-head';
 
 export const BRANCH_COLUMNS = ['Branch', 'Parent', 'Compute', 'Compute state', 'Actions'] as const;
 
@@ -49,15 +50,7 @@ export function BranchesTable({ branches, endpoints, busy, onStart, onSuspend, o
     <div className="table-wrap">
       <table className="data-table branches-table">
         <caption className="visually-hidden">Branches and computes</caption>
-        <thead>
-          <tr>
-            {BRANCH_COLUMNS.map((c) => (
-              <th key={c} scope="col">
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <TableHead columns={BRANCH_COLUMNS} />
         <tbody>
           {rowsOf(branches, endpoints).map(({ branch, endpoint, first }) => {
             const compute = endpoint ? computeNameOf(endpoint) : undefined;

@@ -7,6 +7,7 @@ import { humanizeAction } from '../../lib/format';
 import { paths } from '../../app/paths';
 import { WatchButton } from '../../app/watch/watch-button';
 import { OperationDuration } from './operation-duration';
+import { TableHead } from '../../components/table-head';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
 
@@ -68,15 +69,7 @@ export function OperationsTable({ projectId, projectName, operations, branchName
     <div className="table-wrap">
       <table className="data-table">
         <caption className="visually-hidden">Operations, newest first</caption>
-        <thead>
-          <tr>
-            {OPERATION_COLUMNS.map((c) => (
-              <th key={c} scope="col">
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
+        <TableHead columns={OPERATION_COLUMNS} />
         <tbody>
           {shown.map((op) => (
             <OperationRow

@@ -11,6 +11,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { paths } from '../../app/paths';
+import { TableHead } from '../../components/table-head';
 
 const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
 
@@ -84,15 +85,7 @@ export function ProjectsScreen() {
               <caption className="visually-hidden">
                 Projects{term ? `, filtered by “${term}”` : ''}: {shown.length} shown
               </caption>
-              <thead>
-                <tr>
-                  {COLUMNS.map((c) => (
-                    <th key={c} scope="col">
-                      {c}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
+              <TableHead columns={COLUMNS} />
               <tbody>
                 {shown.map((project) => (
                   <tr key={project.id}>
