@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
-import { ControlApi, projectCensus } from './support/api';
-import { actionName, detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
-import { E2E_API_KEY, holdKey } from './support/session';
+import { ControlApi, projectCensus } from '../e2e/support/api';
+import { actionName, detailStatus, operationPath, operationsTable, projectPath } from '../e2e/support/screens';
+import { E2E_API_KEY, holdKey } from '../e2e/support/session';
 
 // The README's pictures of the four main screens, as a person first sees them on a laptop.
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1 });
@@ -22,6 +22,9 @@ test.describe('signed in', () => {
 
   test('projects', async ({ page }) => {
     await page.goto('/');
+    // An organization's list shows more of the demo than the two personal projects.
+    await page.getByRole('combobox', { name: 'Organization' }).selectOption({ index: 1 });
+    await expect(page).toHaveURL(/\?org=/);
     await expect(page.getByRole('main').getByRole('link').first()).toBeVisible();
     await shoot(page, 'projects');
   });
