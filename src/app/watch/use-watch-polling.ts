@@ -1,8 +1,8 @@
 import { queryOptions, useQueries } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { isApiError } from '../../api/api-error';
+import { delayAfterFailedPolls } from '../../api/polling';
 import { operationQueries } from '../../api/operations';
-import { backoffDelay, isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
 import type { WatchEntry, WatchState } from './watch-store';
 
 function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
@@ -16,14 +16,6 @@ function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
     }
   }
   return byProject;
-}
-
-// After failed polls, back off (honouring Retry-After) instead of hammering a struggling API.
-function afterFailures(query: { state: { fetchFailureCount: number; fetchFailureReason: unknown } }, intervalMs: number): number | undefined {
-  const failures = query.state.fetchFailureCount;
-  if (failures === 0) return undefined;
-  const reason = query.state.fetchFailureReason;
-  return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
 }
 
 /**
@@ -42,7 +34,7 @@ export function useWatchPolling(state: WatchState, intervalMs: number): void {
         ...operationQueries.latest(projectId),
         staleTime: intervalMs,
         refetchInterval: (query) =>
-          afterFailures(query, intervalMs) ??
+          delayAfterFailedPolls(query.state, intervalMs) ??
           nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation.status), intervalMs),
       }),
     ),
@@ -61,7 +53,7 @@ export function useWatchPolling(state: WatchState, intervalMs: number): void {
       queryOptions({
         ...operationQueries.detail(entry.operation.project_id, entry.operation.id),
         staleTime: intervalMs,
-        refetchInterval: (query) => afterFailures(query, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
+        refetchInterval: (query) => delayAfterFailedPolls(query.state, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
       }),
     ),
   });

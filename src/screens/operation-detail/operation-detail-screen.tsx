@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
+import { delayAfterFailedPolls } from '../../api/polling';
 import { endpointQueries } from '../../api/endpoints';
 import { mergeOperationPages, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
@@ -65,14 +66,10 @@ export function OperationDetailScreen() {
 
   const detail = useQuery({
     ...operationQueries.detail(projectId, operationId),
-    refetchInterval: (query) => {
-      const failures = query.state.fetchFailureCount;
-      if (failures > 0 && query.state.data) {
-        const reason = query.state.fetchFailureReason;
-        return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
-      }
-      return nextPollDelay(query.state.data?.status, intervalMs);
-    },
+    // Back off only once there is data to keep showing; a failed first load is retried at the interval.
+    refetchInterval: (query) =>
+      (query.state.data ? delayAfterFailedPolls(query.state, intervalMs) : undefined) ??
+      nextPollDelay(query.state.data?.status, intervalMs),
   });
   const operation = detail.data;
   const announcement = useStatusAnnouncement(operation);

@@ -1,9 +1,9 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { isApiError } from '../../api/api-error';
 import { mergeOperationPages, operationQueries } from '../../api/operations';
+import { delayAfterFailedPolls } from '../../api/polling';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { backoffDelay, nextListPollDelay, SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
+import { nextListPollDelay, SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
 
 const statusesOf = (operations: readonly Operation[]) => operations.map((op) => op.status);
 
@@ -35,12 +35,7 @@ export function useOperationHistory(projectId: string, intervalMs: number) {
     initialData: () => queryClient.getQueryData(historyOptions.queryKey)?.pages[0],
     initialDataUpdatedAt: () => queryClient.getQueryState(historyOptions.queryKey)?.dataUpdatedAt,
     staleTime: intervalMs,
-    refetchInterval: (query) => {
-      const failures = query.state.fetchFailureCount;
-      if (failures === 0) return refreshDelay(query.state.data, intervalMs);
-      const reason = query.state.fetchFailureReason;
-      return backoffDelay(failures, intervalMs, isApiError(reason) ? reason.retryAfterMs : undefined);
-    },
+    refetchInterval: (query) => delayAfterFailedPolls(query.state, intervalMs) ?? refreshDelay(query.state.data, intervalMs),
   });
 
   const operations = useMemo(() => withNewest(latest.data, loaded), [latest.data, loaded]);
