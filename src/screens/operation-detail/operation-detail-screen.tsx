@@ -31,6 +31,10 @@ import { WatchButton } from '../../app/watch/watch-button';
 /** How old the cached newest page may be and still speak for the project's running work. */
 const bannerFreshnessMs = (intervalMs: number) => Math.max(2 * intervalMs, 10_000);
 
+function secondsSince(time: number, now: number): number {
+  return Math.max(0, Math.floor((now - time) / 1_000));
+}
+
 function secondsUntil(time: number, now: number): number {
   return Math.max(0, Math.ceil((time - now) / 1_000));
 }
@@ -140,7 +144,7 @@ export function OperationDetailScreen() {
               <span>Checks paused while this tab is hidden.</span>
             ) : (
               <span>
-                Last checked {secondsUntil(now, lastChecked)} s ago · next check in {nextCheckIn ?? 0} s
+                Last checked {secondsSince(lastChecked, now)} s ago · next check in {nextCheckIn ?? 0} s
               </span>
             )}{' '}
             <button type="button" onClick={() => void detail.refetch()} disabled={detail.isFetching}>
@@ -158,7 +162,7 @@ export function OperationDetailScreen() {
             <p className="callout callout--warning" role="status">
               <span aria-hidden="true">⚠ </span>
               Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}). The
-              details below are from {secondsUntil(now, detail.dataUpdatedAt)} s ago.
+              details below are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
             </p>
           )}
 
