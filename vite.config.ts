@@ -2,12 +2,13 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { opsConsole } from './sim/vite-plugin.ts';
+import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 const port = Number(process.env.PORT ?? 5173);
 const host = process.env.HOST ?? '127.0.0.1';
 
 export default defineConfig({
-  plugins: [react(), opsConsole()],
+  plugins: [react(), opsConsole(), preloadDynamicEntry('src/app/mount-app.tsx')],
   // The key screen says which API it talks to; the build and the server share one process env.
   define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
   server: { host, port, strictPort: true },

@@ -1,13 +1,9 @@
-import type { QueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { matchPath, Route, Routes, useLocation } from 'react-router-dom';
-import { branchQueries } from '../api/branches';
-import { endpointQueries } from '../api/endpoints';
-import { operationQueries } from '../api/operations';
-import { projectQueries } from '../api/projects';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { NoticeStore } from './notices';
 import { routePatterns } from './paths';
+import { screenModules } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
 
@@ -26,37 +22,15 @@ function lazyScreen(load: () => Promise<ComponentType>) {
 }
 
 // Screens not needed at first paint load on demand; the key screen ships with the entry.
-const projects = lazyScreen(async () => (await import('../screens/projects/projects-screen')).ProjectsScreen);
-const operations = lazyScreen(async () => (await import('../screens/operations/operations-screen')).OperationsScreen);
-const operationDetail = lazyScreen(
-  async () => (await import('../screens/operation-detail/operation-detail-screen')).OperationDetailScreen,
-);
-const apiKeys = lazyScreen(async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen);
+const projects = lazyScreen(screenModules.projects);
+const operations = lazyScreen(screenModules.operations);
+const operationDetail = lazyScreen(screenModules.operationDetail);
+const apiKeys = lazyScreen(screenModules.apiKeys);
 
-// A prefetch that fails is simply fetched again by the screen, which shows the error.
-const prefetch = (pending: Promise<unknown>) => void pending.catch(() => undefined);
-
-/**
- * Starts the first data of the screen at `pathname` and returns its code's loading, so both travel
- * in parallel instead of one after the other.
- */
-export function preloadRoute(pathname: string, queryClient: QueryClient): Promise<unknown> {
-  const operation = matchPath(routePatterns.operation, pathname);
-  if (operation?.params.projectId && operation.params.operationId) {
-    const { projectId, operationId } = operation.params;
-    prefetch(queryClient.query(operationQueries.detail(projectId, operationId)));
-    prefetch(queryClient.query(projectQueries.detail(projectId)));
-    return operationDetail.preload();
-  }
-  const project = matchPath(routePatterns.project, pathname);
-  if (project?.params.projectId) {
-    const { projectId } = project.params;
-    prefetch(queryClient.infiniteQuery(operationQueries.history(projectId)));
-    prefetch(queryClient.query(projectQueries.detail(projectId)));
-    prefetch(queryClient.query(branchQueries.list(projectId)));
-    prefetch(queryClient.query(endpointQueries.list(projectId)));
-    return operations.preload();
-  }
+/** The code of the screen at `pathname`, so the first render can wait for it (its data was started by early-start.ts). */
+export function preloadScreen(pathname: string): Promise<unknown> {
+  if (matchPath(routePatterns.operation, pathname)) return operationDetail.preload();
+  if (matchPath(routePatterns.project, pathname)) return operations.preload();
   if (matchPath(routePatterns.apiKeys, pathname)) return apiKeys.preload();
   if (matchPath(routePatterns.home, pathname)) return projects.preload();
   return Promise.resolve();
