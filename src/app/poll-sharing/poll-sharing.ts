@@ -48,8 +48,10 @@ export interface PollSharingOptions {
   /** Injected by tests; default: the browser's, where it has them. */
   locks?: LockManager | undefined;
   channel?: ((name: string) => BroadcastChannel) | undefined;
-  document?: Document | undefined;
+  document?: VisibilitySource | undefined;
 }
+
+export type VisibilitySource = Pick<Document, 'visibilityState' | 'addEventListener' | 'removeEventListener'>;
 
 const SharedResultSchema = z.object({
   queryKey: z.array(z.unknown()),
