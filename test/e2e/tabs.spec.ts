@@ -79,7 +79,7 @@ async function hide(page: Page): Promise<void> {
 const sum = (rows: readonly { list: number; single: number; other: number }[], field: 'list' | 'single' | 'other') =>
   rows.reduce((total, row) => total + row[field], 0);
 
-test('three tabs on one key poll as one tab does, keep every tab current, and hand over when the polling tab closes', async ({
+test('three tabs on one key (two on the history, one on a watched operation) poll as one tab does, keep every tab current, and hand over when the polling tab closes', async ({
   context,
   request,
 }) => {
@@ -91,23 +91,26 @@ test('three tabs on one key poll as one tab does, keep every tab current, and ha
   await holdKey(context);
   await context.addInitScript((ms) => window.localStorage.setItem('ops-console.poll-interval-ms', String(ms)), INTERVAL_MS);
 
-  const [suspend] = await restartCompute(request, big.id, endpoint.id);
-  if (!suspend) throw new Error('a restart started no operation');
+  const [suspend, start] = await restartCompute(request, big.id, endpoint.id);
+  if (!suspend || !start) throw new Error('a restart of an active compute starts a suspend and a start');
   const busy = keepBusy(request, big.id, endpoint.id);
   try {
+    // Two tabs on the project's history and one on an operation of it, which every tab watches.
     const history = await context.newPage();
     const detail = await context.newPage();
-    const projects = await context.newPage();
-    const measure = countRequests([history, detail, projects]);
+    const again = await context.newPage();
+    const tabs = [history, detail, again];
+    const measure = countRequests(tabs);
 
     await history.goto(projectPath(big.id));
     await expect(operationsTable(history).getByRole('row').nth(1)).toBeVisible();
-    await detail.goto(operationPath(big.id, suspend.id));
+    await detail.goto(operationPath(big.id, start.id));
     await expect(detailStatus(detail)).toBeVisible();
     // Watched in every tab (the list is shared through storage): each tab's tray wants the newest page too.
     await detail.getByRole('button', { name: /^Watch / }).click();
-    await projects.goto('/');
-    await expect(projects.getByRole('complementary', { name: 'Watched operations' }).getByRole('link', { name: /Suspend compute/ })).toBeVisible();
+    await again.goto(projectPath(big.id));
+    await expect(operationsTable(again).getByRole('row').nth(1)).toBeVisible();
+    await expect(again.getByRole('complementary', { name: 'Watched operations' }).getByRole('link', { name: /Start compute/ })).toBeVisible();
 
     // Steady state: one newest-page poll per interval for all three tabs, one tab doing it.
     const shared = await measure(WINDOW_INTERVALS * INTERVAL_MS);
@@ -118,23 +121,19 @@ test('three tabs on one key poll as one tab does, keep every tab current, and ha
     expect(shared.filter((row) => row.list > 1)).toHaveLength(1);
 
     // The tabs that do not poll still follow the operation to its end.
-    await expect.poll(async () => (await api.operation(big.id, suspend.id)).status, { timeout: 20_000 }).toBe('finished');
+    await expect.poll(async () => (await api.operation(big.id, start.id)).status, { timeout: 20_000 }).toBe('finished');
     const ok = expectedLabel('finished');
-    const row = operationsTable(history).getByRole('row').filter({ has: history.locator(`a[href$="${suspend.id}"]`) });
-    await expect(row).toContainText(ok);
+    for (const page of [history, again]) {
+      const row = operationsTable(page).getByRole('row').filter({ has: page.locator(`a[href$="${start.id}"]`) });
+      await expect(row).toContainText(ok);
+      await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible();
+    }
     await expect(detailStatus(detail)).toHaveText(ok);
-    await expect(projects.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible();
 
     // Closing the polling tab hands the newest page to a tab that stays open.
     const poller = shared.find((r) => r.list > 1)?.page;
     if (!poller) throw new Error('no tab polled');
-    const others = [history, detail, projects].filter((p) => p !== poller);
-    if (poller === history) {
-      // Someone must still want the newest page: another history tab, waiting for its turn.
-      const second = await context.newPage();
-      await second.goto(projectPath(big.id));
-      others.push(second);
-    }
+    const others = tabs.filter((p) => p !== poller);
     const survivor = others.find((p) => p.url().endsWith(projectPath(big.id)));
     if (!survivor) throw new Error('no history tab left');
     await poller.close();
