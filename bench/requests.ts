@@ -27,9 +27,11 @@ const watchItem = (apiKey: string) => WATCH_PREFIX + createHash('sha256').update
 
 interface Scenario {
   tabs: number;
-  /** Requests during the steady-state window, per interval (mean and busiest interval). */
+  /** Poll requests (operations pages and gets) during the steady-state window, per interval: mean and busiest. */
   perInterval: number;
   busiestInterval: number;
+  /** Every request in that window per interval, including the branch and compute lists an ended operation refreshes. */
+  allPerInterval: number;
   /** Most requests in any 1-second window from the first tab opening to the end. */
   maxPerSecond: number;
   /** Requests in a window of the same length once every tab is hidden. */
@@ -61,12 +63,15 @@ async function post(origin: string, apiKey: string, path: string): Promise<Opera
   }
 }
 
+/** A string, not a function: tsx (esbuild keepNames) would wrap the getters in a `__name` helper the page lacks. */
+const HIDE_TAB = `(() => {
+  Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+  Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+  document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+})()`;
+
 async function hide(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
-    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
-    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
-  });
+  await page.evaluate(HIDE_TAB);
 }
 
 async function runScenario(browser: Browser, origin: string, apiKey: string, tabs: 1 | 3): Promise<Scenario> {
@@ -94,6 +99,7 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
 
   const context: BrowserContext = await browser.newContext();
   const times: number[] = [];
+  const polls: number[] = [];
   const paths: Record<string, number> = {};
   let counting = true;
   try {
@@ -109,6 +115,7 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
       const { pathname } = new URL(request.url());
       if (!counting || !pathname.startsWith('/api/v2/')) return;
       times.push(Date.now());
+      if (/\/operations(\/[^/]+)?$/.test(pathname)) polls.push(Date.now());
       const kind = pathname.replace(/\/operations\/[^/]+$/, '/operations/{id}').replace(/^\/api\/v2\/projects\/[^/]+/, '/projects/{id}');
       paths[kind] = (paths[kind] ?? 0) + 1;
     });
@@ -129,9 +136,11 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
 
     await sleep(2 * POLL_MS);
     const from = times.length;
+    const pollsFrom = polls.length;
     await sleep(WINDOW_INTERVALS * POLL_MS);
     const start = Date.now() - WINDOW_INTERVALS * POLL_MS;
-    const inWindow = times.slice(from);
+    const all = times.length - from;
+    const inWindow = polls.slice(pollsFrom);
     const buckets = Array.from({ length: WINDOW_INTERVALS }, (_, i) => inWindow.filter((t) => t >= start + i * POLL_MS && t < start + (i + 1) * POLL_MS).length);
 
     for (const page of pages) await hide(page);
@@ -145,6 +154,7 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
       tabs,
       perInterval: inWindow.length / WINDOW_INTERVALS,
       busiestInterval: Math.max(...buckets),
+      allPerInterval: all / WINDOW_INTERVALS,
       maxPerSecond: maxInAnySecond(times),
       hidden,
       paths,
@@ -176,11 +186,13 @@ export function reportRequests(result: Awaited<ReturnType<typeof measureRequests
   const rows: [string, string, string, string][] = [['metric', 'value', 'target', '']];
   for (const s of result.scenarios) {
     const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
-    rows.push([`${tabs}: requests / interval`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
+    rows.push([`${tabs}: polls / interval`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
+    rows.push([`${tabs}: all requests / interval`, s.allPerInterval.toFixed(2), '', '']);
     rows.push([`${tabs}: most in any 1 s`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
     rows.push([`${tabs}: while hidden`, String(s.hidden), '0', mark(s.hidden === 0)]);
   }
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(32)} ${b.padStart(14)}  ${c.padEnd(8)} ${d}`);
+  console.log('  (all requests also count the branch and compute lists refetched when a watched operation ends)');
   for (const s of result.scenarios) {
     console.log(`  ${s.tabs} tab(s), every request by path: ${Object.entries(s.paths).map(([p, n]) => `${p} ×${n}`).join(', ')}`);
   }
