@@ -10,6 +10,7 @@ import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
+import { measureRequests, reportRequests } from './requests';
 import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
 import { staticOperationsPage } from './static-page';
 
@@ -135,17 +136,20 @@ async function main(): Promise<void> {
   console.log('Starting vite preview on a free loopback port…');
   const server = await startPreview(env);
   let result: Awaited<ReturnType<typeof measure>>;
+  let requests: Awaited<ReturnType<typeof measureRequests>>;
   try {
     console.log(`Measuring against ${server.origin}`);
     result = await measure(server, scripts);
+    requests = await measureRequests(server, API_KEY);
   } finally {
     await server.stop();
   }
 
   report(result);
+  reportRequests(requests);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

@@ -2,6 +2,10 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
 import { createNoticeStore, type NoticeStore } from './notices';
+import { bindPollSharingToSession } from './poll-sharing/poll-session';
+import { createPollSharing, type PollSharing } from './poll-sharing/poll-sharing';
+import { sharedQuerySchema } from './poll-sharing/shared-queries';
+import { PollSharingContext } from './poll-sharing/use-shared-polls';
 import { createQueryClient } from './query-client';
 import { AppRoutes } from './routes';
 import { createSessionStore, SessionContext, type SessionStore } from './session';
@@ -15,6 +19,7 @@ export interface AppState {
   session: SessionStore;
   notices: NoticeStore;
   watch: WatchStore;
+  pollSharing: PollSharing;
 }
 
 export interface AppProps {
@@ -41,20 +46,25 @@ export function createAppState(retries = true): AppState {
   holder.signOutRejected = () => session.signOut('rejected');
   connectWatchToQueries(watch, queryClient);
   bindWatchToSession(watch, session);
-  return { queryClient, session, notices, watch };
+  // One poller per query key across this key's tabs; signing out releases its locks and closes its channel.
+  const pollSharing = createPollSharing({ queryClient, schemaFor: sharedQuerySchema });
+  bindPollSharingToSession(pollSharing, session);
+  return { queryClient, session, notices, watch, pollSharing };
 }
 
 export function App({ state, retries = true, onQueryClient }: AppProps) {
-  const [{ queryClient, session, notices, watch }] = useState(() => state ?? createAppState(retries));
+  const [{ queryClient, session, notices, watch, pollSharing }] = useState(() => state ?? createAppState(retries));
   useEffect(() => onQueryClient?.(queryClient), [onQueryClient, queryClient]);
 
   return (
     <QueryClientProvider client={queryClient}>
       <SessionContext.Provider value={session}>
         <WatchContext.Provider value={watch}>
-          <BrowserRouter>
-            <AppRoutes notices={notices} />
-          </BrowserRouter>
+          <PollSharingContext.Provider value={pollSharing}>
+            <BrowserRouter>
+              <AppRoutes notices={notices} />
+            </BrowserRouter>
+          </PollSharingContext.Provider>
         </WatchContext.Provider>
       </SessionContext.Provider>
     </QueryClientProvider>

@@ -3,6 +3,8 @@ import { useMemo } from 'react';
 import { delayAfterFailedPolls } from '../../api/polling';
 import { operationQueries } from '../../api/operations';
 import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import type { Operation, OperationsPage } from '../../api/schemas';
+import { useSharedPolls } from '../poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 
 function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
@@ -22,20 +24,27 @@ function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
  * Keeps every unfinished watched operation fresh with as few requests as possible: per project, the
  * newest page (the same query the history screen polls, so the two share each request), and a
  * single get only for an operation that page does not hold. A project whose watched operations
- * have all ended is not polled at all; React Query pauses the rest while the tab is hidden.
+ * have all ended is not polled at all; React Query pauses the rest while the tab is hidden. Each
+ * timer runs through the poll-sharing layer, so a key another observer or tab polls is only read.
  */
 export function useWatchPolling(state: WatchState, intervalMs: number): void {
   const live = useMemo(() => liveByProject(state), [state]);
   const projectIds = [...live.keys()];
 
+  const pageIntervals = useSharedPolls<OperationsPage, Error>(
+    projectIds.map((projectId) => ({
+      queryKey: operationQueries.latest(projectId).queryKey,
+      delay: (state) =>
+        delayAfterFailedPolls(state, intervalMs) ??
+        nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation.status), intervalMs),
+    })),
+  );
   const pages = useQueries({
-    queries: projectIds.map((projectId) =>
+    queries: projectIds.map((projectId, i) =>
       queryOptions({
         ...operationQueries.latest(projectId),
         staleTime: intervalMs,
-        refetchInterval: (query) =>
-          delayAfterFailedPolls(query.state, intervalMs) ??
-          nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation.status), intervalMs),
+        refetchInterval: pageIntervals[i] ?? false,
       }),
     ),
   });
@@ -48,12 +57,18 @@ export function useWatchPolling(state: WatchState, intervalMs: number): void {
     return (live.get(projectId) ?? []).filter((e) => e.watchedAt <= page.dataUpdatedAt && !onPage.has(e.operation.id));
   });
 
+  const detailIntervals = useSharedPolls<Operation, Error>(
+    offPage.map((entry) => ({
+      queryKey: operationQueries.detail(entry.operation.project_id, entry.operation.id).queryKey,
+      delay: (state) => delayAfterFailedPolls(state, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
+    })),
+  );
   useQueries({
-    queries: offPage.map((entry) =>
+    queries: offPage.map((entry, i) =>
       queryOptions({
         ...operationQueries.detail(entry.operation.project_id, entry.operation.id),
         staleTime: intervalMs,
-        refetchInterval: (query) => delayAfterFailedPolls(query.state, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
+        refetchInterval: detailIntervals[i] ?? false,
       }),
     ),
   });

@@ -18,9 +18,11 @@ export function connectWatchToQueries(store: WatchStore, queryClient: QueryClien
   });
   store.onSettled((events) => {
     const projects = new Set(events.filter((e) => e.kind === 'ended').map((e) => e.entry.operation.project_id));
+    // A hidden tab (fed by a visible one) only marks them stale: it refetches them when shown, not now.
+    const refetchType = document.visibilityState === 'hidden' ? 'none' : 'active';
     for (const projectId of projects) {
-      void queryClient.invalidateQueries({ queryKey: branchQueries.list(projectId).queryKey });
-      void queryClient.invalidateQueries({ queryKey: endpointQueries.list(projectId).queryKey });
+      void queryClient.invalidateQueries({ queryKey: branchQueries.list(projectId).queryKey, refetchType });
+      void queryClient.invalidateQueries({ queryKey: endpointQueries.list(projectId).queryKey, refetchType });
     }
   });
 }

@@ -26,6 +26,7 @@ import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { paths } from '../../app/paths';
+import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
 import { WatchButton } from '../../app/watch/watch-button';
 
 /** How old the cached newest page may be and still speak for the project's running work. */
@@ -68,13 +69,13 @@ export function OperationDetailScreen() {
   const branches = useQuery(branchQueries.list(projectId));
   const endpoints = useQuery(endpointQueries.list(projectId));
 
-  const detail = useQuery({
-    ...operationQueries.detail(projectId, operationId),
+  const detailOptions = operationQueries.detail(projectId, operationId);
+  const refetchInterval = useSharedPoll<Operation, Error>({
+    queryKey: detailOptions.queryKey,
     // Back off only once there is data to keep showing; a failed first load is retried at the interval.
-    refetchInterval: (query) =>
-      (query.state.data ? delayAfterFailedPolls(query.state, intervalMs) : undefined) ??
-      nextPollDelay(query.state.data?.status, intervalMs),
+    delay: (state) => (state.data ? delayAfterFailedPolls(state, intervalMs) : undefined) ?? nextPollDelay(state.data?.status, intervalMs),
   });
+  const detail = useQuery({ ...detailOptions, refetchInterval });
   const operation = detail.data;
   const announcement = useStatusAnnouncement(operation);
   const now = useNow(1_000);

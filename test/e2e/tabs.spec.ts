@@ -1,0 +1,158 @@
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { ControlApi, expectedLabel, projectCensus, type ApiOperation } from './support/api';
+import { detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { E2E_API_KEY, holdKey } from './support/session';
+
+// Several tabs on one key poll as one: one tab runs each timer and the others read what it shares.
+// Chromium headless cannot hide a tab (no minimise, no background tab visibility), so "hidden" is
+// simulated in the page: document.visibilityState overridden and a visibilitychange dispatched.
+
+const INTERVAL_MS = 500;
+const WINDOW_INTERVALS = 8;
+
+const headers = { Authorization: `Bearer ${E2E_API_KEY}`, Accept: 'application/json' };
+
+/** Restarts a compute, waiting out 423 while the project is busy; the new operations are in flight. */
+async function restartCompute(request: APIRequestContext, projectId: string, endpointId: string): Promise<ApiOperation[]> {
+  const path = `/api/v2/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}/restart`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const response = await request.post(path, { headers });
+    if (response.status() !== 423 || Date.now() > deadline) {
+      expect(response.status(), `POST ${path}: ${await response.text()}`).toBe(200);
+      return ((await response.json()) as { operations: ApiOperation[] }).operations;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Keeps the project busy (a restart whenever the last one ends), so its newest page stays live. */
+function keepBusy(request: APIRequestContext, projectId: string, endpointId: string) {
+  const stop = new AbortController();
+  const loop = (async () => {
+    while (!stop.signal.aborted) await restartCompute(request, projectId, endpointId);
+  })();
+  return {
+    stop: async () => {
+      stop.abort();
+      await loop;
+    },
+  };
+}
+
+/** Counts each tab's API requests, split into newest-page polls, single-operation gets and the rest. */
+function countRequests(pages: readonly Page[]) {
+  const counts = new Map<Page, { list: number; single: number; other: number }>();
+  for (const page of pages) {
+    const count = { list: 0, single: 0, other: 0 };
+    counts.set(page, count);
+    page.on('request', (req) => {
+      const { pathname } = new URL(req.url());
+      if (!pathname.startsWith('/api/v2/')) return;
+      if (/\/operations$/.test(pathname)) count.list++;
+      else if (/\/operations\/[^/]+$/.test(pathname)) count.single++;
+      else count.other++;
+    });
+  }
+  const snapshot = () => new Map([...counts].map(([page, c]) => [page, { ...c }]));
+  /** Requests per tab during `ms` from now. */
+  return async (ms: number) => {
+    const before = snapshot();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const after = snapshot();
+    return pages.map((page) => {
+      const a = after.get(page) ?? { list: 0, single: 0, other: 0 };
+      const b = before.get(page) ?? { list: 0, single: 0, other: 0 };
+      return { page, list: a.list - b.list, single: a.single - b.single, other: a.other - b.other };
+    });
+  };
+}
+
+async function hide(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+  });
+}
+
+const sum = (rows: readonly { list: number; single: number; other: number }[], field: 'list' | 'single' | 'other') =>
+  rows.reduce((total, row) => total + row[field], 0);
+
+test('three tabs on one key (two on the history, one on a watched operation) poll as one tab does, keep every tab current, and hand over when the polling tab closes', async ({
+  context,
+  request,
+}) => {
+  test.setTimeout(90_000);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const { big } = await projectCensus(api);
+  const [endpoint] = (await api.get<{ endpoints: { id: string }[] }>(`/projects/${encodeURIComponent(big.id)}/endpoints`)).endpoints;
+  if (!endpoint) throw new Error('the big project has no compute');
+  await holdKey(context);
+  await context.addInitScript((ms) => window.localStorage.setItem('ops-console.poll-interval-ms', String(ms)), INTERVAL_MS);
+
+  const [suspend, start] = await restartCompute(request, big.id, endpoint.id);
+  if (!suspend || !start) throw new Error('a restart of an active compute starts a suspend and a start');
+  const busy = keepBusy(request, big.id, endpoint.id);
+  try {
+    // Two tabs on the project's history and one on an operation of it, which every tab watches.
+    const history = await context.newPage();
+    const detail = await context.newPage();
+    const again = await context.newPage();
+    const tabs = [history, detail, again];
+    const measure = countRequests(tabs);
+
+    await history.goto(projectPath(big.id));
+    await expect(operationsTable(history).getByRole('row').nth(1)).toBeVisible();
+    await detail.goto(operationPath(big.id, start.id));
+    await expect(detailStatus(detail)).toBeVisible();
+    // Watched in every tab (the list is shared through storage): each tab's tray wants the newest page too.
+    await detail.getByRole('button', { name: /^Watch / }).click();
+    await again.goto(projectPath(big.id));
+    await expect(operationsTable(again).getByRole('row').nth(1)).toBeVisible();
+    await expect(again.getByRole('complementary', { name: 'Watched operations' }).getByRole('link', { name: /Start compute/ })).toBeVisible();
+
+    // Steady state: one newest-page poll per interval for all three tabs, one tab doing it.
+    const shared = await measure(WINDOW_INTERVALS * INTERVAL_MS);
+    const lists = sum(shared, 'list');
+    expect(lists, JSON.stringify(shared.map(({ list, single, other }) => ({ list, single, other })))).toBeLessThanOrEqual(WINDOW_INTERVALS + 2);
+    expect(lists).toBeGreaterThanOrEqual(WINDOW_INTERVALS - 2);
+    expect(sum(shared, 'single')).toBeLessThanOrEqual(WINDOW_INTERVALS + 2);
+    expect(shared.filter((row) => row.list > 1)).toHaveLength(1);
+
+    // The tabs that do not poll still follow the operation to its end.
+    await expect.poll(async () => (await api.operation(big.id, start.id)).status, { timeout: 20_000 }).toBe('finished');
+    const ok = expectedLabel('finished');
+    for (const page of [history, again]) {
+      const row = operationsTable(page).getByRole('row').filter({ has: page.locator(`a[href$="${start.id}"]`) });
+      await expect(row).toContainText(ok);
+      await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible();
+    }
+    await expect(detailStatus(detail)).toHaveText(ok);
+
+    // Closing the polling tab hands the newest page to a tab that stays open.
+    const poller = shared.find((r) => r.list > 1)?.page;
+    if (!poller) throw new Error('no tab polled');
+    const others = tabs.filter((p) => p !== poller);
+    const survivor = others.find((p) => p.url().endsWith(projectPath(big.id)));
+    if (!survivor) throw new Error('no history tab left');
+    await poller.close();
+    await expect(operationsTable(survivor).getByRole('row').nth(1)).toBeVisible();
+    const measureAfter = countRequests(others);
+    await new Promise((resolve) => setTimeout(resolve, 2 * INTERVAL_MS));
+    const handedOver = await measureAfter(WINDOW_INTERVALS * INTERVAL_MS);
+    // Someone polls again (between two restarts the page may be all final, and then the pace is slow)…
+    expect(sum(handedOver, 'list')).toBeGreaterThanOrEqual(1);
+    // …and still only one tab does.
+    expect(sum(handedOver, 'list')).toBeLessThanOrEqual(WINDOW_INTERVALS + 2);
+    expect(handedOver.filter((row) => row.list > 1).length).toBeLessThanOrEqual(1);
+
+    // Hidden tabs make no requests at all.
+    for (const page of others) await hide(page);
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+    const hidden = await measureAfter(WINDOW_INTERVALS * INTERVAL_MS);
+    expect(hidden.map(({ list, single, other }) => list + single + other)).toEqual(others.map(() => 0));
+  } finally {
+    await busy.stop();
+  }
+});
