@@ -136,8 +136,8 @@ export async function pagePlaces(page: Page, moment: string): Promise<{ places: 
     let historyState: string;
     try {
       // JSON.stringify(undefined) is undefined, whatever its type says.
-      const raw: string | undefined = JSON.stringify(window.history.state);
-      historyState = raw ?? 'undefined';
+      const state: unknown = window.history.state;
+      historyState = state === undefined ? 'undefined' : JSON.stringify(state);
     } catch {
       historyState = String(window.history.state);
     }
