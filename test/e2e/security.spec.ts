@@ -150,3 +150,110 @@ test('"Remember on this device" keeps the key in localStorage until sign-out, an
   const { places } = await recorder.trafficPlaces();
   expect(placesHolding(places, E2E_API_KEY)).toEqual([]);
 });
+
+interface Violation {
+  directive: string;
+  blocked: string;
+  sample: string;
+  source: string;
+}
+
+/** The directives of a CSP header, by name. */
+function directives(policy: string): Map<string, string[]> {
+  return new Map(
+    policy
+      .split(';')
+      .map((part) => part.trim().split(/\s+/))
+      .filter(([name]) => name)
+      .map(([name, ...values]) => [name!.toLowerCase(), values]),
+  );
+}
+
+test('every screen runs under the served CSP without a single violation, and the CSP is enforced', async ({ page, context, request }) => {
+  test.setTimeout(60_000);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const project = await projectWithLongHistory(api);
+  // Reported to the test as they happen, so a violation on a document navigated away from still counts.
+  const seen: Violation[] = [];
+  await context.exposeFunction('reportCspViolation', (violation: Violation) => void seen.push(violation));
+  await context.addInitScript(() => {
+    const report = (window as unknown as { reportCspViolation: (v: Violation) => Promise<void> }).reportCspViolation;
+    document.addEventListener('securitypolicyviolation', (event) => {
+      void report({ directive: event.effectiveDirective, blocked: event.blockedURI, sample: event.sample, source: `${event.sourceFile}:${event.lineNumber}` });
+    });
+  });
+  const cspConsole: string[] = [];
+  page.on('console', (message) => {
+    if (/Content[- ]Security[- ]Policy/i.test(message.text())) cspConsole.push(message.text());
+  });
+
+  /** Loads a document and checks the headers it came with. */
+  const open = async (path: string) => {
+    const response = await page.goto(path);
+    expect(response, path).not.toBeNull();
+    const headers = response!.headers();
+    expect(headers['content-security-policy-report-only'], path).toBeUndefined();
+    const policy = directives(headers['content-security-policy'] ?? '');
+    expect(policy.get('default-src'), path).toEqual(["'self'"]);
+    expect(policy.get('connect-src'), path).toEqual(["'self'"]);
+    expect(policy.get('frame-ancestors'), path).toEqual(["'none'"]);
+    expect(policy.get('script-src') ?? policy.get('default-src'), path).not.toContain("'unsafe-inline'");
+    expect(headers['x-content-type-options'], path).toBe('nosniff');
+    expect(headers['referrer-policy'], path).toBe('no-referrer');
+  };
+
+  await open('/');
+  await signInThroughKeyScreen(page);
+  await showProjectInList(page, project);
+
+  await open(`/projects/${encodeURIComponent(project.id)}`);
+  const table = operationsTable(page);
+  await expect(table.getByRole('row')).toHaveCount(101);
+  await page.getByRole('button', { name: /Load more/ }).click();
+  await expect.poll(() => table.getByRole('row').count()).toBeGreaterThan(101);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  expect(await download.failure()).toBeNull();
+  const firstRow = table.getByRole('row').nth(1);
+  await firstRow.getByRole('button', { name: /^Watch / }).click();
+  await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByRole('listitem').first()).toBeVisible();
+  const detailHref = await firstRow.getByRole('link').first().getAttribute('href');
+
+  await open(detailHref!);
+  await expect(page.getByRole('main').getByTestId('operation-status')).toBeVisible();
+  await open(`/projects/${encodeURIComponent(project.id)}/operations/no-such-operation`);
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not load this operation.' })).toBeVisible();
+
+  await open('/settings/api-keys');
+  await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
+  const name = `e2e-csp-${Date.now().toString(36)}`;
+  const form = page.getByRole('region', { name: 'Create a key' });
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+  const keyFor = form.getByRole('combobox', { name: 'Key for' });
+  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
+  await form.getByRole('button', { name: 'Create', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  const personalKeys = page.getByRole('region', { name: 'Personal keys' });
+  await personalKeys.getByRole('button', { name: `Revoke key ${name}` }).click();
+  await page.getByRole('alertdialog', { name: `Revoke key “${name}”?` }).getByRole('button', { name: 'Revoke', exact: true }).click();
+  await expect(personalKeys.getByRole('rowheader', { name, exact: true })).toBeHidden();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'You signed out.' })).toBeVisible();
+
+  expect(seen).toEqual([]);
+  expect(cspConsole).toEqual([]);
+
+  // Enforced, not report-only: an injected inline script and inline style are refused, and reported.
+  const ran = await page.evaluate(async () => {
+    const script = document.createElement('script');
+    script.textContent = 'window.inlineScriptRan = true;';
+    document.head.append(script);
+    const style = document.createElement('style');
+    style.textContent = 'body { margin-left: 123px; }';
+    document.head.append(style);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return { script: 'inlineScriptRan' in window, style: getComputedStyle(document.body).marginLeft === '123px' };
+  });
+  expect(ran).toEqual({ script: false, style: false });
+  await expect.poll(() => seen.map((v) => `${v.directive} ${v.blocked}`).sort()).toEqual(['script-src-elem inline', 'style-src-elem inline']);
+});
