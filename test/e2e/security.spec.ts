@@ -104,6 +104,20 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
   await check('key revoked');
   expect(await leaksInPage(page, 'key revoked', secret)).toEqual([]);
 
+  // Every history entry of the session, walked back to the first page of the console: each one's URL and state.
+  const origin = new URL(page.url()).origin;
+  const steps = await page.evaluate(() => window.history.length);
+  let walked = 0;
+  for (; walked < steps; walked++) {
+    await page.goBack();
+    // The entry before the console's first page is the tab's blank start.
+    if (new URL(page.url()).origin !== origin) break;
+    await expect(page.getByRole('main')).toBeVisible();
+    await check(`history entry -${walked + 1} (${new URL(page.url()).pathname})`);
+  }
+  expect(walked).toBeGreaterThanOrEqual(4);
+  await page.goto('/settings/api-keys');
+
   // Sign out: gone from both storages and from everything else.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'You signed out.' })).toBeVisible();
