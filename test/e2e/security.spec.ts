@@ -40,6 +40,14 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
 
   await page.goto('/');
   await check('key screen', []);
+  // A rejected key first: its error names no key, and nothing keeps it.
+  const wrongKey = `${E2E_API_KEY}-typo`;
+  const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
+  await field.fill(wrongKey);
+  await field.press('Enter');
+  await expect(page.getByRole('alert')).toContainText('rejected');
+  await field.fill('');
+  leaks.push(...(await leaksInPage(page, 'rejected key', wrongKey)));
   await signInThroughKeyScreen(page);
   expect(await storedKeyItems(page)).toEqual({ session: E2E_API_KEY, local: null });
 
@@ -129,9 +137,10 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
   expect(leaks).toEqual([]);
   expect(placesHolding(places, E2E_API_KEY)).toEqual([]);
   expect(placesHolding(places, secret)).toEqual([]);
+  expect(placesHolding(places, wrongKey)).toEqual([]);
   // The recorder saw the key where it belongs, so its silence elsewhere means something.
   expect(authorizations.length).toBeGreaterThan(10);
-  expect(new Set(authorizations)).toEqual(new Set([`Bearer ${E2E_API_KEY}`]));
+  expect(new Set(authorizations)).toEqual(new Set([`Bearer ${E2E_API_KEY}`, `Bearer ${wrongKey}`]));
   expect(places.filter((place: Place) => place.where.startsWith('exported'))).toHaveLength(2);
 });
 
