@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
-import { ControlApi, type ApiProject } from './support/api';
+import { ControlApi, type ListedProject } from './support/api';
 import { operationsTable, showProjectInList } from './support/screens';
 import { pagePlaces, placesHolding, SessionRecorder, type Place } from './support/security';
 import { E2E_API_KEY, SESSION_KEY_ITEM, signInThroughKeyScreen } from './support/session';
@@ -13,7 +13,7 @@ const KEY_ITEM = `sessionStorage ${SESSION_KEY_ITEM}`;
 const REMEMBERED_ITEM = `localStorage ${SESSION_KEY_ITEM}`;
 
 /** A project whose history is longer than one page, so "Load more" has something to load. */
-async function projectWithLongHistory(api: ControlApi): Promise<ApiProject & { organization: { name: string; id: string } | null }> {
+async function projectWithLongHistory(api: ControlApi): Promise<ListedProject> {
   for (const project of await api.allProjects()) {
     if ((await api.newestOperations(project.id, 101)).length > 100) return project;
   }
