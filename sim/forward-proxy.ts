@@ -1,7 +1,7 @@
 // Forwards the console's same-origin `/api/v2/*` calls to the real control API (API_URL). It only ever
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
 import type { IncomingMessage } from 'node:http';
-import { API_PREFIX, answerSafely, readBody, sendJsonError, type NodeHandler } from './node-adapter';
+import { API_PREFIX, answerSafely, isApiPath, readBody, sendJsonError, type NodeHandler } from './node-adapter';
 
 export interface ForwardProxyOptions {
   /** Base URL of the API including its version segment, e.g. `https://console.neon.tech/api/v2`. */
@@ -50,6 +50,9 @@ export function isSafeApiPath(path: string): boolean {
 }
 
 function buildTarget(base: URL, rawUrl: string): URL | undefined {
+  // The mount normally filters this; checked again here because an absolute-form target
+  // (`GET http://evil.example/api/v2/… HTTP/1.1`) or `//host/…` would otherwise be sliced into a path.
+  if (!isApiPath(rawUrl)) return undefined;
   const rest = rawUrl.slice(API_PREFIX.length);
   const queryStart = rest.indexOf('?');
   const path = queryStart === -1 ? rest : rest.slice(0, queryStart);

@@ -26,8 +26,11 @@ const upstream = http.createServer((req, res) => {
     reply(res);
   });
 });
-const otherHost = http.createServer((_req, res) => {
+// The "evil" host: every test that tries to steer the proxy elsewhere checks it was never reached.
+const evilSaw: string[] = [];
+const otherHost = http.createServer((req, res) => {
   seen.push({ method: 'OTHER-HOST', url: '', headers: {}, body: '' });
+  evilSaw.push(`${req.method ?? ''} ${req.url ?? ''}`);
   res.end();
 });
 
@@ -40,22 +43,30 @@ function serve(handler: NodeHandler): http.Server {
 
 let proxy: http.Server;
 let proxyPort: number;
+// The same proxy with no mount in front: every request target reaches it, so its own guard is what is tested.
+let bareProxy: http.Server;
+let bareProxyPort: number;
+let upstreamPort: number;
 let otherPort: number;
 
 beforeAll(async () => {
-  const upstreamPort = await listen(upstream);
+  upstreamPort = await listen(upstream);
   otherPort = await listen(otherHost);
   // A base with its own path prefix shows the path is joined below it, not swapped for /api/v2.
-  proxy = serve(createForwardProxy({ apiUrl: `http://127.0.0.1:${upstreamPort}/platform/api/v2`, timeoutMs: 500 }));
+  const handler = createForwardProxy({ apiUrl: `http://127.0.0.1:${upstreamPort}/platform/api/v2`, timeoutMs: 500 });
+  proxy = serve(handler);
   proxyPort = await listen(proxy);
+  bareProxy = http.createServer((req, res) => void handler(req, res));
+  bareProxyPort = await listen(bareProxy);
 });
 
 afterAll(async () => {
-  await Promise.all([close(proxy), close(upstream), close(otherHost)]);
+  await Promise.all([close(proxy), close(bareProxy), close(upstream), close(otherHost)]);
 });
 
 beforeEach(() => {
   seen.length = 0;
+  evilSaw.length = 0;
   reply = (res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
   };
@@ -189,6 +200,105 @@ describe('forward proxy', () => {
     } finally {
       await close(down);
     }
+  });
+});
+
+describe('the proxy only ever reaches API_URL', () => {
+  const auth = { authorization: `Bearer ${KEY}` };
+  const evil = () => `127.0.0.1:${otherPort}`;
+
+  /** Where a request ended up: refused here (4xx, nothing sent on), or on the upstream below the base path. */
+  function expectKeptOnApiUrl(response: { status: number }) {
+    expect(evilSaw).toEqual([]);
+    if (response.status >= 400 && response.status < 500) {
+      expect(seen).toEqual([]);
+    } else {
+      expect(response.status).toBe(200);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.url.startsWith('/platform/api/v2/') || seen[0]!.url === '/platform/api/v2').toBe(true);
+      expect(seen[0]!.headers.host).toBe(`127.0.0.1:${upstreamPort}`);
+    }
+  }
+
+  it.each([
+    ['an absolute-form target to another host', () => `http://${evil()}/api/v2/projects`],
+    ['an absolute-form target to the API path itself', () => `http://${evil()}/platform/api/v2/projects`],
+    ['a protocol-relative target', () => `//${evil()}/api/v2/projects`],
+    ['userinfo glued to the prefix', () => `/api/v2@${evil()}/projects`],
+    ['a backslash authority', () => `/api/v2\\${evil()}/projects`],
+    ['a path outside the mount that is as long as it', () => '/api/v3/projects'],
+  ])('refuses %s when it reaches the proxy unfiltered', async (_name, target) => {
+    const response = await rawRequest(bareProxyPort, { path: target(), headers: auth });
+
+    expect(response.status).toBe(400);
+    expectKeptOnApiUrl(response);
+  });
+
+  it.each([
+    ['an absolute-form target', () => `http://${evil()}/api/v2/projects`],
+    ['a protocol-relative target', () => `//${evil()}/api/v2/projects`],
+    ['userinfo glued to the prefix', () => `/api/v2@${evil()}/projects`],
+  ])('does not even hand %s to the proxy when mounted under /api/v2', async (_name, target) => {
+    const response = await rawRequest(proxyPort, { path: target(), headers: auth });
+
+    expect(response.status).toBe(404);
+    expectKeptOnApiUrl(response);
+  });
+
+  it.each([
+    ['userinfo-looking segment', () => `/api/v2/@${evil()}/projects`],
+    ['user:password@host segment', () => `/api/v2/user:pw@${evil()}`],
+    ['encoded @', () => `/api/v2/projects%40${evil()}`],
+    ['fragment-looking host', () => `/api/v2/projects?next=http://${evil()}/#@${evil()}`],
+    ['query carrying a URL', () => `/api/v2/projects?url=http%3A%2F%2F${evil()}%2F`],
+    ['dot segment that stays below the base', () => `/api/v2/projects/p-1/%2e%2e%2e`],
+  ])('keeps a %s on the API host, below the base path, or refuses it', async (_name, target) => {
+    const response = await rawRequest(bareProxyPort, { path: target(), headers: auth });
+
+    expectKeptOnApiUrl(response);
+  });
+
+  it.each(['/api/v2/..', '/api/v2/projects/%2E%2E/%2e%2e/x', '/api/v2/%2e%2e%2f%2e%2e/x', '/api/v2/..\\x', '/api/v2/%5c%5cevil/x'])(
+    'refuses traversal out of the base path: %s',
+    async (target) => {
+      const response = await rawRequest(bareProxyPort, { path: target, headers: auth });
+
+      expect(response.status).toBe(400);
+      expectKeptOnApiUrl(response);
+    },
+  );
+
+  it('ignores Host, X-Forwarded-Host, X-Forwarded-Proto and Forwarded: the target comes from API_URL alone', async () => {
+    const response = await rawRequest(proxyPort, {
+      path: '/api/v2/projects',
+      headers: {
+        ...auth,
+        host: evil(),
+        'x-forwarded-host': evil(),
+        'x-forwarded-proto': 'https',
+        'x-forwarded-port': String(otherPort),
+        'x-original-url': `http://${evil()}/`,
+        'x-rewrite-url': `http://${evil()}/`,
+        forwarded: `host=${evil()};proto=http`,
+      },
+    });
+
+    expectKeptOnApiUrl(response);
+    expect(seen[0]!.url).toBe('/platform/api/v2/projects');
+    const echoed = Object.entries(seen[0]!.headers).filter(([, value]) => String(value).includes(String(otherPort)));
+    expect(echoed).toEqual([]);
+  });
+
+  it.each([301, 302, 303, 307, 308])('passes no %i redirect on and never follows it to its Location', async (status) => {
+    reply = (res) => res.writeHead(status, { location: `http://${evil()}/steal`, 'content-type': 'text/plain' }).end('moved');
+
+    const response = await rawRequest(proxyPort, { method: 'POST', path: '/api/v2/api_keys', headers: { ...auth, 'content-type': 'application/json' }, body: '{"key_name":"x"}' });
+
+    expect(response.status).toBe(502);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).not.toContain(KEY);
+    expect(seen.map((request) => request.method)).toEqual(['POST']);
+    expect(evilSaw).toEqual([]);
   });
 });
 

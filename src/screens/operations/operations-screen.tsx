@@ -15,6 +15,7 @@ import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { paths } from '../../app/paths';
 import { BranchesSection } from './branches-section';
+import { ExportButtons } from './export-buttons';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import { useOperationHistory } from './use-operation-history';
 
@@ -56,6 +57,7 @@ export function OperationsScreen() {
       <div className="toolbar">
         <h2>Operations</h2>
         <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
+        <ExportButtons projectId={projectId} projectName={project.data?.name} operations={operations} branchNames={branchNames} computeNames={computeNames} />
         <span className="muted" role="status">
           {isLive ? (reconnecting ? 'Reconnecting… showing the last data received.' : 'Live: operations in progress are refreshed.') : ''}
         </span>
