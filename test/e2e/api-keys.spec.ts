@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { createPersonalKeyOnScreen } from './support/api-keys';
 import { E2E_API_KEY, SESSION_KEY_ITEM, signInThroughKeyScreen } from './support/session';
 
 // Copy writes to the real clipboard; the test reads it back.
@@ -15,13 +16,7 @@ function statusWithKey(page: Page, apiKey: string): Promise<number> {
 
 /** Creates a personal key through the screen and returns its secret, read from the once-only dialog. */
 async function createPersonalKey(page: Page, name: string): Promise<string> {
-  const form = page.getByRole('region', { name: 'Create a key' });
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-  const keyFor = form.getByRole('combobox', { name: 'Key for' });
-  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
-  await form.getByRole('button', { name: 'Create', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
-  await expect(dialog).toBeVisible();
+  const dialog = await createPersonalKeyOnScreen(page, name);
   await expect(dialog).toContainText('you will not see it again');
   return dialog.getByRole('textbox', { name: 'Secret' }).inputValue();
 }

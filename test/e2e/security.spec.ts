@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
+import { createPersonalKeyOnScreen } from './support/api-keys';
 import { ControlApi, type ListedProject } from './support/api';
 import { operationsTable, showProjectInList } from './support/screens';
 import { pagePlaces, placesHolding, SessionRecorder, type Place } from './support/security';
@@ -92,12 +93,7 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
   await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
   await check('API keys');
   const name = `e2e-security-${Date.now().toString(36)}`;
-  const form = page.getByRole('region', { name: 'Create a key' });
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-  const keyFor = form.getByRole('combobox', { name: 'Key for' });
-  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
-  await form.getByRole('button', { name: 'Create', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  const dialog = await createPersonalKeyOnScreen(page, name);
   const secret = await dialog.getByRole('textbox', { name: 'Secret' }).inputValue();
   expect(secret).toMatch(/^\S{16,}$/);
   await check('secret dialog open');
@@ -249,12 +245,7 @@ test('every screen runs under the served CSP without a single violation, and the
   await open('/settings/api-keys');
   await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
   const name = `e2e-csp-${Date.now().toString(36)}`;
-  const form = page.getByRole('region', { name: 'Create a key' });
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-  const keyFor = form.getByRole('combobox', { name: 'Key for' });
-  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
-  await form.getByRole('button', { name: 'Create', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  const dialog = await createPersonalKeyOnScreen(page, name);
   await dialog.getByRole('button', { name: 'Done' }).click();
   const personalKeys = page.getByRole('region', { name: 'Personal keys' });
   await personalKeys.getByRole('button', { name: `Revoke key ${name}` }).click();
