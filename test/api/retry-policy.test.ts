@@ -27,11 +27,14 @@ afterEach(() => {
 /** A screen showing the query: results of `answers` in turn, the last one repeated. */
 function watch(answers: (() => unknown)[]) {
   const calls: number[] = [];
+  const next = () => {
+    calls.push(Date.now());
+    return answers[Math.min(calls.length - 1, answers.length - 1)];
+  };
   const observer = new QueryObserver(client, {
     queryKey: ['thing'],
     queryFn: () => {
-      calls.push(Date.now());
-      const answer = answers[Math.min(calls.length - 1, answers.length - 1)];
+      const answer = next();
       return Promise.resolve().then(() => answer?.());
     },
   });
