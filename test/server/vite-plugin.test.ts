@@ -35,7 +35,8 @@ function portOf(server: ViteDevServer | PreviewServer): number {
 
 /** The banner is printed once the server listens, after the backend is ready. */
 async function bannerOf(lines: string[]): Promise<string> {
-  await expect.poll(() => lines.some((line) => line.includes('Ops Console:'))).toBe(true);
+  // Loading the backend through Vite's module runner takes a few seconds on a loaded machine.
+  await expect.poll(() => lines.some((line) => line.includes('Ops Console:')), { timeout: 15_000 }).toBe(true);
   return lines.find((line) => line.includes('Ops Console:'))!;
 }
 
