@@ -4,12 +4,15 @@
 import { systemClock } from './clock';
 import { createControlPlane } from './control-plane';
 import { createForwardProxy } from './forward-proxy';
+import { createFaultControl, createFaultInjector } from './faults';
 import { createHandlers } from './handlers';
 import { API_PREFIX, createSimulatorHandler, type NodeHandler } from './node-adapter';
 import { seedDemo } from './seed';
 
 export interface ApiBackend {
   handle: NodeHandler;
+  /** The fault plan's control route (sim/faults.ts); the simulator only, never the forwarding proxy. */
+  faultControl?: NodeHandler;
   /** Start-up banner lines: the mode, and how to use it. */
   banner: string[];
 }
@@ -24,8 +27,11 @@ export function createApiBackend(env: { API_URL?: string; SIM_API_KEY?: string }
   }
   const controlPlane = createControlPlane({ clock: systemClock() });
   const { apiKey } = seedDemo(controlPlane, { apiKey: env.SIM_API_KEY || undefined });
+  // Off until someone sets a plan through the control route (which vite-plugin.ts decides to mount).
+  const faults = createFaultInjector();
   return {
-    handle: createSimulatorHandler(createHandlers(controlPlane)),
+    handle: createSimulatorHandler(createHandlers(controlPlane, { faults })),
+    faultControl: createFaultControl(faults),
     banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
   };
 }

@@ -8,8 +8,9 @@
 // - deleting the default branch or a branch with children answers 409; an unknown or deleted branch 204 (OpenAPI);
 // - 423 counts every unfinished operation except check_availability, including a failed one awaiting its retry.
 import { randomUUID } from 'node:crypto';
-import { http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
+import { delay, http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
 import type { ControlPlane, CreateBranchInput, CreateProjectInput, Principal } from './control-plane';
+import { malformedJsonText, schemaBreakingBody, withUnknownValues, type FaultDecision, type FaultInjector } from './faults';
 import { ApiFailure, badRequest, notFound, unauthorized } from './http-errors';
 import type { WireErrorBody } from './wire';
 
@@ -30,19 +31,32 @@ type Method = 'get' | 'post' | 'delete';
 
 const METHODS = { get: http.get, post: http.post, delete: http.delete } as const;
 
-export function createHandlers(cp: ControlPlane): HttpHandler[] {
-  /** Every route authenticates, counts against the key's rate limit, and answers JSON with a request id. */
+export interface HandlerOptions {
+  /** Faults to inject (sim/faults.ts); none when absent. */
+  faults?: FaultInjector;
+}
+
+export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}): HttpHandler[] {
+  /**
+   * Every route authenticates, counts against the key's rate limit, and answers JSON with a request id.
+   * Injected faults come first, as they would from a struggling platform or a proxy in front of it.
+   */
   function route(method: Method, path: string, handle: (ctx: RouteContext) => Reply | Promise<Reply>): HttpHandler {
     const routeName = `${method.toUpperCase()} ${path}`;
     return METHODS[method](`${BASE}${path}`, async ({ request, params }) => {
       const requestId = randomUUID();
+      const url = new URL(request.url);
+      const injected = faults?.decide(request.method, url.pathname.replace(/^\/api\/v2/, '')) ?? { latencyMs: 0, fault: undefined };
+      if (injected.latencyMs > 0) await delay(injected.latencyMs);
+      const early = faultResponse(injected.fault, requestId);
+      if (early) return early;
       try {
         const principal = authenticate(cp, request);
         cp.checkRateLimit(principal, routeName);
-        const reply = await handle({ request, url: new URL(request.url), params, principal });
+        const reply = await handle({ request, url, params, principal });
         const headers = { [REQUEST_ID_HEADER]: requestId };
         if (reply.status === 204) return new HttpResponse(null, { status: 204, headers });
-        return HttpResponse.json(reply.body, { status: reply.status, headers });
+        return replyResponse(reply.body, reply.status, headers, injected.fault);
       } catch (error) {
         return errorResponse(error, requestId);
       }
@@ -172,6 +186,42 @@ function errorResponse(error: unknown, requestId: string): Response {
   if (failure.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.options.retryAfterSeconds);
   if (failure.status === 401) headers['www-authenticate'] = 'Bearer';
   return HttpResponse.json(body, { status: failure.status, headers });
+}
+
+// ---- injected faults ---------------------------------------------------------------------------------------
+
+/** A fault that replaces the whole answer: a server error, a 429, or no answer at all. */
+function faultResponse(fault: FaultDecision['fault'], requestId: string): Response | undefined {
+  switch (fault?.type) {
+    case 'status':
+      return errorResponse(
+        new ApiFailure(fault.status, fault.status === 503 ? 'service temporarily unavailable' : 'internal server error', {
+          ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }),
+        }),
+        requestId,
+      );
+    case 'rate-limit':
+      return errorResponse(new ApiFailure(429, 'rate limit exceeded', { retryAfterSeconds: fault.retryAfterSeconds }), requestId);
+    case 'drop-connection':
+      // The Node adapter closes the socket on this; MSW in tests makes the fetch fail the same way.
+      return HttpResponse.error();
+    default:
+      return undefined;
+  }
+}
+
+/** A successful answer, unless a fault garbles its body. */
+function replyResponse(body: JsonBodyType, status: number, headers: Record<string, string>, fault: FaultDecision['fault']): Response {
+  switch (fault?.type) {
+    case 'malformed-json':
+      return new HttpResponse(malformedJsonText(body), { status, headers: { ...headers, 'content-type': 'application/json' } });
+    case 'schema-break':
+      return HttpResponse.json(schemaBreakingBody(body) as JsonBodyType, { status, headers });
+    case 'unknown-values':
+      return HttpResponse.json(withUnknownValues(body, fault) as JsonBodyType, { status, headers });
+    default:
+      return HttpResponse.json(body, { status, headers });
+  }
 }
 
 // ---- request parsing ---------------------------------------------------------------------------------------

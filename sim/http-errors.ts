@@ -6,7 +6,7 @@ export class ApiFailure extends Error {
   override readonly name = 'ApiFailure';
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 423 | 429 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 423 | 429 | 500 | 502 | 503 | 504,
     message: string,
     readonly options: { code?: string; retryAfterSeconds?: number } = {},
   ) {

@@ -14,6 +14,15 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 class BodyTooLargeError extends Error {}
 
+/** The simulator's fault plan control route (sim/faults.ts): never under the API prefix, never forwarded. */
+export const FAULTS_CONTROL_PATH = '/__sim/faults';
+
+export function isFaultControlPath(url: string | undefined): boolean {
+  if (url === undefined || !url.startsWith(FAULTS_CONTROL_PATH)) return false;
+  const next = url.charAt(FAULTS_CONTROL_PATH.length);
+  return next === '' || next === '/' || next === '?';
+}
+
 export function isApiPath(url: string | undefined): boolean {
   if (url === undefined || !url.startsWith(API_PREFIX)) return false;
   const next = url.charAt(API_PREFIX.length);
@@ -85,7 +94,9 @@ export function createSimulatorHandler(handlers: RequestHandler[]): NodeHandler 
     answerSafely(res, async () => {
       const request = toFetchRequest(req, await readBody(req));
       const response = await getResponse(handlers, request);
-      if (response) await sendFetchResponse(res, response, req.method);
+      // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
+      if (response?.type === 'error') res.destroy();
+      else if (response) await sendFetchResponse(res, response, req.method);
       else sendJsonError(res, 404, `no route for ${request.method} ${new URL(request.url).pathname}`);
     });
 }

@@ -6,7 +6,7 @@ import { runnerImport, type Plugin, type PreviewServer, type ViteDevServer } fro
 import type * as ApiBackendModule from './api-backend';
 import type { ApiBackend } from './api-backend';
 // `.js`: vite.config.ts bundles this file, and Vite warns on every config load about extensionless imports.
-import { isApiPath } from './node-adapter.js';
+import { FAULTS_CONTROL_PATH, isApiPath, isFaultControlPath } from './node-adapter.js';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -46,8 +46,18 @@ function consoleUrl(address: AddressInfo, configuredHost: string | boolean | und
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/`;
 }
 
+/**
+ * The simulator's fault control route is a development tool: always there on `npm run dev`, on
+ * `npm start` only with SIM_FAULTS=1 (the browser tests), and never when API_URL forwards to a real API.
+ */
+export function faultControlEnabled(kind: 'dev' | 'preview', env: NodeJS.ProcessEnv): boolean {
+  if (env.API_URL?.trim()) return false;
+  return kind === 'dev' || env.SIM_FAULTS === '1';
+}
+
 async function mount(server: ViteDevServer | PreviewServer, kind: 'dev' | 'preview', env: NodeJS.ProcessEnv): Promise<void> {
   const headers = Object.entries(securityHeaders({ withCsp: kind === 'preview' }));
+  const withFaultControl = faultControlEnabled(kind, env);
   const { config, httpServer } = server;
   // Made once per server, on its first request or when it starts listening, whichever comes first.
   let backend: Promise<ApiBackend> | undefined;
@@ -55,6 +65,21 @@ async function mount(server: ViteDevServer | PreviewServer, kind: 'dev' | 'previ
 
   server.middlewares.use((req, res, next) => {
     for (const [name, value] of headers) res.setHeader(name, value);
+    if (isFaultControlPath(req.url)) {
+      res.setHeader('Cache-Control', 'no-store');
+      // Unmounted, it answers like any unknown path would, not with the app's HTML.
+      const notFound = () => {
+        res.statusCode = 404;
+        res.setHeader('content-type', 'text/plain; charset=utf-8');
+        res.end('Not found');
+      };
+      if (!withFaultControl) {
+        notFound();
+        return;
+      }
+      getBackend().then((api) => (api.faultControl ? api.faultControl(req, res) : notFound()), next);
+      return;
+    }
     if (!isApiPath(req.url)) {
       next();
       return;
@@ -70,6 +95,7 @@ async function mount(server: ViteDevServer | PreviewServer, kind: 'dev' | 'previ
     getBackend().then(
       (api) => {
         const lines = [`Ops Console: ${consoleUrl(address, host)}`, ...api.banner];
+        if (withFaultControl && api.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
         config.logger.info(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
       },
       (error: unknown) => {

@@ -10,6 +10,8 @@ export class ApiError extends Error {
   readonly requestId: string | undefined;
   /** From `Retry-After`, in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /** The request's method (GET when unknown): whether sending it again can change anything. */
+  readonly method: string;
 
   constructor(init: {
     kind: ApiErrorKind;
@@ -18,6 +20,7 @@ export class ApiError extends Error {
     code?: string | undefined;
     requestId?: string | undefined;
     retryAfterMs?: number | undefined;
+    method?: string | undefined;
   }) {
     super(init.message);
     this.kind = init.kind;
@@ -25,6 +28,7 @@ export class ApiError extends Error {
     this.code = init.code;
     this.requestId = init.requestId;
     this.retryAfterMs = init.retryAfterMs;
+    this.method = init.method ?? 'GET';
   }
 
   get isUnauthorized(): boolean {
@@ -35,6 +39,17 @@ export class ApiError extends Error {
   get isRetryable(): boolean {
     if (this.kind === 'network') return true;
     return this.kind === 'http' && (this.status === 423 || this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 500);
+  }
+
+  /**
+   * Safe for the console to send again by itself, with backoff: a read (GET) after any transient
+   * failure (no answer, a 5xx, 423, 429, or a body it could not read); a change only after 423, 429
+   * or 503, which the platform says were refused before anything happened.
+   */
+  get isSafeToRetry(): boolean {
+    if (this.kind === 'http' && (this.status === 423 || this.status === 429 || this.status === 503)) return true;
+    if (this.method !== 'GET' && this.method !== 'HEAD') return false;
+    return this.kind !== 'http' || this.status >= 500;
   }
 }
 
@@ -63,6 +78,26 @@ export function describeStatus(status: number): string {
       return 'The API is temporarily unavailable.';
     default:
       return status >= 500 ? `The API failed with an internal error (${status}).` : `The API answered ${status}.`;
+  }
+}
+
+/**
+ * What went wrong in a few specific words, for a notice that says the console is retrying: the kind of
+ * failure, never the key. The request id is shown beside it, not in it.
+ */
+export function describeProblem(error: unknown): string {
+  if (!isApiError(error)) return error instanceof Error ? `Something went wrong: ${error.message}` : 'Something went wrong.';
+  if (error.kind === 'network') return 'Could not reach the API.';
+  if (error.kind === 'malformed') return 'The API sent a response the console could not read.';
+  switch (error.status) {
+    case 423:
+      return 'The project is busy with another operation (423).';
+    case 429:
+      return 'Rate limited by the API (429).';
+    case 503:
+      return 'The server is busy (503).';
+    default:
+      return error.status >= 500 ? `The API failed with an internal error (${error.status}).` : error.message;
   }
 }
 

@@ -47,10 +47,11 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   if (key) headers.Authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
 
+  const method = options.method ?? 'GET';
   let response: Response;
   try {
     response = await fetch(buildUrl(path, options.query), {
-      method: options.method ?? 'GET',
+      method,
       headers,
       body: options.body === undefined ? null : JSON.stringify(options.body),
       signal: options.signal ?? null,
@@ -59,11 +60,18 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     });
   } catch (cause) {
     if (options.signal?.aborted) throw cause;
-    throw new ApiError({ kind: 'network', status: 0, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
+    throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
   }
 
   const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (cause) {
+    // The connection broke after the headers: as good as no answer.
+    if (options.signal?.aborted) throw cause;
+    throw new ApiError({ kind: 'network', status: 0, method, requestId, message: 'Could not reach the API: the connection closed before the answer was complete.' });
+  }
 
   if (!response.ok) {
     let body: z.output<typeof ApiErrorBodySchema> | undefined;
@@ -80,6 +88,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
       code: body?.code || undefined,
       requestId: requestId ?? body?.request_id,
       retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+      method,
     });
   }
 
@@ -88,7 +97,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ApiError({ kind: 'malformed', status: response.status, message: 'The API sent a response that is not valid JSON.', requestId });
+      throw new ApiError({ kind: 'malformed', status: response.status, method, message: 'The API sent a response the console could not read (not valid JSON).', requestId });
     }
   }
   const parsed = schema.safeParse(json);
@@ -96,8 +105,9 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     throw new ApiError({
       kind: 'malformed',
       status: response.status,
-      message: `The API sent a response the console does not understand (${firstIssue(parsed.error)}).`,
+      message: `The API sent a response the console could not read (${firstIssue(parsed.error)}).`,
       requestId,
+      method,
     });
   }
   return parsed.data;

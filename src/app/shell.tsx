@@ -1,14 +1,20 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { apiTarget } from './api-target';
-import { useNotices, type NoticeStore } from './notices';
+import { useNotices, type Notice, type NoticeStore } from './notices';
 import { paths } from './paths';
 import { useSessionStore } from './session';
 import { WatchPanel } from './watch/watch-panel';
 
+/** Several queries failing the same way (every read during an outage) make one line, not one each. */
+function uniqueMessages(list: readonly Notice[]): Notice[] {
+  const seen = new Set<string>();
+  return list.filter((notice) => !seen.has(notice.message) && Boolean(seen.add(notice.message)));
+}
+
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
-  const list = useNotices(notices);
+  const list = uniqueMessages(useNotices(notices));
   const { pathname } = useLocation();
   const firstRender = useRef(true);
 

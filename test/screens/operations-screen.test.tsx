@@ -257,7 +257,7 @@ describe('operation history', () => {
     );
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent(/does not understand/);
+    expect(alert).toHaveTextContent(/could not read/);
     expect(alert).toHaveTextContent('req-bad');
     expect(screen.getByRole('heading', { level: 1 })).toBeInTheDocument();
   });

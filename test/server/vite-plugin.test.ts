@@ -35,7 +35,8 @@ function portOf(server: ViteDevServer | PreviewServer): number {
 
 /** The banner is printed once the server listens, after the backend is ready. */
 async function bannerOf(lines: string[]): Promise<string> {
-  await expect.poll(() => lines.some((line) => line.includes('Ops Console:'))).toBe(true);
+  // Loading the backend through Vite's module runner takes a few seconds on a loaded machine.
+  await expect.poll(() => lines.some((line) => line.includes('Ops Console:')), { timeout: 15_000 }).toBe(true);
   return lines.find((line) => line.includes('Ops Console:'))!;
 }
 
@@ -117,6 +118,15 @@ describe('npm start (vite preview) on the simulator', () => {
     expect(JSON.parse(response.body)).toMatchObject({ code: '', message: expect.any(String) as string });
   });
 
+  it('has no fault control without SIM_FAULTS=1: a plain 404, not the app page', async () => {
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const response = await rawRequest(port, { method, path: '/__sim/faults', headers: { accept: 'text/html', 'content-type': 'application/json' }, body: '{"rules":[]}' });
+      expect(response.status, method).toBe(404);
+      expect(response.body).not.toContain('<div id="root">');
+    }
+    expect(await bannerOf(lines)).not.toContain('Fault injection');
+  });
+
   it('keeps the policy the design asks for', () => {
     expect(CONTENT_SECURITY_POLICY).toBe(
       "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
@@ -136,7 +146,7 @@ describe('npm start with API_URL', () => {
 
   beforeAll(async () => {
     apiUrl = `http://127.0.0.1:${await listen(upstream)}/api/v2`;
-    server = await startPreview({ API_URL: apiUrl, SIM_API_KEY: KEY }, logger);
+    server = await startPreview({ API_URL: apiUrl, SIM_API_KEY: KEY, SIM_FAULTS: '1' }, logger);
   });
   afterAll(async () => {
     await server.close();
@@ -155,8 +165,38 @@ describe('npm start with API_URL', () => {
     expect(banner).not.toContain('Demo API key');
   });
 
+  it('never mounts the fault control in front of a real API, even with SIM_FAULTS=1', async () => {
+    const response = await rawRequest(portOf(server), { path: '/__sim/faults' });
+
+    expect(response.status).toBe(404);
+    expect(upstreamSaw.filter((line) => line.includes('__sim'))).toEqual([]);
+  });
+
   it('refuses to start with an API_URL that is not an http(s) URL', async () => {
     await expect(startPreview({ API_URL: 'file:///etc/passwd' }, capturingLogger().logger)).rejects.toThrow(/API_URL/);
+  });
+});
+
+describe('npm start with SIM_FAULTS=1 (the browser tests)', () => {
+  const { logger, lines } = capturingLogger();
+  let server: PreviewServer;
+  let port: number;
+
+  beforeAll(async () => {
+    server = await startPreview({ SIM_API_KEY: KEY, SIM_FAULTS: '1' }, logger);
+    port = portOf(server);
+  });
+  afterAll(() => server.close());
+
+  it('mounts the fault control without an API key, and its plan reaches the API', async () => {
+    const plan = { rules: [{ fault: { type: 'status', status: 503 }, path: '/projects', count: 1 }] };
+    const put = await rawRequest(port, { method: 'PUT', path: '/__sim/faults', headers: { 'content-type': 'application/json' }, body: JSON.stringify(plan) });
+    expect(put.status).toBe(200);
+    expect(put.headers['cache-control']).toBe('no-store');
+
+    expect((await rawRequest(port, { path: '/api/v2/projects', headers: auth })).status).toBe(503);
+    expect((await rawRequest(port, { path: '/api/v2/projects', headers: auth })).status).toBe(200);
+    expect(await bannerOf(lines)).toContain('Fault injection: /__sim/faults');
   });
 });
 
@@ -187,6 +227,13 @@ describe('npm run dev', () => {
     expect(api.status).toBe(200);
     expect(api.headers).toMatchObject({ ...SECURITY_HEADERS, 'cache-control': 'no-store' });
     expect(await bannerOf(lines)).toContain(`Demo API key: ${KEY}`);
+  });
+
+  it('always mounts the fault control', async () => {
+    const response = await rawRequest(portOf(server), { path: '/__sim/faults' });
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ rules: [], injected: 0 });
   });
 });
 

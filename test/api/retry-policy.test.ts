@@ -1,0 +1,171 @@
+import { QueryObserver, type QueryClient } from '@tanstack/react-query';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, describeProblem } from '../../src/api/api-error';
+import { createNoticeStore, type NoticeStore } from '../../src/app/notices';
+import { createQueryClient } from '../../src/app/query-client';
+
+// The query client's error policy with the simulated clock: what it retries, when, and what it says meanwhile.
+
+const busy = (requestId: string) => new ApiError({ kind: 'http', status: 503, message: 'service temporarily unavailable', requestId });
+const rateLimited = (retryAfterMs: number) => new ApiError({ kind: 'http', status: 429, message: 'rate limit exceeded', retryAfterMs });
+
+let notices: NoticeStore;
+let client: QueryClient;
+let stop: (() => void) | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  notices = createNoticeStore();
+  client = createQueryClient({ onUnauthorized: () => undefined, notices });
+});
+afterEach(() => {
+  stop?.();
+  client.clear();
+  vi.useRealTimers();
+});
+
+/** A screen showing the query: results of `answers` in turn, the last one repeated. */
+function watch(answers: (() => unknown)[]) {
+  const calls: number[] = [];
+  const next = () => {
+    calls.push(Date.now());
+    return answers[Math.min(calls.length - 1, answers.length - 1)];
+  };
+  const observer = new QueryObserver(client, {
+    queryKey: ['thing'],
+    queryFn: () => {
+      const answer = next();
+      return Promise.resolve().then(() => answer?.());
+    },
+  });
+  stop = observer.subscribe(() => undefined);
+  return { calls, observer };
+}
+
+const messages = () => notices.list().map((n) => n.message);
+
+describe('retry policy', () => {
+  it('retries a busy server with backoff, saying so, and clears the notice once it answers', async () => {
+    const { calls, observer } = watch([
+      () => {
+        throw busy('r1');
+      },
+      () => {
+        throw busy('r2');
+      },
+      () => ({ ok: true }),
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toHaveLength(1);
+    expect(messages()).toEqual(['Could not load: The server is busy (503). Retrying in 1 s.']);
+    expect(notices.list()[0]?.requestId).toBe('r1');
+
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls).toHaveLength(2);
+    expect(messages()).toEqual(['Could not load: The server is busy (503). Retrying in 2 s.']);
+
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(calls).toHaveLength(3);
+    expect(observer.getCurrentResult().data).toEqual({ ok: true });
+    expect(messages()).toEqual([]);
+  });
+
+  it('never sends the retry before Retry-After, however short the backoff', async () => {
+    const { calls } = watch([
+      () => {
+        throw rateLimited(5_000);
+      },
+      () => ({ ok: true }),
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(messages()).toEqual(['Could not load: Rate limited by the API (429). Retrying in 5 s.']);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(calls).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('keeps retrying a read for as long as the outage lasts, at most once a minute', async () => {
+    const { calls } = watch([
+      () => {
+        throw new ApiError({ kind: 'network', status: 0, message: 'Could not reach the API.' });
+      },
+    ]);
+    await vi.advanceTimersByTimeAsync(10 * 60_000);
+    // Waits of 1, 2, 4, 8, 16, 32 s, then 60 s each: tries at 0, 1, 3, 7, 15, 31, 63 s, then 123 … 543 s.
+    expect(calls.length).toBe(15);
+    expect(messages()).toEqual(['Could not load: Could not reach the API. Retrying in 60 s.']);
+  });
+
+  it('does not retry what retrying cannot fix, and leaves a first-load failure to the screen', async () => {
+    const { calls, observer } = watch([
+      () => {
+        throw new ApiError({ kind: 'http', status: 404, message: 'project not found' });
+      },
+    ]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(calls).toHaveLength(1);
+    expect(observer.getCurrentResult().isError).toBe(true);
+    expect(messages()).toEqual([]);
+  });
+
+  it('says "Showing the last data received" when a refresh fails, and the data stays', async () => {
+    const { observer } = watch([
+      () => ({ ok: 1 }),
+      () => {
+        throw new ApiError({ kind: 'malformed', status: 200, message: 'The API sent a response the console could not read (x).', requestId: 'r9' });
+      },
+      () => ({ ok: 2 }),
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    void observer.refetch();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(messages()).toEqual([
+      'Could not refresh: The API sent a response the console could not read. Showing the last data received; retrying in 1 s.',
+    ]);
+    expect(observer.getCurrentResult().data).toEqual({ ok: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(observer.getCurrentResult().data).toEqual({ ok: 2 });
+    expect(messages()).toEqual([]);
+  });
+
+  it('drops the notice when no screen shows the query any more', async () => {
+    watch([
+      () => {
+        throw busy('r1');
+      },
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(messages()).toHaveLength(1);
+    stop?.();
+    stop = undefined;
+    expect(messages()).toEqual([]);
+  });
+});
+
+describe('which failures are safe to send again', () => {
+  it.each([
+    ['GET', { kind: 'network', status: 0 }, true],
+    ['GET', { kind: 'malformed', status: 200 }, true],
+    ['GET', { kind: 'http', status: 500 }, true],
+    ['GET', { kind: 'http', status: 404 }, false],
+    ['GET', { kind: 'http', status: 401 }, false],
+    ['POST', { kind: 'http', status: 503 }, true],
+    ['POST', { kind: 'http', status: 429 }, true],
+    ['POST', { kind: 'http', status: 423 }, true],
+    ['POST', { kind: 'http', status: 500 }, false],
+    ['POST', { kind: 'network', status: 0 }, false],
+    ['DELETE', { kind: 'malformed', status: 200 }, false],
+  ] as const)('%s after %o: %s', (method, init, expected) => {
+    expect(new ApiError({ ...init, method, message: 'x' }).isSafeToRetry).toBe(expected);
+  });
+
+  it('names each failure specifically', () => {
+    expect(describeProblem(busy('r'))).toBe('The server is busy (503).');
+    expect(describeProblem(rateLimited(1))).toBe('Rate limited by the API (429).');
+    expect(describeProblem(new ApiError({ kind: 'http', status: 502, message: 'bad gateway' }))).toBe(
+      'The API failed with an internal error (502).',
+    );
+    expect(describeProblem(new ApiError({ kind: 'network', status: 0, message: 'x' }))).toBe('Could not reach the API.');
+  });
+});
