@@ -6,11 +6,13 @@ interface ErrorCalloutProps {
   requestId?: string | undefined;
   onRetry?: () => void;
   retrying?: boolean;
+  /** Set while the console tries again by itself: when, so the person may wait or retry now. */
+  nextTryMs?: number | null | undefined;
   children?: ReactNode;
 }
 
 /** A first-load failure, inline where the content would be, with a way to try again. */
-export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, children }: ErrorCalloutProps) {
+export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTryMs, children }: ErrorCalloutProps) {
   return (
     <div className="callout callout--error" role="alert">
       <p className="callout__title">
@@ -23,6 +25,7 @@ export function ErrorCallout({ title, message, requestId, onRetry, retrying = fa
           Request id: <code>{requestId}</code>
         </p>
       )}
+      {nextTryMs != null && <p>Trying again by itself in {Math.max(1, Math.ceil(nextTryMs / 1_000))} s.</p>}
       {children}
       {onRetry && (
         <button type="button" onClick={onRetry} disabled={retrying}>

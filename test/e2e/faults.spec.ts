@@ -163,13 +163,16 @@ test('a dropped connection: says the API could not be reached, keeps the table, 
   await expectTableMatchesApi(page, api, project.id);
 });
 
-test('a busy server on first load: says so while it waits, then shows the page once the API answers', async ({ page, request }) => {
+test('a busy server on first load: says so inline with a Retry while it waits, then shows the page once the API answers', async ({ page, request }) => {
   const api = new ControlApi(request, E2E_API_KEY);
   await setFaults(request, [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects/**' }]);
   await page.goto(projectPath(project.id));
 
   await expect(notices(page)).toContainText(/Could not load: The server is busy \(503\)\. Retrying in \d+ s\./);
-  await expect(page.getByText('Loading operations…')).toBeVisible();
+  // Inline where the table will be: what failed, when it tries again, and a Retry for now.
+  const failure = page.getByRole('alert').filter({ hasText: 'Could not load the operations.' });
+  await expect(failure).toContainText(/Trying again by itself in \d+ s\./);
+  await expect(failure.getByRole('button', { name: 'Retry' })).toBeVisible();
 
   await clearFaults(request);
   await expect(page.getByRole('heading', { level: 1, name: project.name })).toBeVisible({ timeout: 30_000 });
@@ -205,7 +208,10 @@ test('slow answers (latency): the page says it is loading, then shows the table,
   await setFaults(request, [{ fault: { type: 'latency', ms: 1_500 }, method: 'GET', path: OPERATIONS_LIST }]);
   await page.goto(projectPath(project.id));
 
-  await expect(page.getByText('Loading operations…')).toBeVisible();
+  // Inline where the table will be: what failed, when it tries again, and a Retry for now.
+  const failure = page.getByRole('alert').filter({ hasText: 'Could not load the operations.' });
+  await expect(failure).toContainText(/Trying again by itself in \d+ s\./);
+  await expect(failure.getByRole('button', { name: 'Retry' })).toBeVisible();
   await expect(operationsTable(page).locator('tbody tr').first()).toBeVisible({ timeout: 15_000 });
   await expectTableMatchesApi(page, api, project.id);
   await expect(notices(page)).toBeEmpty();

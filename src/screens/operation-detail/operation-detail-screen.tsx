@@ -25,6 +25,7 @@ import {
 import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
+import { loadFailure } from '../../app/load-failure';
 import { paths } from '../../app/paths';
 import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
 import { WatchButton } from '../../app/watch/watch-button';
@@ -77,6 +78,7 @@ export function OperationDetailScreen() {
   });
   const detail = useQuery({ ...detailOptions, refetchInterval });
   const operation = detail.data;
+  const detailFailure = loadFailure(detail);
   const announcement = useStatusAnnouncement(operation);
   const now = useNow(1_000);
   // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
@@ -111,24 +113,25 @@ export function OperationDetailScreen() {
       </p>
       <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} />
 
-      {detail.isPending ? (
-        <p role="status" className="muted detail-placeholder">
-          Loading the operation…
-        </p>
-      ) : !operation ? (
+      {!operation && detailFailure ? (
         <ErrorCallout
           title="Could not load this operation."
-          {...describeError(detail.error)}
+          {...describeError(detailFailure.error)}
+          nextTryMs={detailFailure.nextTryMs}
           onRetry={() => void detail.refetch()}
-          retrying={detail.isFetching}
+          retrying={detail.isFetching && detailFailure.nextTryMs === null}
         >
-          {isApiError(detail.error) && detail.error.status === 404 && (
+          {isApiError(detailFailure.error) && detailFailure.error.status === 404 && (
             <p>
               It may have been pruned (the platform keeps about 6 months), or it belongs to a project this key cannot
               see. <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
             </p>
           )}
         </ErrorCallout>
+      ) : !operation ? (
+        <p role="status" className="muted detail-placeholder">
+          Loading the operation…
+        </p>
       ) : (
         <>
           <dl className="detail-status">

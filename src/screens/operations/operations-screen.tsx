@@ -13,6 +13,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { blocksChanges } from '../../lib/operation-status';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
+import { loadFailure } from '../../app/load-failure';
 import { paths } from '../../app/paths';
 import { BranchesSection } from './branches-section';
 import { ExportButtons } from './export-buttons';
@@ -27,6 +28,7 @@ export function OperationsScreen() {
   const endpoints = useQuery(endpointQueries.list(projectId));
   const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs);
   const now = useNow(30_000);
+  const historyFailure = loadFailure(history);
 
   const branchNames = useMemo(() => new Map(branches.data?.map((b) => [b.id, b.name])), [branches.data]);
   const computeNames = useMemo(
@@ -63,15 +65,16 @@ export function OperationsScreen() {
         </span>
       </div>
 
-      {history.isPending ? (
-        <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
-      ) : history.isError && !history.data ? (
+      {historyFailure ? (
         <ErrorCallout
           title="Could not load the operations."
-          {...describeError(history.error)}
+          {...describeError(historyFailure.error)}
+          nextTryMs={historyFailure.nextTryMs}
           onRetry={() => void history.refetch()}
-          retrying={history.isFetching}
+          retrying={history.isFetching && historyFailure.nextTryMs === null}
         />
+      ) : history.isPending ? (
+        <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
       ) : operations.length === 0 ? (
         <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
       ) : (

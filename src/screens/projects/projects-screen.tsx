@@ -10,6 +10,7 @@ import { RelativeTime } from '../../components/relative-time';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
+import { loadFailure } from '../../app/load-failure';
 import { paths } from '../../app/paths';
 import { TableHead } from '../../components/table-head';
 
@@ -47,6 +48,7 @@ export function ProjectsScreen() {
   const now = useNow(30_000);
   const auth = useQuery(authQueries.details());
   const projects = useInfiniteQuery(projectQueries.list(orgId));
+  const projectsFailure = loadFailure(projects);
 
   const loaded = useMemo(() => projects.data?.pages.flatMap((p) => p.projects) ?? [], [projects.data]);
   const shown = useMemo(() => loaded.filter((p) => matches(p, term)), [loaded, term]);
@@ -67,15 +69,16 @@ export function ProjectsScreen() {
         {projects.hasNextPage && <span className="muted"> Searching the {loaded.length} projects loaded so far.</span>}
       </p>
 
-      {projects.isPending ? (
-        <TableSkeleton columns={COLUMNS} rows={5} label="Loading projects…" />
-      ) : projects.isError && !projects.data ? (
+      {projectsFailure ? (
         <ErrorCallout
           title="Could not load projects."
-          {...describeError(projects.error)}
+          {...describeError(projectsFailure.error)}
+          nextTryMs={projectsFailure.nextTryMs}
           onRetry={() => void projects.refetch()}
-          retrying={projects.isFetching}
+          retrying={projects.isFetching && projectsFailure.nextTryMs === null}
         />
+      ) : projects.isPending ? (
+        <TableSkeleton columns={COLUMNS} rows={5} label="Loading projects…" />
       ) : loaded.length === 0 ? (
         <p className="empty">{orgId ? 'This organization has no projects yet.' : 'No projects yet.'}</p>
       ) : (

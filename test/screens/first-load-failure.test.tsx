@@ -1,0 +1,53 @@
+import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { renderApp } from '../support/render-app';
+import { setupSimServer } from '../support/sim-server';
+
+const sim = setupSimServer({ start: Date.now() });
+
+function projectWithHistory() {
+  const project = sim.cp.addProject({ name: 'Flaky start', ownerId: sim.seed.userId, compute: false });
+  sim.cp.addOperation({ projectId: project.id, action: 'check_availability', status: 'finished', createdAt: sim.clock.now() - 60_000 });
+  return project;
+}
+
+/** The operations list answers 503 until `heal()` is called. */
+function busyUntilHealed(projectId: string) {
+  let busy = true;
+  sim.server.use(
+    http.get(`*/api/v2/projects/${projectId}/operations`, () =>
+      busy ? HttpResponse.json({ code: '', message: 'service unavailable' }, { status: 503 }) : undefined,
+    ),
+  );
+  return () => (busy = false);
+}
+
+describe('a first load the console retries by itself (503)', () => {
+  it('shows the failure inline with when it tries again and a Retry that works now', async () => {
+    const project = projectWithHistory();
+    const heal = busyUntilHealed(project.id);
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey, retries: true });
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Could not load the operations.');
+    expect(alert).toHaveTextContent(/Trying again by itself in \d+ s\./);
+    heal();
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+
+    const table = await screen.findByRole('table', { name: /operations/i });
+    expect(within(table).getByRole('link', { name: 'Check availability' })).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('recovers by itself once the API answers, without a click', async () => {
+    const project = projectWithHistory();
+    const heal = busyUntilHealed(project.id);
+    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey, retries: true });
+
+    expect(await screen.findByRole('alert')).toHaveTextContent(/Trying again by itself in 1 s\./);
+    heal();
+    const table = await screen.findByRole('table', { name: /operations/i }, { timeout: 5_000 });
+    expect(within(table).getByRole('link', { name: 'Check availability' })).toBeInTheDocument();
+  });
+});
