@@ -5,6 +5,9 @@ import { getApiKey } from './credentials';
 
 export const API_BASE = '/api/v2';
 
+/** Longest the console waits for an answer (headers and body) before calling the API unreachable. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   query?: Record<string, string | number | undefined>;
@@ -48,30 +51,47 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
 
   const method = options.method ?? 'GET';
+  // A request that hangs would stall its query (and every poll behind it): give up after a while.
+  const attempt = new AbortController();
+  const timer = setTimeout(() => attempt.abort(), REQUEST_TIMEOUT_MS);
+  const cancel = () => attempt.abort();
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  const timedOut = () => attempt.signal.aborted && !options.signal?.aborted;
+  const timeoutError = (requestId?: string) =>
+    new ApiError({ kind: 'network', status: 0, method, requestId, message: `The API did not answer within ${REQUEST_TIMEOUT_MS / 1_000} s.` });
+
   let response: Response;
+  let text: string;
   try {
-    response = await fetch(buildUrl(path, options.query), {
-      method,
-      headers,
-      body: options.body === undefined ? null : JSON.stringify(options.body),
-      signal: options.signal ?? null,
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch (cause) {
-    if (options.signal?.aborted) throw cause;
-    throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
+    try {
+      response = await fetch(buildUrl(path, options.query), {
+        method,
+        headers,
+        body: options.body === undefined ? null : JSON.stringify(options.body),
+        signal: attempt.signal,
+        credentials: 'omit',
+        cache: 'no-store',
+      });
+    } catch (cause) {
+      if (timedOut()) throw timeoutError();
+      if (options.signal?.aborted) throw cause;
+      throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
+    }
+    const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
+    try {
+      text = await response.text();
+    } catch (cause) {
+      if (timedOut()) throw timeoutError(requestId);
+      // The connection broke after the headers: as good as no answer.
+      if (options.signal?.aborted) throw cause;
+      throw new ApiError({ kind: 'network', status: 0, method, requestId, message: 'Could not reach the API: the connection closed before the answer was complete.' });
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', cancel);
   }
 
   const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (cause) {
-    // The connection broke after the headers: as good as no answer.
-    if (options.signal?.aborted) throw cause;
-    throw new ApiError({ kind: 'network', status: 0, method, requestId, message: 'Could not reach the API: the connection closed before the answer was complete.' });
-  }
 
   if (!response.ok) {
     let body: z.output<typeof ApiErrorBodySchema> | undefined;

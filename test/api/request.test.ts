@@ -1,10 +1,10 @@
-import { http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import * as z from 'zod/mini';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/api-error';
 import { setApiKey } from '../../src/api/credentials';
-import { request } from '../../src/api/request';
+import { request, REQUEST_TIMEOUT_MS } from '../../src/api/request';
 
 const KEY = 'secret-key-that-must-not-leak';
 const server = setupServer();
@@ -83,5 +83,30 @@ describe('request()', () => {
     expect(error.kind).toBe('network');
     expect(error.isRetryable).toBe(true);
     expect([error.message, error.code, error.requestId, String(error), error.stack].join(" ")).not.toContain(KEY);
+  });
+});
+
+describe('request() against an API that never answers', () => {
+  it('gives up after REQUEST_TIMEOUT_MS with a network error that says so (and is retried like one)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      server.use(http.get('*/api/v2/things', () => delay('infinite')));
+      const pending = failure(request('/things', Thing));
+      await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS);
+      const error = await pending;
+      expect(error.kind).toBe('network');
+      expect(error.message).toBe('The API did not answer within 30 s.');
+      expect(error.isSafeToRetry).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('still lets the caller abort: the abort is passed on, not turned into a timeout', async () => {
+    server.use(http.get('*/api/v2/things', () => delay('infinite')));
+    const controller = new AbortController();
+    const pending = request('/things', Thing, { signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
   });
 });
