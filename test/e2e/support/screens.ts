@@ -110,6 +110,10 @@ export async function revealRow(table: Locator, index: number): Promise<Locator>
       await new Promise((resolve) => requestAnimationFrame(resolve));
     }, index);
   }
+  await row.evaluate(async (element) => {
+    element.scrollIntoView({ block: 'center' });
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  });
   return row;
 }
 
