@@ -10,6 +10,7 @@ import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
+import { measureRows, reportRows } from './rows';
 import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
 import { staticOperationsPage } from './static-page';
 
@@ -142,10 +143,13 @@ async function main(): Promise<void> {
     await server.stop();
   }
 
+  const rows = await measureRows(env, API_KEY);
+
   report(result);
+  reportRows(rows);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, rows }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 
