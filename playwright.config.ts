@@ -32,7 +32,7 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,
     timeout: 180_000,
-    env: { PORT: String(port), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1' },
+    env: { PORT: String(port), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1' },
     stdout: 'pipe',
   },
 });

@@ -11,6 +11,7 @@ import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests } from './requests';
+import { measureRows, reportRows } from './rows';
 import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
 import { staticOperationsPage } from './static-page';
 
@@ -145,11 +146,14 @@ async function main(): Promise<void> {
     await server.stop();
   }
 
+  const rows = await measureRows(env, API_KEY);
+
   report(result);
   reportRequests(requests);
+  reportRows(rows);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

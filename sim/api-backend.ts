@@ -17,7 +17,7 @@ export interface ApiBackend {
   banner: string[];
 }
 
-export function createApiBackend(env: { API_URL?: string; SIM_API_KEY?: string }): ApiBackend {
+export function createApiBackend(env: { API_URL?: string; SIM_API_KEY?: string; SIM_HUGE_PROJECT?: string }): ApiBackend {
   const apiUrl = env.API_URL?.trim();
   if (apiUrl) {
     return {
@@ -26,7 +26,8 @@ export function createApiBackend(env: { API_URL?: string; SIM_API_KEY?: string }
     };
   }
   const controlPlane = createControlPlane({ clock: systemClock() });
-  const { apiKey } = seedDemo(controlPlane, { apiKey: env.SIM_API_KEY || undefined });
+  // SIM_HUGE_PROJECT=1 adds a project with 20,000 operations (the scale test and bench); off by default, it slows start-up.
+  const { apiKey } = seedDemo(controlPlane, { apiKey: env.SIM_API_KEY || undefined, hugeProject: env.SIM_HUGE_PROJECT === '1' });
   // Off until someone sets a plan through the control route (which vite-plugin.ts decides to mount).
   const faults = createFaultInjector();
   return {

@@ -24,8 +24,22 @@ export interface DemoSeed extends EmptySeed {
     storefront: string;
     /** northwind-etl: `locked`, so every change is refused with 423. */
     locked: string;
+    /** acme-event-archive: exactly HUGE_PROJECT_OPERATIONS past operations, nothing running; only with `hugeProject`. */
+    huge?: string;
   };
   endpointIds: { bigMain: string };
+}
+
+/** The scale project's history: 200 pages of the console's 100 rows. */
+export const HUGE_PROJECT_OPERATIONS = 20_000;
+
+export interface DemoSeedOptions {
+  apiKey?: string;
+  /**
+   * Adds acme-event-archive, a project with HUGE_PROJECT_OPERATIONS operations, for the scale test and
+   * bench. Opt-in (`SIM_HUGE_PROJECT=1`): it costs the simulator's start-up a few hundred milliseconds.
+   */
+  hugeProject?: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -41,7 +55,7 @@ interface HistoryEntry {
 }
 
 /** Seeds the demo world and returns the demo user's personal API key (`apiKey` if given, else random). */
-export function seedDemo(cp: ControlPlane, options: { apiKey?: string } = {}): DemoSeed {
+export function seedDemo(cp: ControlPlane, options: DemoSeedOptions = {}): DemoSeed {
   const now = cp.clock.now();
   const random = seededRandom(20_261_122);
 
@@ -185,6 +199,9 @@ export function seedDemo(cp: ControlPlane, options: { apiKey?: string } = {}): D
     branches: [{ id: etl.defaultBranchId, endpointId: etl.endpointId }],
   });
 
+  // Last, so every id above is the same with or without it.
+  const huge = options.hugeProject ? seedHugeProject(cp, acme.id, demo.id, now) : undefined;
+
   return {
     apiKey: key.secret,
     userId: demo.id,
@@ -196,9 +213,35 @@ export function seedDemo(cp: ControlPlane, options: { apiKey?: string } = {}): D
       staging: staging.id,
       storefront: storefront.id,
       locked: etl.id,
+      ...(huge === undefined ? {} : { huge }),
     },
     endpointIds: { bigMain },
   };
+}
+
+/** A quiet project (its computes idle, nothing running) whose history is exactly HUGE_PROJECT_OPERATIONS long. */
+function seedHugeProject(cp: ControlPlane, orgId: string, ownerId: string, now: number): string {
+  const project = cp.addProject({
+    name: 'acme-event-archive',
+    orgId,
+    ownerId,
+    createdAt: now - 170 * DAY_MS,
+    compute: 'idle',
+    cpuUsedSec: 6_120_884,
+  });
+  const replica = cp.addBranch({ projectId: project.id, name: 'replay', createdAt: now - 100 * DAY_MS, compute: 'idle' });
+  addHistory(cp, seededRandom(20_000), project.id, {
+    fromMs: now - 170 * DAY_MS,
+    toMs: now - 30 * MINUTE_MS,
+    // A little over the target, then the oldest extra ones are dropped: the count is exact.
+    count: Math.round(HUGE_PROJECT_OPERATIONS * 1.03),
+    keepNewest: HUGE_PROJECT_OPERATIONS,
+    branches: [
+      { id: project.defaultBranchId, endpointId: project.endpointId },
+      { id: replica.id, endpointId: replica.endpointId },
+    ],
+  });
+  return project.id;
 }
 
 /** A world with one user holding a personal key and nothing else. */
@@ -218,6 +261,8 @@ interface HistoryPlan {
   toMs: number;
   /** Roughly how many operations to create over the period. */
   count: number;
+  /** Keeps only this many of the newest operations (for an exact count). */
+  keepNewest?: number;
   branches: { id: string; endpointId: string | null }[];
 }
 
@@ -270,6 +315,10 @@ function addHistory(cp: ControlPlane, random: Random, projectId: string, plan: H
     }
   }
   entries.sort((a, b) => a.atMs - b.atMs);
+  if (plan.keepNewest !== undefined) {
+    if (entries.length < plan.keepNewest) throw new Error(`seed: ${entries.length} operations, fewer than ${plan.keepNewest}`);
+    entries.splice(0, entries.length - plan.keepNewest);
+  }
   for (const e of entries) {
     cp.addOperation({
       projectId,

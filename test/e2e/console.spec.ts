@@ -5,11 +5,13 @@ import {
   compareWithApi,
   detailStatus,
   escapeRegExp,
+  loadedRowCount,
   operationPath,
   operationsTable,
   pickOperation,
   projectPath,
   readOperationsTable,
+  revealRow,
   showProjectInList,
 } from './support/screens';
 import { E2E_API_KEY, signInThroughKeyScreen } from './support/session';
@@ -18,15 +20,16 @@ const noProblems = { rows: expect.any(Number), duplicated: [], missing: [], unkn
 
 /** Loads every page of the table the way a person does: "Load more" until the button is gone. */
 async function loadWholeHistory(page: Page): Promise<void> {
-  const rows = operationsTable(page).locator('tbody tr');
+  const table = operationsTable(page);
   const loadMore = page.getByRole('button', { name: /Load more/ });
-  await expect(rows.first()).toBeVisible();
+  await expect(table.locator('tbody tr').first()).toBeVisible();
   for (let clicks = 0; clicks < 200 && (await loadMore.count()) > 0; clicks++) {
-    const before = await rows.count();
+    // Counted by aria-rowcount: a long table renders only the rows near the viewport.
+    const before = await loadedRowCount(table);
     await loadMore.click();
     // Each click either adds rows or (an empty last page) ends the list.
     await expect
-      .poll(async () => (await loadMore.count()) === 0 || (await rows.count()) > before, { timeout: 15_000, intervals: [50] })
+      .poll(async () => (await loadMore.count()) === 0 || (await loadedRowCount(table)) > before, { timeout: 15_000, intervals: [50] })
       .toBe(true);
   }
   await expect(loadMore).toHaveCount(0);
@@ -84,7 +87,8 @@ test('signs in, pages through the big project to its end, each operation once, n
 
   // A row from a later page opens its own detail page.
   const target = pickOperation(walked, 150);
-  await table.locator(`tbody tr a[href="${operationPath(big.id, target.id)}"]`).click();
+  const targetRow = await revealRow(table, walked.indexOf(target));
+  await targetRow.locator(`a[href="${operationPath(big.id, target.id)}"]`).click();
   await expect(page).toHaveURL(operationPath(big.id, target.id));
   await expect(page.getByRole('heading', { level: 1, name: actionName(target.action) })).toBeVisible();
   await expect(page.getByRole('main').getByText(target.id, { exact: true })).toBeVisible();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OperationsPageSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
-import { seedDemo, seedEmpty } from '../../sim/seed';
+import { HUGE_PROJECT_OPERATIONS, seedDemo, seedEmpty } from '../../sim/seed';
 import { MINUTE, SECOND, START, createSim, json } from './support';
 
 const DAY = 24 * 60 * MINUTE;
@@ -176,6 +176,54 @@ describe('walking the big project', () => {
     }
     // Generous bound: a re-sort or full rescan per request would show up as seconds here.
     expect((performance.now() - started) / 20).toBeLessThan(100);
+  });
+});
+
+describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
+  it('is not there by default', async () => {
+    const { call, seed } = demo();
+    expect(seed.projectIds.huge).toBeUndefined();
+    const acme = ProjectsPageSchema.parse((await call('GET', `/projects?limit=400&org_id=${seed.orgIds.acme}`, { key: seed.apiKey })).body);
+    expect(acme.projects.map((p) => p.name)).not.toContain('acme-event-archive');
+  });
+
+  it('is an Acme project the demo user sees, and leaves every other project as it was', async () => {
+    const plain = demo();
+    const sim = createSim({ failureRate: 0.02 });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const acme = ProjectsPageSchema.parse((await sim.call('GET', `/projects?limit=400&org_id=${seed.orgIds.acme}`, { key: seed.apiKey })).body);
+    expect(acme.projects.map((p) => p.name).sort()).toEqual(['acme-analytics-prod', 'acme-analytics-staging', 'acme-event-archive']);
+    const { huge, ...others } = seed.projectIds;
+    expect(huge).toEqual(expect.any(String));
+    expect(others).toEqual(plain.seed.projectIds);
+    expect(sim.cp.operationsOf(seed.projectIds.big)).toEqual(plain.cp.operationsOf(plain.seed.projectIds.big));
+  });
+
+  it('walks in pages of the console’s 100 rows to exactly 20,000 operations, each once, newest first, none running', async () => {
+    const sim = createSim({ rateLimits: false });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const projectId = seed.projectIds.huge!;
+    const seen: string[] = [];
+    const statuses = new Set<string>();
+    let cursor: string | undefined;
+    let requests = 0;
+    for (; requests < 500; ) {
+      const query = `?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
+      const body = OperationsPageSchema.parse((await sim.call('GET', `/projects/${projectId}/operations${query}`, { key: seed.apiKey })).body);
+      requests++;
+      seen.push(...body.operations.map((o) => o.id));
+      for (const o of body.operations) statuses.add(o.status);
+      if (body.operations.length < 100) break;
+      cursor = body.pagination?.cursor;
+    }
+    expect(HUGE_PROJECT_OPERATIONS).toBe(20_000);
+    expect(seen).toHaveLength(20_000);
+    expect(seen).toEqual(sim.cp.operationsOf(projectId).map((o) => o.id));
+    // 200 full pages, then the empty page that ends the list.
+    expect(requests).toBe(201);
+    expect(statuses.has('running')).toBe(false);
+    expect(statuses.has('scheduling')).toBe(false);
+    expect(statuses.has('finished')).toBe(true);
   });
 });
 

@@ -8,11 +8,17 @@ import { paths } from '../../app/paths';
 import { WatchButton } from '../../app/watch/watch-button';
 import { OperationDuration } from './operation-duration';
 import { TableHead } from '../../components/table-head';
+import { useWindowedRows } from '../../lib/use-windowed-rows';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
 
 /** Rows painted in the first frame: more than a tall screen shows; the rest follow in a deferred render. */
 const FIRST_PAINT_ROWS = 25;
+
+/** A row's height in Chromium at the default font size (styles.css), until one is measured. */
+const ESTIMATED_ROW_HEIGHT = 37;
+
+const operationId = (operation: Operation) => operation.id;
 
 interface OperationsTableProps {
   projectId: string;
@@ -24,6 +30,7 @@ interface OperationsTableProps {
 }
 
 const OperationRow = memo(function OperationRow({
+  index,
   projectId,
   projectName,
   operation,
@@ -31,6 +38,8 @@ const OperationRow = memo(function OperationRow({
   computeName,
   now,
 }: {
+  /** Position among all loaded rows, from 0 (the header is row 1 for assistive technology). */
+  index: number;
   projectId: string;
   projectName: string | undefined;
   operation: Operation;
@@ -39,7 +48,7 @@ const OperationRow = memo(function OperationRow({
   now: number;
 }) {
   return (
-    <tr>
+    <tr data-index={index} aria-rowindex={index + 2}>
       <th scope="row">
         <span className="op-cell">
           <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
@@ -61,27 +70,48 @@ const OperationRow = memo(function OperationRow({
   );
 });
 
-/** The project's operations, newest first: a real table, each row a link to its detail. */
+/**
+ * The project's operations, newest first: a real table, each row a link to its detail. A long history
+ * renders only the rows near the viewport (gap rows hold the rest of its height); `aria-rowcount` and
+ * each row's `aria-rowindex` tell assistive technology where it is among all loaded rows.
+ */
 export function OperationsTable({ projectId, projectName, operations, branchNames, computeNames, now }: OperationsTableProps) {
   // The first screenful appears at once; the rest (and the rows of each "Load more") render without blocking.
   const shown = useDeferredValue(operations, operations.slice(0, FIRST_PAINT_ROWS));
+  const { slots, bodyRef, onFocus, onBlur } = useWindowedRows({
+    rows: shown,
+    rowKey: operationId,
+    estimatedRowHeight: ESTIMATED_ROW_HEIGHT,
+  });
   return (
     <div className="table-wrap">
-      <table className="data-table">
+      <table className="data-table" aria-rowcount={shown.length + 1}>
         <caption className="visually-hidden">Operations, newest first</caption>
-        <TableHead columns={OPERATION_COLUMNS} />
-        <tbody>
-          {shown.map((op) => (
-            <OperationRow
-              key={op.id}
-              projectId={projectId}
-              projectName={projectName}
-              operation={op}
-              branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
-              computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
-              now={now}
-            />
-          ))}
+        <TableHead columns={OPERATION_COLUMNS} rowIndex={1} />
+        <tbody ref={bodyRef} onFocus={onFocus} onBlur={onBlur}>
+          {slots.map((slot) => {
+            if (slot.kind === 'gap') {
+              return (
+                <tr key={slot.key} className="row-gap" aria-hidden="true">
+                  <td colSpan={OPERATION_COLUMNS.length} style={{ height: slot.height }} />
+                </tr>
+              );
+            }
+            const op = shown[slot.index];
+            if (!op) return null;
+            return (
+              <OperationRow
+                key={op.id}
+                index={slot.index}
+                projectId={projectId}
+                projectName={projectName}
+                operation={op}
+                branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
+                computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
+                now={now}
+              />
+            );
+          })}
         </tbody>
       </table>
     </div>

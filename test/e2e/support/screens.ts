@@ -42,9 +42,13 @@ export interface ShownOperation {
   status: string;
 }
 
-/** Every row of the operations table: the operation it links to and the status it shows. */
+/**
+ * Every row of the operations table: the operation it links to and the status it shows. A long table
+ * renders only the rows near the viewport, so this scrolls the page through it, collecting the rows by
+ * their `aria-rowindex`, and leaves the page scrolled to the end.
+ */
 export async function readOperationsTable(table: Locator): Promise<ShownOperation[]> {
-  return table.evaluate((element) => {
+  return table.evaluate(async (element) => {
     const readable = (node: Node): string => {
       if (node instanceof Element && node.getAttribute('aria-hidden') === 'true') return '';
       if (node.nodeType === Node.TEXT_NODE) return node.textContent ?? '';
@@ -52,7 +56,7 @@ export async function readOperationsTable(table: Locator): Promise<ShownOperatio
     };
     const headers = Array.from(element.querySelectorAll('thead th'), (th) => readable(th).trim());
     const statusColumn = headers.indexOf('Status');
-    return Array.from(element.querySelectorAll('tbody tr'), (row) => {
+    const read = (row: Element) => {
       const href = row.querySelector('a[href*="/operations/"]')?.getAttribute('href') ?? '';
       const cell = statusColumn >= 0 ? row.children[statusColumn] : undefined;
       return {
@@ -60,8 +64,57 @@ export async function readOperationsTable(table: Locator): Promise<ShownOperatio
         href,
         status: cell ? readable(cell).replace(/\s+/g, ' ').trim() : '(no Status column)',
       };
-    });
+    };
+    const rendered = () => Array.from(element.querySelectorAll('tbody tr')).filter((row) => row.getAttribute('aria-hidden') !== 'true');
+    const total = Number(element.getAttribute('aria-rowcount')) - 1;
+    if (!(total > rendered().length)) return rendered().map(read);
+
+    const byIndex = new Map<number, ReturnType<typeof read>>();
+    const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    const body = element.querySelector('tbody');
+    window.scrollTo(0, (body?.getBoundingClientRect().top ?? 0) + window.scrollY);
+    await nextFrame();
+    for (let step = 0; step < 10_000 && byIndex.size < total; step++) {
+      const rows = rendered();
+      for (const row of rows) byIndex.set(Number(row.getAttribute('aria-rowindex')), read(row));
+      const last = rows.at(-1);
+      const before = window.scrollY;
+      // The last rendered row to the top of the viewport: the next window starts where this one ends.
+      if (last) window.scrollTo(0, last.getBoundingClientRect().top + window.scrollY - 1);
+      await nextFrame();
+      if (window.scrollY === before) break;
+    }
+    return [...byIndex].sort(([a], [b]) => a - b).map(([, row]) => row);
   });
+}
+
+/** How many operations the table holds, rendered or not (its `aria-rowcount`, less the header row). */
+export async function loadedRowCount(table: Locator): Promise<number> {
+  return Number(await table.getAttribute('aria-rowcount')) - 1;
+}
+
+/** Scrolls the page until the table renders its row `index` (0: the newest) and returns that row. */
+export async function revealRow(table: Locator, index: number): Promise<Locator> {
+  const row = table.locator(`tbody tr[aria-rowindex="${index + 2}"]`);
+  for (let attempt = 0; attempt < 20 && (await row.count()) === 0; attempt++) {
+    await table.evaluate(async (element, wanted) => {
+      const rows = Array.from(element.querySelectorAll('tbody tr[aria-rowindex]'));
+      const first = rows[0];
+      const last = rows.at(-1);
+      if (!first || !last) return;
+      const firstIndex = Number(first.getAttribute('aria-rowindex'));
+      const lastIndex = Number(last.getAttribute('aria-rowindex'));
+      const top = first.getBoundingClientRect().top;
+      const height = (last.getBoundingClientRect().bottom - top) / Math.max(1, lastIndex - firstIndex + 1);
+      window.scrollTo(0, window.scrollY + top + (wanted + 2 - firstIndex) * height - window.innerHeight / 2);
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+    }, index);
+  }
+  await row.evaluate(async (element) => {
+    element.scrollIntoView({ block: 'center' });
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+  });
+  return row;
 }
 
 /** Differences between the table and the API's walk, in words short enough to read in a failure. */
