@@ -10,7 +10,7 @@ import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
-import { measureRequests, reportRequests } from './requests';
+import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
 import { measureRows, reportRows } from './rows';
 import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
 import { staticOperationsPage } from './static-page';
@@ -128,6 +128,39 @@ function report(result: Awaited<ReturnType<typeof measure>>): void {
   console.log(`  machine load (1-min average) at the end: ${result.loadAverage1m.toFixed(2)}`);
 }
 
+/** Every target the issues set, in one table: what was measured, the target, ok or MISSED. */
+function reportTargets(
+  result: Awaited<ReturnType<typeof measure>>,
+  requests: Awaited<ReturnType<typeof measureRequests>>,
+  rows: Awaited<ReturnType<typeof measureRows>>,
+): void {
+  const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  const lines: [string, string, string, string][] = [
+    ['Initial JS, gzip', `${result.initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${result.initialJs.targetKiB} KiB`, mark(result.initialJs.gzipKiB <= result.initialJs.targetKiB)],
+    [
+      'First row: console / static page',
+      `${result.firstRow.ratio.toFixed(2)} (${result.firstRow.appMedianMs.toFixed(0)} / ${result.firstRow.staticMedianMs.toFixed(0)} ms)`,
+      `≤ ${result.firstRow.targetRatio.toFixed(1)}`,
+      mark(result.firstRow.ratio <= result.firstRow.targetRatio),
+    ],
+  ];
+  for (const p of rows.phases.filter((phase) => phase.judged)) {
+    lines.push([`INP p98, ${p.phase}`, `${p.p98Ms.toFixed(0)} ms`, `< ${rows.targetInpMs} ms`, mark(p.p98Ms < rows.targetInpMs)]);
+  }
+  const heaviest = rows.snapshots.at(-1);
+  if (heaviest) {
+    lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', '']);
+  }
+  for (const s of requests.scenarios) {
+    const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
+    lines.push([`Polls per interval, ${tabs}`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
+    lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
+    lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', mark(s.hidden === 0)]);
+  }
+  console.log('\nTargets, all in this run:\n');
+  for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(44)} ${b.padStart(24)}  ${c.padEnd(10)} ${d}`);
+}
+
 async function main(): Promise<void> {
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
   console.log('Building (npx vite build)…');
@@ -151,6 +184,7 @@ async function main(): Promise<void> {
   report(result);
   reportRequests(requests);
   reportRows(rows);
+  reportTargets(result, requests, rows);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
   await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows }, null, 2)}\n`);
