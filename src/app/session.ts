@@ -29,11 +29,6 @@ function safeStorage(kind: 'session' | 'local'): Storage | null {
   }
 }
 
-/** The key kept from an earlier visit: this tab's, or the remembered one. */
-export function storedApiKey(): string | null {
-  return safeStorage('session')?.getItem(STORAGE_KEY) ?? safeStorage('local')?.getItem(STORAGE_KEY) ?? null;
-}
-
 export function createSessionStore(onSignedOut: () => void): SessionStore {
   const fromSession = safeStorage('session')?.getItem(STORAGE_KEY) ?? null;
   const fromLocal = safeStorage('local')?.getItem(STORAGE_KEY) ?? null;

@@ -1,8 +1,8 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { App, createAppState } from '../../src/app/app';
+import { App } from '../../src/app/app';
+import { createAppState } from '../../src/app/app-state';
 import { startEarly } from '../../src/app/early-start';
 import { SESSION_KEY_STORAGE } from '../support/render-app';
 import { setupSimServer } from '../support/sim-server';
@@ -28,30 +28,38 @@ function projectWithHistory() {
 }
 
 /**
- * What main.tsx and mountApp do on a deep link: start early, make the app, hand over, render.
- * `appArrives` stands for the time the app's own code takes to arrive.
+ * What main.tsx and mountApp do on a signed-in deep link: make the state, start early, render once
+ * the app's code is in (`appArrives` stands for the time that takes).
  */
-async function openDeepLink(path: string, appArrives: () => Promise<void> = () => Promise.resolve()) {
+async function openDeepLink(path: string, { retries = false, appArrives = () => Promise.resolve() } = {}) {
+  sessionStorage.setItem(SESSION_KEY_STORAGE, sim.apiKey);
   window.history.pushState({}, '', path);
-  const early = startEarly(window.location.pathname);
+  const state = createAppState(retries);
+  const screenCode = startEarly(window.location.pathname, state.queryClient);
   await appArrives();
-  const state = createAppState(false);
-  early?.handOver(state.queryClient);
-  const user = userEvent.setup();
   render(<App state={state} />);
-  return { early, user };
+  return screenCode;
 }
 
 const requested = (path: string) => requests.filter((u) => u.pathname === path).length;
 
+async function expectRows(count: number) {
+  const table = await screen.findByRole('table', { name: /operations/i });
+  await waitFor(() => expect(within(table).getAllByRole('link', { name: 'Check availability' })).toHaveLength(count));
+}
+
+function failOnce(path: string) {
+  sim.server.use(
+    http.get(`*${path}`, () => HttpResponse.json({ code: '', message: 'upstream hiccup' }, { status: 503 }), { once: true }),
+  );
+}
+
 describe('a deep link started before the app', () => {
   it('shows the history from the early requests without sending any of them twice', async () => {
     const project = projectWithHistory();
-    sessionStorage.setItem(SESSION_KEY_STORAGE, sim.apiKey);
     await openDeepLink(`/projects/${project.id}`);
 
-    const table = await screen.findByRole('table', { name: /operations/i });
-    await waitFor(() => expect(within(table).getAllByRole('link')).toHaveLength(3));
+    await expectRows(3);
     await screen.findByRole('heading', { level: 1, name: 'Early start' });
     const base = `/api/v2/projects/${project.id}`;
     for (const path of [`${base}/operations`, base, `${base}/branches`, `${base}/endpoints`]) {
@@ -59,45 +67,31 @@ describe('a deep link started before the app', () => {
     }
   });
 
-  it('starts nothing without a stored key: the key screen shows and no request is made', async () => {
-    const project = projectWithHistory();
-    expect((await openDeepLink(`/projects/${project.id}`)).early).toBeNull();
-
-    expect(await screen.findByLabelText(/api key/i)).toBeInTheDocument();
-    expect(requests).toHaveLength(0);
+  it('starts nothing for an address no screen owns', async () => {
+    expect(await openDeepLink('/no/such/page')).toBeNull();
+    expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
+    expect(requests.filter((u) => u.pathname.startsWith('/api/v2/projects'))).toHaveLength(0);
   });
-
-  const failOnce = (path: string) =>
-    sim.server.use(
-      http.get(`*${path}`, () => HttpResponse.json({ code: '', message: 'upstream hiccup' }, { status: 503 }), { once: true }),
-    );
 
   it('leaves a request that failed before the app arrived to the screen, which asks again and shows the rows', async () => {
     const project = projectWithHistory();
-    sessionStorage.setItem(SESSION_KEY_STORAGE, sim.apiKey);
     const path = `/api/v2/projects/${project.id}/operations`;
     failOnce(path);
     const answered: string[] = [];
     sim.server.events.on('response:mocked', ({ request }) => answered.push(new URL(request.url).pathname));
-    await openDeepLink(`/projects/${project.id}`, () => waitFor(() => expect(answered).toContain(path)));
+    await openDeepLink(`/projects/${project.id}`, { appArrives: () => waitFor(() => expect(answered).toContain(path)) });
 
-    const table = await screen.findByRole('table', { name: /operations/i });
-    await waitFor(() => expect(within(table).getAllByRole('link')).toHaveLength(3));
+    await expectRows(3);
     expect(requested(path)).toBe(2);
   });
 
-  it('hands a request still in flight to the app, whose error policy shows its failure with a Retry that works', async () => {
+  it('retries an early request that fails like any other read, by itself, and shows the rows', async () => {
     const project = projectWithHistory();
-    sessionStorage.setItem(SESSION_KEY_STORAGE, sim.apiKey);
     const path = `/api/v2/projects/${project.id}/operations`;
     failOnce(path);
-    const { user } = await openDeepLink(`/projects/${project.id}`);
+    await openDeepLink(`/projects/${project.id}`, { retries: true });
 
-    await screen.findByText('Could not load the operations.');
-    expect(screen.getByText(/upstream hiccup/)).toBeInTheDocument();
-    await user.click(screen.getByRole('button', { name: 'Retry' }));
-    const table = await screen.findByRole('table', { name: /operations/i });
-    await waitFor(() => expect(within(table).getAllByRole('link')).toHaveLength(3));
+    await expectRows(3);
     expect(requested(path)).toBe(2);
   });
 });

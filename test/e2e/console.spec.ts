@@ -1,11 +1,11 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
 import {
   actionName,
   compareWithApi,
   detailStatus,
   escapeRegExp,
-  loadedRowCount,
+  loadMoreToEnd,
   operationPath,
   operationsTable,
   pickOperation,
@@ -19,22 +19,6 @@ import { E2E_API_KEY, signInThroughKeyScreen } from './support/session';
 const noProblems = { rows: expect.any(Number), duplicated: [], missing: [], unknown: [], firstOutOfOrder: null, wrongStatus: [] };
 
 /** Loads every page of the table the way a person does: "Load more" until the button is gone. */
-async function loadWholeHistory(page: Page): Promise<void> {
-  const table = operationsTable(page);
-  const loadMore = page.getByRole('button', { name: /Load more/ });
-  await expect(table.locator('tbody tr').first()).toBeVisible();
-  for (let clicks = 0; clicks < 200 && (await loadMore.count()) > 0; clicks++) {
-    // Counted by aria-rowcount: a long table renders only the rows near the viewport.
-    const before = await loadedRowCount(table);
-    await loadMore.click();
-    // Each click either adds rows or (an empty last page) ends the list.
-    await expect
-      .poll(async () => (await loadMore.count()) === 0 || (await loadedRowCount(table)) > before, { timeout: 15_000, intervals: [50] })
-      .toBe(true);
-  }
-  await expect(loadMore).toHaveCount(0);
-}
-
 /** POST that waits out 423 (the project is busy with a running operation; safe to retry, DESIGN §3). */
 async function createBranchWithCompute(request: APIRequestContext, projectId: string, name: string) {
   const path = `/api/v2/projects/${encodeURIComponent(projectId)}/branches`;
@@ -72,7 +56,7 @@ test('signs in, pages through the big project to its end, each operation once, n
   await expect(page).toHaveURL(projectPath(big.id));
   await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
 
-  await loadWholeHistory(page);
+  await loadMoreToEnd(page);
 
   // Live activity may add or finish operations meanwhile (the table refreshes its newest page at
   // least every 30 s while anything loaded may still change): compare fresh walks until they agree.

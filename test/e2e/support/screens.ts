@@ -149,3 +149,34 @@ export function pickOperation(ops: readonly ApiOperation[], index: number): ApiO
   if (!op) throw new Error('the project has no operations');
   return op;
 }
+
+/**
+ * Clicks "Load more" until the list ends, each click waiting for its rows (counted through
+ * aria-rowcount: a long table renders only the rows near the viewport). `onClick` runs after each.
+ * A click that starts nothing within `settleMs` is made again: now and then Playwright's real click
+ * lands while the windowed table is still settling from the scroll that brought the button into view.
+ */
+export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10_000 } = {}): Promise<{ clicks: number; repeated: number }> {
+  const table = operationsTable(page);
+  const loadMore = page.getByRole('button', { name: /Load more/ });
+  const moved = async (before: number) => (await loadMore.count()) === 0 || (await loadedRowCount(table)) > before;
+  let clicks = 0;
+  let repeated = 0;
+  const loading = page.getByText('Loading more operations…');
+  while (clicks < maxClicks && (await loadMore.count()) > 0) {
+    const before = await loadedRowCount(table);
+    await loadMore.click();
+    clicks++;
+    const clickedAt = Date.now();
+    // Rows came, or nothing has been loading for `settleMs` (a page being retried keeps "Loading more").
+    await expect
+      .poll(async () => (await moved(before)) || ((await loading.count()) === 0 && Date.now() - clickedAt > settleMs), {
+        timeout: 120_000,
+        intervals: [50],
+      })
+      .toBe(true);
+    if (!(await moved(before))) repeated++;
+  }
+  await expect(loadMore).toHaveCount(0);
+  return { clicks, repeated };
+}

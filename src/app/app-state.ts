@@ -1,0 +1,42 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { createNoticeStore, type NoticeStore } from './notices';
+import { bindPollSharingToSession } from './poll-sharing/poll-session';
+import { createPollSharing, type PollSharing } from './poll-sharing/poll-sharing';
+import { sharedQuerySchema } from './poll-sharing/shared-queries';
+import { createQueryClient } from './query-client';
+import { createSessionStore, type SessionStore } from './session';
+import { connectWatchToQueries } from './watch/watch-queries';
+import { bindWatchToSession } from './watch/watch-session';
+import { createWatchStore, type WatchStore } from './watch/watch-store';
+
+// The console's stores, made without React so main.tsx can make them (and start a deep link's
+// requests in the query client) before the app's own code has arrived.
+
+export interface AppState {
+  queryClient: QueryClient;
+  session: SessionStore;
+  notices: NoticeStore;
+  watch: WatchStore;
+  pollSharing: PollSharing;
+}
+
+export function createAppState(retries = true): AppState {
+  const notices: NoticeStore = createNoticeStore();
+  // The query client and the session end together: signing out (or a 401) empties every cache.
+  const holder: { signOutRejected: () => void } = { signOutRejected: () => undefined };
+  const queryClient = createQueryClient({ onUnauthorized: () => holder.signOutRejected(), notices, retries });
+  const watch = createWatchStore();
+  const session = createSessionStore(() => {
+    queryClient.clear();
+    notices.clearAll();
+    // The watch list belongs to the key: signing out forgets it, in memory and in storage.
+    watch.signOut();
+  });
+  holder.signOutRejected = () => session.signOut('rejected');
+  connectWatchToQueries(watch, queryClient);
+  bindWatchToSession(watch, session);
+  // One poller per query key across this key's tabs; signing out releases its locks and closes its channel.
+  const pollSharing = createPollSharing({ queryClient, schemaFor: sharedQuerySchema });
+  bindPollSharingToSession(pollSharing, session);
+  return { queryClient, session, notices, watch, pollSharing };
+}
