@@ -27,10 +27,6 @@ export interface WindowedRows {
   onBlur: (event: FocusEvent<HTMLTableSectionElement>) => void;
 }
 
-function allIndexes(count: number): number[] {
-  return Array.from({ length: count }, (_, i) => i);
-}
-
 /**
  * Table rows windowed against the page's own scrolling: only the rows near the viewport are in the
  * DOM, with gap rows keeping the table's height, so a long table costs what a screenful costs. Short
@@ -52,12 +48,11 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
 
   const rangeExtractor = useCallback(
     (range: Range) => {
-      if (!windowed) return allIndexes(range.count);
       const indexes = defaultRangeExtractor(range);
       if (focusedIndex < 0 || indexes.includes(focusedIndex)) return indexes;
       return [...indexes, focusedIndex].sort((a, b) => a - b);
     },
-    [windowed, focusedIndex],
+    [focusedIndex],
   );
 
   const getItemKey = useCallback((index: number) => {
@@ -67,7 +62,10 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
 
   // Every row has one height (cells don't wrap), so one measured row sizes them all: no per-row
   // measuring, hence no scroll corrections while the page scrolls.
+  // A short table is not windowed: the virtualizer stays off, so it neither listens to the page's
+  // scrolling nor reads layout (its start-up scrollTo forces a layout before the first paint).
   const virtualizer = useWindowVirtualizer({
+    enabled: windowed,
     count,
     estimateSize: () => rowHeight,
     overscan,
@@ -79,13 +77,13 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
   });
 
   useLayoutEffect(() => {
-    virtualizer.measure();
-  }, [virtualizer, rowHeight]);
+    if (windowed) virtualizer.measure();
+  }, [virtualizer, rowHeight, windowed]);
 
   // Measured once, as the distance from one rendered row to the next (a row's own box varies by half a
   // collapsed border next to a gap row), and again after the window resizes (zoom, font size).
   const measureRows = useCallback(() => {
-    if (rowMeasured.current || !bodyRef.current) return;
+    if (!windowed || rowMeasured.current || !bodyRef.current) return;
     const rows = Array.from(bodyRef.current.querySelectorAll('tr[data-index]'), (row) => ({
       row,
       index: Number(row.getAttribute('data-index')),
@@ -102,7 +100,7 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
     if (!(height > 0)) return;
     rowMeasured.current = true;
     setRowHeight((before) => (Math.abs(before - height) < 0.01 ? before : height));
-  }, []);
+  }, [windowed]);
 
   useLayoutEffect(measureRows);
 
@@ -118,6 +116,7 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
   // The rows start below whatever the page shows above the table, which changes as it loads: measured
   // again whenever the page's size changes (after layout, so the read is cheap).
   useLayoutEffect(() => {
+    if (!windowed) return;
     const measure = () => {
       const body = bodyRef.current;
       if (!body) return;
@@ -129,21 +128,22 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
     const observer = new ResizeObserver(measure);
     observer.observe(document.body);
     return () => observer.disconnect();
-  }, []);
+  }, [windowed]);
 
   const items = virtualizer.getVirtualItems();
   const totalSize = virtualizer.getTotalSize();
   const slots = useMemo(() => {
+    if (!windowed) return rows.map((row, index): RowSlot => ({ kind: 'row', index, key: rowKey(row) }));
     const list: RowSlot[] = [];
     let end = scrollMargin;
     for (const item of items) {
-      if (windowed && item.start > end + 0.5) list.push({ kind: 'gap', key: `gap-before-${String(item.key)}`, height: item.start - end });
+      if (item.start > end + 0.5) list.push({ kind: 'gap', key: `gap-before-${String(item.key)}`, height: item.start - end });
       list.push({ kind: 'row', index: item.index, key: String(item.key) });
       end = item.end;
     }
-    if (windowed && totalSize > end + 0.5) list.push({ kind: 'gap', key: 'gap-end', height: totalSize - end });
+    if (totalSize > end + 0.5) list.push({ kind: 'gap', key: 'gap-end', height: totalSize - end });
     return list;
-  }, [items, totalSize, scrollMargin, windowed]);
+  }, [items, totalSize, scrollMargin, windowed, rows, rowKey]);
 
   const onFocus = useCallback(
     (event: FocusEvent<HTMLTableSectionElement>) => {

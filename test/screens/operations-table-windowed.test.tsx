@@ -58,15 +58,20 @@ async function loadAll(user: ReturnType<typeof renderApp>['user']) {
   await screen.findByText(/End of history/);
 }
 
+/** A project of ROWS operations, opened and loaded to its end. */
+async function openWholeHistory() {
+  const { projectId, newestFirst } = projectWithHistory(ROWS);
+  const { user } = renderApp(`/projects/${projectId}`, { apiKey: sim.apiKey });
+  await operationsTable();
+  await loadAll(user);
+  const table = await operationsTable();
+  await waitFor(() => expect(table).toHaveAttribute('aria-rowcount', String(ROWS + 1)));
+  return { newestFirst, table, user };
+}
+
 describe('a long operation history', () => {
   it('counts every loaded row for assistive technology but renders only the rows around the viewport', async () => {
-    const { projectId, newestFirst } = projectWithHistory(ROWS);
-    const { user } = renderApp(`/projects/${projectId}`, { apiKey: sim.apiKey });
-    await operationsTable();
-    await loadAll(user);
-
-    const table = await operationsTable();
-    await waitFor(() => expect(table).toHaveAttribute('aria-rowcount', String(ROWS + 1)));
+    const { newestFirst, table } = await openWholeHistory();
     const rows = readableRows(table);
     // The header, then the newest operations from the top, each at its place among all rows.
     expect(rows[0]).toHaveAttribute('aria-rowindex', '1');
@@ -77,12 +82,7 @@ describe('a long operation history', () => {
   });
 
   it('renders the rows of the scrolled-to region, down to the last one', async () => {
-    const { projectId, newestFirst } = projectWithHistory(ROWS);
-    const { user } = renderApp(`/projects/${projectId}`, { apiKey: sim.apiKey });
-    await operationsTable();
-    await loadAll(user);
-    const table = await operationsTable();
-    await waitFor(() => expect(table).toHaveAttribute('aria-rowcount', String(ROWS + 1)));
+    const { newestFirst, table } = await openWholeHistory();
 
     scrollPageTo(500 * ROW_HEIGHT);
     const middle = readableRows(table).slice(1);
@@ -97,12 +97,7 @@ describe('a long operation history', () => {
   });
 
   it('keeps the row that holds keyboard focus while the page scrolls far away from it', async () => {
-    const { projectId, newestFirst } = projectWithHistory(ROWS);
-    const { user } = renderApp(`/projects/${projectId}`, { apiKey: sim.apiKey });
-    await operationsTable();
-    await loadAll(user);
-    const table = await operationsTable();
-    await waitFor(() => expect(table).toHaveAttribute('aria-rowcount', String(ROWS + 1)));
+    const { newestFirst, table, user } = await openWholeHistory();
 
     scrollPageTo(0);
     const firstLink = within(readableRows(table)[1]!).getAllByRole('link')[0]!;
