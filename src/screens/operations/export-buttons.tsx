@@ -1,17 +1,10 @@
 import { useState } from 'react';
-import type { Operation } from '../../api/schemas';
 import type { ExportFormat } from './export-download';
+import type { OperationsView } from './operations-view';
 
-interface ExportButtonsProps {
-  projectId: string;
-  projectName: string | undefined;
-  operations: readonly Operation[];
-  branchNames: ReadonlyMap<string, string>;
-  computeNames: ReadonlyMap<string, string>;
-}
 
 /** Downloads the operations loaded so far (every "Load more" page included) as CSV or JSON. */
-export function ExportButtons({ projectId, projectName, operations, branchNames, computeNames }: ExportButtonsProps) {
+export function ExportButtons({ projectId, projectName, operations, branchNames, computeNames }: OperationsView) {
   const [failed, setFailed] = useState(false);
 
   const download = async (format: ExportFormat) => {

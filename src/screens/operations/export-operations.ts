@@ -1,15 +1,10 @@
 // Turns the loaded operations of a project into the files the Export buttons download. Pure: it is
 // handed everything it writes, so nothing it is not given (the API key, say) can end up in a file.
-import type { Operation } from '../../api/schemas';
 import { humanizeAction } from '../../lib/format';
 import { statusLabel } from '../../lib/operation-status';
+import type { OperationsView } from './operations-view';
 
-export interface OperationsExport {
-  projectId: string;
-  projectName: string | undefined;
-  operations: readonly Operation[];
-  branchNames: ReadonlyMap<string, string>;
-  computeNames: ReadonlyMap<string, string>;
+export interface OperationsExport extends OperationsView {
   exportedAt: Date;
 }
 

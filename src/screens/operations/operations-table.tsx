@@ -7,6 +7,7 @@ import { humanizeAction } from '../../lib/format';
 import { paths } from '../../app/paths';
 import { WatchButton } from '../../app/watch/watch-button';
 import { OperationDuration } from './operation-duration';
+import type { OperationsView } from './operations-view';
 import { TableHead } from '../../components/table-head';
 import { useWindowedRows } from '../../lib/use-windowed-rows';
 
@@ -20,12 +21,7 @@ const ESTIMATED_ROW_HEIGHT = 37;
 
 const operationId = (operation: Operation) => operation.id;
 
-interface OperationsTableProps {
-  projectId: string;
-  projectName: string | undefined;
-  operations: readonly Operation[];
-  branchNames: ReadonlyMap<string, string>;
-  computeNames: ReadonlyMap<string, string>;
+interface OperationsTableProps extends OperationsView {
   now: number;
 }
 
