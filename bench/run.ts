@@ -61,20 +61,23 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
     throw new Error(`vite preview does not serve /${STATIC_PAGE} as written (SPA fallback?)`);
   }
 
-  const appUrl = `${server.origin}/projects/${encodeURIComponent(big.id)}`;
-  const staticUrl = `${server.origin}/${STATIC_PAGE}`;
+  const urls = {
+    app: `${server.origin}/projects/${encodeURIComponent(big.id)}`,
+    static: `${server.origin}/${STATIC_PAGE}`,
+    floor: `${server.origin}/floor/?project=${encodeURIComponent(big.id)}`,
+  };
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
   const browser = await chromium.launch({ ...launchOptions, headless: true });
-  const app: number[] = [];
-  const plain: number[] = [];
+  const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], floor: [] };
   try {
     const session = { item: SESSION_ITEM, apiKey: API_KEY };
     for (let round = 0; round < WARMUPS + RUNS; round++) {
-      // Interleaved, alternating which goes first, so drift on the machine hits both alike.
-      const order = round % 2 === 0 ? (['app', 'static'] as const) : (['static', 'app'] as const);
+      // Interleaved, rotating which goes first, so drift on the machine hits all three alike.
+      const kinds = ['app', 'static', 'floor'] as const;
+      const order = kinds.map((_, i) => kinds[(i + round) % kinds.length] ?? 'app');
       for (const which of order) {
-        const ms = await timeToFirstRow(browser, { url: which === 'app' ? appUrl : staticUrl, session });
-        if (round >= WARMUPS) (which === 'app' ? app : plain).push(ms);
+        const ms = await timeToFirstRow(browser, { url: urls[which], session });
+        if (round >= WARMUPS) samples[which].push(ms);
       }
       process.stdout.write(round < WARMUPS ? 'w' : '.');
     }
@@ -85,8 +88,9 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
 
   const loadAverage = loadavg()[0] ?? 0;
   const initialGzip = scripts.reduce((sum, s) => sum + s.gzipBytes, 0);
-  const appMedian = median(app);
-  const staticMedian = median(plain);
+  const appMedian = median(samples.app);
+  const staticMedian = median(samples.static);
+  const floorMedian = median(samples.floor);
   return {
     project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows: operations.length },
     initialJs: { gzipKiB: kib(initialGzip), targetKiB: TARGET_INITIAL_JS_KIB, files: scripts },
@@ -97,8 +101,12 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
       targetRatio: TARGET_RATIO,
       runs: RUNS,
       warmups: WARMUPS,
-      appSamplesMs: app,
-      staticSamplesMs: plain,
+      appSamplesMs: samples.app,
+      staticSamplesMs: samples.static,
+      /** bench/floor: the least a React app on the console's libraries does to show the same rows. */
+      floorMedianMs: floorMedian,
+      floorRatio: floorMedian / staticMedian,
+      floorSamplesMs: samples.floor,
     },
     /** Both timings are inflated when other work competes for the 2 cores; the ratio less so. */
     loadAverage1m: loadAverage,
@@ -121,10 +129,16 @@ function report(result: Awaited<ReturnType<typeof measure>>): void {
     ['(b) console: first row', `${firstRow.appMedianMs.toFixed(0)} ms`, '', ''],
     ['(c) static page: first row', `${firstRow.staticMedianMs.toFixed(0)} ms`, '', ''],
     ['(d) ratio (b)/(c)', firstRow.ratio.toFixed(2), `≤ ${firstRow.targetRatio.toFixed(1)}`, mark(firstRow.ratio <= firstRow.targetRatio)],
+    ['(e) floor React app: first row', `${firstRow.floorMedianMs.toFixed(0)} ms`, '', ''],
+    ['(f) ratio (e)/(c)', firstRow.floorRatio.toFixed(2), '', '(the stack itself)'],
+    ['(g) ratio (b)/(e)', (firstRow.appMedianMs / firstRow.floorMedianMs).toFixed(2), '', '(the console over the floor)'],
   ];
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(28)} ${b.padStart(10)}  ${c.padEnd(12)} ${d}`);
   const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
-  console.log(`\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}`);
+  console.log(
+    `\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}, floor app ${spread(firstRow.floorSamplesMs)}`,
+  );
+  console.log('  (floor app: bench/floor, React DOM + React Query + router + zod/mini fetching and rendering the same 100 rows, nothing else)');
   console.log(`  machine load (1-min average) at the end: ${result.loadAverage1m.toFixed(2)}`);
 }
 
@@ -137,6 +151,12 @@ function reportTargets(
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   const lines: [string, string, string, string][] = [
     ['Initial JS, gzip', `${result.initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${result.initialJs.targetKiB} KiB`, mark(result.initialJs.gzipKiB <= result.initialJs.targetKiB)],
+    [
+      'First row: floor React app / static page',
+      `${result.firstRow.floorRatio.toFixed(2)} (${result.firstRow.floorMedianMs.toFixed(0)} / ${result.firstRow.staticMedianMs.toFixed(0)} ms)`,
+      '',
+      '(the stack)',
+    ],
     [
       'First row: console / static page',
       `${result.firstRow.ratio.toFixed(2)} (${result.firstRow.appMedianMs.toFixed(0)} / ${result.firstRow.staticMedianMs.toFixed(0)} ms)`,
@@ -163,8 +183,9 @@ function reportTargets(
 
 async function main(): Promise<void> {
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
-  console.log('Building (npx vite build)…');
+  console.log('Building (npx vite build, then the floor app into dist/floor)…');
   await run('npx', ['vite', 'build'], env);
+  await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
   const scripts = await initialScripts(DIST);
 
   console.log('Starting vite preview on a free loopback port…');

@@ -1,0 +1,10 @@
+// The floor app's build (bench/run.ts runs it after the console's): served from dist/floor/.
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/floor/',
+  plugins: [react()],
+  build: { target: 'es2022', outDir: '../../dist/floor', emptyOutDir: true },
+});
