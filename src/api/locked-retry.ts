@@ -11,12 +11,23 @@ export function isLocked(error: unknown): error is ApiError {
   return isApiError(error) && error.status === 423;
 }
 
-/** Mutation options that resend a request refused with 423, with backoff, honouring Retry-After. */
+/**
+ * Refused before anything changed, so the same change may be sent again: 423 (project busy), 429
+ * (rate limited) and 503 (server busy), per the platform (DESIGN §3).
+ */
+export function isRefusedForNow(error: unknown): error is ApiError {
+  return isApiError(error) && (error.status === 423 || error.status === 429 || error.status === 503);
+}
+
+/**
+ * Mutation options that resend a request refused for now (423, 429, 503) with backoff, never
+ * sooner than Retry-After, up to LOCKED_MAX_TRIES tries in all.
+ */
 export function retryWhileLocked(baseMs: number = LOCKED_RETRY_BASE_MS) {
   return {
-    retry: (failures: number, error: Error) => isLocked(error) && failures < LOCKED_MAX_TRIES - 1,
+    retry: (failures: number, error: Error) => isRefusedForNow(error) && failures < LOCKED_MAX_TRIES - 1,
     retryDelay: (failures: number, error: Error) =>
-      backoffDelay(failures + 1, baseMs, isLocked(error) ? error.retryAfterMs : undefined),
+      backoffDelay(failures + 1, baseMs, isRefusedForNow(error) ? error.retryAfterMs : undefined),
   };
 }
 

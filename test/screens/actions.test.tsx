@@ -1,4 +1,5 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderApp } from '../support/render-app';
 import { setupSimServer } from '../support/sim-server';
@@ -236,6 +237,27 @@ describe('when the project is busy or the change is refused', () => {
     expect(screen.getByText(/An operation is running in this project/)).toBeInTheDocument();
     sim.clock.advance(11 * MINUTE);
     await watchedGroup(`Start compute ${project.endpointId}: 1 operation`);
+  });
+
+  it.each([
+    [429, 'Rate limited by the API (429).'],
+    [503, 'The server is busy (503).'],
+  ])('waits out a %i (refused before anything changed), says so, and sends the change again', async (status, problem) => {
+    const project = projectWithCompute(`Refused ${status}`);
+    const path = `/projects/${project.id}/endpoints/${project.endpointId}/start`;
+    sim.server.use(
+      http.post(`*/api/v2${path}`, () => HttpResponse.json({ code: '', message: 'not now' }, { status, headers: { 'Retry-After': '1' } }), {
+        once: true,
+      }),
+    );
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await user.click(within(await rowOf('main')).getByRole('button', { name: `Start compute ${project.endpointId}` }));
+
+    expect(await screen.findByText(`${problem} Waiting to send it again.`)).toBeInTheDocument();
+    expect(screen.getByText(/Nothing has been changed yet\./)).toBeInTheDocument();
+    await watchedGroup(`Start compute ${project.endpointId}: 1 operation`);
+    expect(changes(path)).toHaveLength(2);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('stops after five tries and offers a manual retry, which goes through once the project is free', async () => {

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { isLocked, LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { describeProblem } from '../../api/api-error';
+import { isLocked, isRefusedForNow, LOCKED_MAX_TRIES } from '../../api/locked-retry';
 import { invalidateLatestOperations } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
 import { formatDuration } from '../../lib/format';
@@ -32,13 +33,14 @@ interface RequestProgressProps {
 const isAbort = (error: Error | null) => error?.name === 'AbortError';
 
 /**
- * Where a request that starts operations stands: sending, waiting out a 423 (the project is busy;
- * the console resends it with backoff), or refused with the API's own message.
+ * Where a request that starts operations stands: sending, waiting out a refusal that changed nothing
+ * (423 project busy, 429 rate limited, 503 server busy; the console resends it with backoff), or
+ * refused with the API's own message.
  */
 export function RequestProgress({ projectId, request, pendingLabel, failedTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
   const { status, failureCount, failureReason, error } = request;
-  const waiting = status === 'pending' && failureCount > 0 && isLocked(failureReason) ? failureReason : null;
-  const firstRefusal = waiting !== null && failureCount === 1;
+  const waiting = status === 'pending' && failureCount > 0 && isRefusedForNow(failureReason) ? failureReason : null;
+  const firstRefusal = waiting !== null && isLocked(waiting) && failureCount === 1;
   const queryClient = useQueryClient();
   // Learn what holds the project (the newest page may predate it): one refresh per wait, not per try.
   useEffect(() => {
@@ -52,7 +54,7 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
           <div className="callout callout--warning">
             <p className="callout__title">
               <span aria-hidden="true">◷ </span>
-              The project is busy: waiting for {waitingFor(blockers)}.
+              {isLocked(waiting) ? `The project is busy: waiting for ${waitingFor(blockers)}.` : `${describeProblem(waiting)} Waiting to send it again.`}
             </p>
             <p>
               Trying again in about {formatDuration(backoffDelay(failureCount, retryBaseMs, waiting.retryAfterMs))} (try{' '}
