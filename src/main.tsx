@@ -5,11 +5,12 @@ import './styles.css';
 const root = document.getElementById('root');
 if (root) {
   const state = createAppState();
-  // A signed-in deep link's requests start now, not after React and the screens have evaluated. If
-  // the screen's code fails to load here, the router's own import of it shows the error.
-  if (state.session.getState().apiKey) startEarly(window.location.pathname, state.queryClient)?.catch(() => undefined);
+  // A signed-in deep link's requests and screen code start now, not after React has evaluated.
+  const screen = state.session.getState().apiKey ? startEarly(window.location.pathname, state.queryClient) : null;
+  // Handled here too, so a failure before the app arrives is not reported as unhandled.
+  void screen?.catch(() => undefined);
   import('./app/mount-app').then(
-    ({ mountApp }) => mountApp(root, state),
+    ({ mountApp }) => mountApp(root, state, screen),
     () => {
       const alert = document.createElement('p');
       alert.setAttribute('role', 'alert');

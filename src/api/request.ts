@@ -61,6 +61,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     new ApiError({ kind: 'network', status: 0, method, requestId, message: `The API did not answer within ${REQUEST_TIMEOUT_MS / 1_000} s.` });
 
   let response: Response;
+  let requestId: string | undefined;
   let text: string;
   try {
     try {
@@ -77,7 +78,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
       if (options.signal?.aborted) throw cause;
       throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
     }
-    const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
+    requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
     try {
       text = await response.text();
     } catch (cause) {
@@ -90,8 +91,6 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cancel);
   }
-
-  const requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
 
   if (!response.ok) {
     let body: z.output<typeof ApiErrorBodySchema> | undefined;

@@ -22,7 +22,7 @@ export function startEarly(pathname: string, queryClient: QueryClient): Promise<
     const { projectId, operationId } = operation.params;
     queryClient.query(operationQueries.detail(projectId, operationId)).catch(noop);
     queryClient.query(projectQueries.detail(projectId)).catch(noop);
-    return screenModules.operationDetail();
+    return screenModules.operationDetail.load();
   }
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {
@@ -31,9 +31,9 @@ export function startEarly(pathname: string, queryClient: QueryClient): Promise<
     queryClient.query(projectQueries.detail(projectId)).catch(noop);
     queryClient.query(branchQueries.list(projectId)).catch(noop);
     queryClient.query(endpointQueries.list(projectId)).catch(noop);
-    return screenModules.operations();
+    return screenModules.operations.load();
   }
-  if (matchPath(routePatterns.apiKeys, pathname)) return screenModules.apiKeys();
-  if (matchPath(routePatterns.home, pathname)) return screenModules.projects();
+  if (matchPath(routePatterns.apiKeys, pathname)) return screenModules.apiKeys.load();
+  if (matchPath(routePatterns.home, pathname)) return screenModules.projects.load();
   return null;
 }

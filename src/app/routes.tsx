@@ -1,40 +1,30 @@
-import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import { matchPath, Route, Routes, useLocation } from 'react-router-dom';
+import { lazy, Suspense, type ReactNode } from 'react';
+import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { NoticeStore } from './notices';
 import { routePatterns } from './paths';
-import { screenModules } from './screen-modules';
+import { screenModules, type ScreenModule } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
 
 /**
- * A screen loaded on demand. Once its code is in, it renders synchronously: a deep link preloads it
- * before the first render, so the page never shows (and React never throttles) a loading fallback.
+ * A screen loaded on demand. Once its code is in, it renders synchronously: a deep link loads it
+ * before the first render (early-start.ts), so the page never shows (and React never throttles) a
+ * loading fallback.
  */
-function lazyScreen(load: () => Promise<ComponentType>) {
-  let Loaded: ComponentType | undefined;
-  const preload = async (): Promise<ComponentType> => (Loaded ??= await load());
-  const Lazy = lazy(async () => ({ default: await preload() }));
-  function LazyScreen() {
+function lazyScreen(module: ScreenModule) {
+  const Lazy = lazy(async () => ({ default: await module.load() }));
+  return function LazyScreen() {
+    const Loaded = module.loaded;
     return Loaded ? <Loaded /> : <Lazy />;
-  }
-  return { LazyScreen, preload };
+  };
 }
 
 // Screens not needed at first paint load on demand; the key screen ships with the entry.
-const projects = lazyScreen(screenModules.projects);
-const operations = lazyScreen(screenModules.operations);
-const operationDetail = lazyScreen(screenModules.operationDetail);
-const apiKeys = lazyScreen(screenModules.apiKeys);
-
-/** The code of the screen at `pathname`, so the first render can wait for it (its data was started by early-start.ts). */
-export function preloadScreen(pathname: string): Promise<unknown> {
-  if (matchPath(routePatterns.operation, pathname)) return operationDetail.preload();
-  if (matchPath(routePatterns.project, pathname)) return operations.preload();
-  if (matchPath(routePatterns.apiKeys, pathname)) return apiKeys.preload();
-  if (matchPath(routePatterns.home, pathname)) return projects.preload();
-  return Promise.resolve();
-}
+const ProjectsScreen = lazyScreen(screenModules.projects);
+const OperationsScreen = lazyScreen(screenModules.operations);
+const OperationDetailScreen = lazyScreen(screenModules.operationDetail);
+const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -69,10 +59,10 @@ export function AppRoutes({ notices }: { notices: NoticeStore }) {
     <Routes>
       <Route element={<SessionGate />}>
         <Route element={<Shell notices={notices} />}>
-          <Route index element={<Screen><projects.LazyScreen /></Screen>} />
-          <Route path={routePatterns.project} element={<Screen><operations.LazyScreen /></Screen>} />
-          <Route path={routePatterns.operation} element={<Screen><operationDetail.LazyScreen /></Screen>} />
-          <Route path={routePatterns.apiKeys} element={<Screen><apiKeys.LazyScreen /></Screen>} />
+          <Route index element={<Screen><ProjectsScreen /></Screen>} />
+          <Route path={routePatterns.project} element={<Screen><OperationsScreen /></Screen>} />
+          <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
+          <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

@@ -1,8 +1,30 @@
-// The screens that load on demand, each behind one import() so the router (routes.tsx) and a deep
-// link's early start (early-start.ts) ask for the very same chunk.
+import type { ComponentType } from 'react';
+
+/** A screen whose code loads on demand, remembered once in so it can render without a fallback. */
+export interface ScreenModule {
+  /** The screen, once its code has arrived. */
+  readonly loaded: ComponentType | undefined;
+  /** Loads the code (once; a failed load may be tried again). */
+  load: () => Promise<ComponentType>;
+}
+
+function screenModule(importScreen: () => Promise<ComponentType>): ScreenModule {
+  let loaded: ComponentType | undefined;
+  return {
+    get loaded() {
+      return loaded;
+    },
+    load: async () => (loaded ??= await importScreen()),
+  };
+}
+
+// The screens not needed at first paint, each behind one import(), so the router (routes.tsx) and a
+// deep link's early start (early-start.ts) load and remember the very same code.
 export const screenModules = {
-  projects: async () => (await import('../screens/projects/projects-screen')).ProjectsScreen,
-  operations: async () => (await import('../screens/operations/operations-screen')).OperationsScreen,
-  operationDetail: async () => (await import('../screens/operation-detail/operation-detail-screen')).OperationDetailScreen,
-  apiKeys: async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen,
+  projects: screenModule(async () => (await import('../screens/projects/projects-screen')).ProjectsScreen),
+  operations: screenModule(async () => (await import('../screens/operations/operations-screen')).OperationsScreen),
+  operationDetail: screenModule(
+    async () => (await import('../screens/operation-detail/operation-detail-screen')).OperationDetailScreen,
+  ),
+  apiKeys: screenModule(async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, projectCensus } from './support/api';
-import { actionName, detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { openNewestOperationOfBigProject, operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 /** Axe on the whole page as it is now; only what blocks or seriously hinders someone fails the test. */
@@ -51,13 +51,7 @@ test.describe('signed in', () => {
   });
 
   test('the operation detail', async ({ page, request }) => {
-    const api = new ControlApi(request, E2E_API_KEY);
-    const { big } = await projectCensus(api);
-    const [op] = await api.newestOperations(big.id, 1);
-    if (!op) throw new Error('the big project has no operation');
-    await page.goto(operationPath(big.id, op.id));
-    await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();
-    await expect(detailStatus(page)).toBeVisible();
+    await openNewestOperationOfBigProject(page, new ControlApi(request, E2E_API_KEY));
     await expectNoSeriousViolations(page);
   });
 

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, projectCensus } from '../e2e/support/api';
-import { actionName, detailStatus, operationPath, operationsTable, projectPath } from '../e2e/support/screens';
+import { openNewestOperationOfBigProject, operationsTable, projectPath } from '../e2e/support/screens';
 import { E2E_API_KEY, holdKey } from '../e2e/support/session';
 
 // The README's pictures of the four main screens, as a person first sees them on a laptop.
@@ -38,13 +38,7 @@ test.describe('signed in', () => {
   });
 
   test('operation detail', async ({ page, request }) => {
-    const api = new ControlApi(request, E2E_API_KEY);
-    const { big } = await projectCensus(api);
-    const [op] = await api.newestOperations(big.id, 1);
-    if (!op) throw new Error('the big project has no operation');
-    await page.goto(operationPath(big.id, op.id));
-    await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();
-    await expect(detailStatus(page)).toBeVisible();
+    const op = await openNewestOperationOfBigProject(page, new ControlApi(request, E2E_API_KEY));
     await expect(page.getByRole('main').getByText(op.id, { exact: true })).toBeVisible();
     await shoot(page, 'operation-detail');
   });

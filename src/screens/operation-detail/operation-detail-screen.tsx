@@ -9,7 +9,6 @@ import { mergeOperationPages, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
-import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { LiveDuration } from '../../components/live-duration';
 import { RelativeTime } from '../../components/relative-time';
@@ -26,6 +25,7 @@ import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { loadFailure } from '../../app/load-failure';
+import { LoadFailureCallout } from '../../app/load-failure-callout';
 import { paths } from '../../app/paths';
 import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
 import { WatchButton } from '../../app/watch/watch-button';
@@ -114,12 +114,11 @@ export function OperationDetailScreen() {
       <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} />
 
       {!operation && detailFailure ? (
-        <ErrorCallout
+        <LoadFailureCallout
           title="Could not load this operation."
-          {...describeError(detailFailure.error)}
-          nextTryMs={detailFailure.nextTryMs}
+          failure={detailFailure}
           onRetry={() => void detail.refetch()}
-          retrying={detail.isFetching && detailFailure.nextTryMs === null}
+          fetching={detail.isFetching}
         >
           {isApiError(detailFailure.error) && detailFailure.error.status === 404 && (
             <p>
@@ -127,7 +126,7 @@ export function OperationDetailScreen() {
               see. <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
             </p>
           )}
-        </ErrorCallout>
+        </LoadFailureCallout>
       ) : !operation ? (
         <p role="status" className="muted detail-placeholder">
           Loading the operation…

@@ -14,10 +14,12 @@ import { blocksChanges } from '../../lib/operation-status';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { loadFailure } from '../../app/load-failure';
+import { LoadFailureCallout } from '../../app/load-failure-callout';
 import { paths } from '../../app/paths';
 import { BranchesSection } from './branches-section';
 import { ExportButtons } from './export-buttons';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
+import type { OperationsView } from './operations-view';
 import { useOperationHistory } from './use-operation-history';
 
 export function OperationsScreen() {
@@ -36,6 +38,7 @@ export function OperationsScreen() {
     [endpoints.data],
   );
   const title = project.data?.name ?? projectId;
+  const view: OperationsView = { projectId, projectName: project.data?.name, operations, branchNames, computeNames };
   const blockers = useMemo(() => operations.filter((op) => blocksChanges(op.status, op.action)), [operations]);
 
   return (
@@ -59,19 +62,18 @@ export function OperationsScreen() {
       <div className="toolbar">
         <h2>Operations</h2>
         <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
-        <ExportButtons projectId={projectId} projectName={project.data?.name} operations={operations} branchNames={branchNames} computeNames={computeNames} />
+        <ExportButtons {...view} />
         <span className="muted" role="status">
           {isLive ? (reconnecting ? 'Reconnecting… showing the last data received.' : 'Live: operations in progress are refreshed.') : ''}
         </span>
       </div>
 
       {historyFailure ? (
-        <ErrorCallout
+        <LoadFailureCallout
           title="Could not load the operations."
-          {...describeError(historyFailure.error)}
-          nextTryMs={historyFailure.nextTryMs}
+          failure={historyFailure}
           onRetry={() => void history.refetch()}
-          retrying={history.isFetching && historyFailure.nextTryMs === null}
+          fetching={history.isFetching}
         />
       ) : history.isPending ? (
         <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
@@ -79,14 +81,7 @@ export function OperationsScreen() {
         <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
       ) : (
         <>
-          <OperationsTable
-            projectId={projectId}
-            projectName={project.data?.name}
-            operations={operations}
-            branchNames={branchNames}
-            computeNames={computeNames}
-            now={now}
-          />
+          <OperationsTable {...view} now={now} />
           <div className="table-footer">
             {history.hasNextPage ? (
               <button

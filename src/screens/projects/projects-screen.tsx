@@ -11,6 +11,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { loadFailure } from '../../app/load-failure';
+import { LoadFailureCallout } from '../../app/load-failure-callout';
 import { paths } from '../../app/paths';
 import { TableHead } from '../../components/table-head';
 
@@ -70,12 +71,11 @@ export function ProjectsScreen() {
       </p>
 
       {projectsFailure ? (
-        <ErrorCallout
+        <LoadFailureCallout
           title="Could not load projects."
-          {...describeError(projectsFailure.error)}
-          nextTryMs={projectsFailure.nextTryMs}
+          failure={projectsFailure}
           onRetry={() => void projects.refetch()}
-          retrying={projects.isFetching && projectsFailure.nextTryMs === null}
+          fetching={projects.isFetching}
         />
       ) : projects.isPending ? (
         <TableSkeleton columns={COLUMNS} rows={5} label="Loading projects…" />

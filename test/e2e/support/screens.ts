@@ -1,5 +1,5 @@
 import { expect, type Locator, type Page } from '@playwright/test';
-import type { ApiOperation, ListedProject } from './api';
+import { projectCensus, type ApiOperation, type ControlApi, type ListedProject } from './api';
 
 /** The console's name for an action (DESIGN §3: `create_branch` reads "Create branch"). */
 export function actionName(action: string): string {
@@ -179,4 +179,15 @@ export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10
   }
   await expect(loadMore).toHaveCount(0);
   return { clicks, repeated };
+}
+
+/** Opens the detail of the big project's newest operation and waits for its heading and status. */
+export async function openNewestOperationOfBigProject(page: Page, api: ControlApi): Promise<ApiOperation> {
+  const { big } = await projectCensus(api);
+  const [op] = await api.newestOperations(big.id, 1);
+  if (!op) throw new Error('the big project has no operation');
+  await page.goto(operationPath(big.id, op.id));
+  await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();
+  await expect(detailStatus(page)).toBeVisible();
+  return op;
 }
