@@ -6,12 +6,31 @@
 // - an empty operations page echoes the request's cursor; only a project with no operations omits pagination;
 // - /users/me/organizations with an organization or project-scoped key answers that key's one organization (OpenAPI text);
 // - deleting the default branch or a branch with children answers 409; an unknown or deleted branch 204 (OpenAPI);
-// - 423 counts every unfinished operation except check_availability, including a failed one awaiting its retry.
+// - 423 counts every unfinished operation except check_availability, including a failed one awaiting its retry;
+// - /users/me with an organization or project-scoped key answers 403 (such keys stand for no user);
+// - /projects/shared lists projects shared with the key's user (none for keys not tied to a user);
+// - a documented platform route the simulator does not simulate answers 501 once the key is checked;
+//   a path the platform does not have answers 404.
 import { randomUUID } from 'node:crypto';
 import { delay, http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
-import type { ControlPlane, CreateBranchInput, CreateProjectInput, Principal } from './control-plane';
+import type { ControlPlane, Principal } from './control-plane';
 import { malformedJsonText, schemaBreakingBody, withUnknownValues, type FaultDecision, type FaultInjector } from './faults';
-import { ApiFailure, badRequest, notFound, unauthorized } from './http-errors';
+import { ApiFailure, notFound, notImplemented, tooManyRequests, unauthorized } from './http-errors';
+import {
+  branchCreateInput,
+  branchListQuery,
+  integerParam,
+  limitQuery,
+  objectBody,
+  optionalQuery,
+  optionalString,
+  projectCreateInput,
+  readJson,
+  requiredString,
+  stringParam,
+} from './http-input';
+import { platformRoute } from './platform-routes';
+import { PLATFORM_RATE_LIMITS, createRateLimiter, type RateLimits } from './rate-limiter';
 import type { WireErrorBody } from './wire';
 
 export const REQUEST_ID_HEADER = 'x-neon-ret-request-id';
@@ -34,9 +53,19 @@ const METHODS = { get: http.get, post: http.post, delete: http.delete } as const
 export interface HandlerOptions {
   /** Faults to inject (sim/faults.ts); none when absent. */
   faults?: FaultInjector;
+  /** Per-key request limits; `false` turns limiting off. Default: the platform's 700/min and 40/s per route. */
+  rateLimits?: RateLimits | false;
 }
 
-export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}): HttpHandler[] {
+export function createHandlers(cp: ControlPlane, { faults, rateLimits }: HandlerOptions = {}): HttpHandler[] {
+  const limiter = rateLimits === false ? null : createRateLimiter(rateLimits ?? PLATFORM_RATE_LIMITS);
+
+  /** Counts the request against its key's limits; a refusal is a 429 with Retry-After. */
+  function checkRateLimit(principal: Principal, routeName: string): void {
+    const decision = limiter?.consume(principal.keyId, routeName, cp.clock.now());
+    if (decision && !decision.allowed) throw tooManyRequests(decision.reason, decision.retryAfterSeconds);
+  }
+
   /**
    * Every route authenticates, counts against the key's rate limit, and answers JSON with a request id.
    * Injected faults come first, as they would from a struggling platform or a proxy in front of it.
@@ -52,7 +81,7 @@ export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}
       if (early) return early;
       try {
         const principal = authenticate(cp, request);
-        cp.checkRateLimit(principal, routeName);
+        checkRateLimit(principal, routeName);
         const reply = await handle({ request, url, params, principal });
         const headers = { [REQUEST_ID_HEADER]: requestId };
         if (reply.status === 204) return new HttpResponse(null, { status: 204, headers });
@@ -67,6 +96,7 @@ export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}
 
   return [
     route('get', '/auth', ({ principal }) => ok(cp.whoAmI(principal))),
+    route('get', '/users/me', ({ principal }) => ok(cp.currentUser(principal))),
     route('get', '/users/me/organizations', ({ principal }) => ok(cp.listOrganizations(principal))),
 
     route('get', '/api_keys', ({ principal }) => ok(cp.listPersonalApiKeys(principal))),
@@ -106,6 +136,17 @@ export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}
         }),
       );
     }),
+    // Before /projects/:projectId, which would take "shared" for a project id.
+    route('get', '/projects/shared', ({ principal, url }) => {
+      const q = url.searchParams;
+      return ok(
+        cp.listSharedProjects(principal, {
+          ...limitQuery(q),
+          ...optionalQuery(q, 'cursor', 'cursor'),
+          ...optionalQuery(q, 'search', 'search'),
+        }),
+      );
+    }),
     route('post', '/projects', async ({ principal, request }) => {
       const body = objectBody(await readJson(request), 'request body');
       return { status: 201, body: cp.createProject(principal, projectCreateInput(body)) };
@@ -127,14 +168,23 @@ export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}
       ok(cp.getOperation(principal, stringParam(params, 'projectId'), stringParam(params, 'operationId'))),
     ),
 
-    route('get', '/projects/:projectId/branches', ({ principal, params }) =>
-      ok(cp.listBranches(principal, stringParam(params, 'projectId'))),
+    route('get', '/projects/:projectId/branches', ({ principal, params, url }) =>
+      ok(cp.listBranches(principal, stringParam(params, 'projectId'), branchListQuery(url.searchParams))),
     ),
     route('post', '/projects/:projectId/branches', async ({ principal, params, request }) => {
       const raw = await readJson(request);
       const input = raw === undefined ? {} : branchCreateInput(objectBody(raw, 'request body'));
       return { status: 201, body: cp.createBranch(principal, stringParam(params, 'projectId'), input) };
     }),
+    route('get', '/projects/:projectId/branches/:branchId', ({ principal, params }) =>
+      ok(cp.getBranch(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'))),
+    ),
+    route('get', '/projects/:projectId/branches/:branchId/databases', ({ principal, params }) =>
+      ok(cp.listBranchDatabases(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'))),
+    ),
+    route('get', '/projects/:projectId/branches/:branchId/roles', ({ principal, params }) =>
+      ok(cp.listBranchRoles(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'))),
+    ),
     route('delete', '/projects/:projectId/branches/:branchId', ({ principal, params }) => {
       const result = cp.deleteBranch(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'));
       return result === null ? { status: 204 } : ok(result);
@@ -153,10 +203,18 @@ export function createHandlers(cp: ControlPlane, { faults }: HandlerOptions = {}
       ok(cp.restartEndpoint(principal, stringParam(params, 'projectId'), stringParam(params, 'endpointId'))),
     ),
 
-    // Last: anything else under the API base is an unknown route, answered like the platform's 404.
+    // Last: a platform route we do not simulate (501, once the key is checked), or no route at all (404).
     http.all(`${BASE}/*`, ({ request }) => {
-      const url = new URL(request.url);
-      return errorResponse(notFound(`no route for ${request.method} ${url.pathname}`), randomUUID());
+      const requestId = randomUUID();
+      const { pathname } = new URL(request.url);
+      const documented = platformRoute(request.method, pathname.replace(/^\/api\/v2/, ''));
+      try {
+        if (documented === undefined) throw notFound(`no route for ${request.method} ${pathname}`);
+        authenticate(cp, request);
+        throw notImplemented(`${documented} is part of the platform's API but not of this simulator`);
+      } catch (error) {
+        return errorResponse(error, requestId);
+      }
     }),
   ];
 }
@@ -222,110 +280,4 @@ function replyResponse(body: JsonBodyType, status: number, headers: Record<strin
     default:
       return HttpResponse.json(body, { status, headers });
   }
-}
-
-// ---- request parsing ---------------------------------------------------------------------------------------
-
-function stringParam(params: PathParams, name: string): string {
-  const value = params[name];
-  if (typeof value !== 'string') throw badRequest(`missing path parameter ${name}`);
-  return value;
-}
-
-function integerParam(params: PathParams, name: string, wireName: string): number {
-  const value = stringParam(params, name);
-  if (!/^\d{1,15}$/.test(value)) throw badRequest(`${wireName} must be an integer, got "${value}"`);
-  return Number(value);
-}
-
-/** `limit` as a number for the control plane to range-check; anything non-integer becomes NaN (a 400). */
-function limitQuery(query: URLSearchParams): { limit?: number } {
-  const raw = query.get('limit');
-  if (raw === null) return {};
-  return { limit: /^-?\d{1,10}$/.test(raw.trim()) ? Number(raw) : Number.NaN };
-}
-
-function optionalQuery<K extends string>(query: URLSearchParams, name: string, key: K): Partial<Record<K, string>> {
-  const raw = query.get(name);
-  return raw === null ? {} : ({ [key]: raw } as Partial<Record<K, string>>);
-}
-
-async function readJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw badRequest('request body is not valid JSON');
-  }
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function objectBody(value: unknown, what: string): JsonObject {
-  if (value === undefined) throw badRequest(`${what} is required`);
-  if (!isObject(value)) throw badRequest(`${what} must be a JSON object`);
-  return value;
-}
-
-function requiredString(body: JsonObject, field: string, path = field): string {
-  const value = body[field];
-  if (value === undefined) throw badRequest(`${path} is required`);
-  if (typeof value !== 'string') throw badRequest(`${path} must be a string`);
-  return value;
-}
-
-function optionalString(body: JsonObject, field: string, path = field): string | undefined {
-  return body[field] === undefined ? undefined : requiredString(body, field, path);
-}
-
-function branchCreateInput(body: JsonObject): CreateBranchInput {
-  const input: CreateBranchInput = {};
-  if (body.branch !== undefined) {
-    const branch = objectBody(body.branch, 'branch');
-    const name = optionalString(branch, 'name', 'branch.name');
-    if (name !== undefined) {
-      if (name.length < 1 || name.length > 256) throw badRequest('branch.name must be between 1 and 256 characters');
-      input.name = name;
-    }
-    const parentId = optionalString(branch, 'parent_id', 'branch.parent_id');
-    if (parentId !== undefined) input.parentId = parentId;
-  }
-  if (body.endpoints !== undefined) {
-    if (!Array.isArray(body.endpoints)) throw badRequest('endpoints must be an array');
-    input.endpoints = body.endpoints.map((item: unknown, i) => {
-      const endpoint = objectBody(item, `endpoints[${i}]`);
-      const type = requiredString(endpoint, 'type', `endpoints[${i}].type`);
-      if (type !== 'read_write' && type !== 'read_only') {
-        throw badRequest(`endpoints[${i}].type must be "read_write" or "read_only"`);
-      }
-      return { type };
-    });
-  }
-  return input;
-}
-
-function projectCreateInput(body: JsonObject): CreateProjectInput {
-  const project = objectBody(body.project, 'project');
-  const input: CreateProjectInput = {};
-  const name = optionalString(project, 'name', 'project.name');
-  if (name !== undefined) {
-    if (name.length < 1 || name.length > 256) throw badRequest('project.name must be between 1 and 256 characters');
-    input.name = name;
-  }
-  const regionId = optionalString(project, 'region_id', 'project.region_id');
-  if (regionId !== undefined) input.regionId = regionId;
-  const orgId = optionalString(project, 'org_id', 'project.org_id');
-  if (orgId !== undefined) input.orgId = orgId;
-  if (project.pg_version !== undefined) {
-    if (typeof project.pg_version !== 'number' || !Number.isInteger(project.pg_version)) {
-      throw badRequest('project.pg_version must be an integer');
-    }
-    input.pgVersion = project.pg_version;
-  }
-  return input;
 }

@@ -6,7 +6,7 @@ export class ApiFailure extends Error {
   override readonly name = 'ApiFailure';
 
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 423 | 429 | 500 | 502 | 503 | 504,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 423 | 429 | 500 | 501 | 502 | 503 | 504,
     message: string,
     readonly options: { code?: string; retryAfterSeconds?: number } = {},
   ) {
@@ -25,5 +25,6 @@ export const forbidden = (message: string) => new ApiFailure(403, message);
 export const notFound = (message: string) => new ApiFailure(404, message);
 export const conflict = (message: string) => new ApiFailure(409, message);
 export const locked = (message: string) => new ApiFailure(423, message);
+export const notImplemented = (message: string) => new ApiFailure(501, message);
 export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
   new ApiFailure(429, message, { retryAfterSeconds });

@@ -116,6 +116,36 @@ export interface WireApiKeyRevoked {
   project_id?: string;
 }
 
+export interface WireBranchesPage {
+  branches: WireBranch[];
+  annotations: Record<string, never>;
+  /** `next` is present while more branches follow; pass it back as `cursor`. */
+  pagination: { next?: string; sort_by: string; sort_order: string };
+}
+
+export interface WireBranchDetails {
+  branch: WireBranch;
+  annotation: { object: { type: string; id: string }; value: Record<string, string>; created_at: string; updated_at: string };
+}
+
+/** GET /users/me. */
+export interface WireCurrentUser {
+  id: string;
+  email: string;
+  /** Deprecated on the platform (the email again), still required. */
+  login: string;
+  name: string;
+  last_name: string;
+  image: string;
+  auth_accounts: { provider: string; email: string; name: string; login: string; image: string }[];
+  plan: string;
+  projects_limit: number;
+  branches_limit: number;
+  max_autoscaling_limit: number;
+  active_seconds_limit: number;
+  compute_seconds_limit: number;
+}
+
 export interface WireOperationsPage {
   operations: WireOperation[];
   pagination?: { cursor: string };

@@ -23,10 +23,10 @@ const KEY = 'faults-test-key-0000000000000000';
 const auth = { authorization: `Bearer ${KEY}`, accept: 'application/json' };
 
 function simulator() {
-  const cp = createControlPlane({ clock: fakeClock(Date.parse('2026-11-22T12:00:00Z')), failureRate: 0, rateLimits: false });
+  const cp = createControlPlane({ clock: fakeClock(Date.parse('2026-11-22T12:00:00Z')), failureRate: 0 });
   const seed = seedDemo(cp, { apiKey: KEY });
   const faults = createFaultInjector({ random: seededRandom(7) });
-  const handlers = createHandlers(cp, { faults });
+  const handlers = createHandlers(cp, { faults, rateLimits: false });
   const projectId = seed.projectIds.personal;
   async function call(method: string, path: string): Promise<Response> {
     const response = await getResponse(handlers, new Request(`http://sim.test/api/v2${path}`, { method, headers: auth }));

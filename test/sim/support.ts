@@ -3,7 +3,7 @@
 import { getResponse } from 'msw';
 import { fakeClock } from '../../sim/clock';
 import { createControlPlane, type ControlPlaneOptions, type Principal } from '../../sim/control-plane';
-import { createHandlers, REQUEST_ID_HEADER } from '../../sim/handlers';
+import { createHandlers, REQUEST_ID_HEADER, type HandlerOptions } from '../../sim/handlers';
 
 export const START = new Date('2026-11-22T12:00:00Z');
 export const SECOND = 1000;
@@ -24,10 +24,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export function createSim(options: Partial<ControlPlaneOptions> = {}) {
+/** A control plane on a fake clock at START, and its handlers (`rateLimits` is theirs: the HTTP layer limits). */
+export function createSim({ rateLimits, ...options }: Partial<ControlPlaneOptions> & Pick<HandlerOptions, 'rateLimits'> = {}) {
   const clock = fakeClock(START);
   const cp = createControlPlane({ clock, failureRate: 0, ...options });
-  const handlers = createHandlers(cp);
+  const handlers = createHandlers(cp, rateLimits === undefined ? {} : { rateLimits });
 
   async function call(method: string, path: string, opts: CallOptions = {}): Promise<HttpResult> {
     const headers = new Headers({ accept: 'application/json', ...opts.headers });

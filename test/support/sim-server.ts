@@ -40,7 +40,7 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
 
   function build() {
     const clock = fakeClock(options.start ?? DEFAULT_START);
-    const cp = createControlPlane({ clock, failureRate: options.failureRate ?? 0, rateLimits: options.rateLimits ?? false });
+    const cp = createControlPlane({ clock, failureRate: options.failureRate ?? 0 });
     const seedOptions = options.apiKey === undefined ? {} : { apiKey: options.apiKey };
     const seed = options.seed === 'empty' ? seedEmpty(cp, seedOptions) : seedDemo(cp, seedOptions);
     return { cp, clock, seed };
@@ -50,7 +50,7 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
   beforeEach(() => {
     current = build();
     // Replaces the base handlers, so `resetHandlers()` after a test drops only that test's overrides.
-    server.resetHandlers(...createHandlers(current.cp));
+    server.resetHandlers(...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }));
   });
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());

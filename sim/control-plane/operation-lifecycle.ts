@@ -1,6 +1,6 @@
 // An operation's whole life is planned when it is created (a list of timed steps), and its status at any
 // moment is read off that plan against the clock. No timers: advancing the clock is what moves it on.
-import { TERMINAL_STATUSES, cursorTime, wireTime, type OperationStatus, type WireOperation } from './wire';
+import { TERMINAL_STATUSES, cursorTime, wireTime, type OperationStatus, type WireOperation } from '../wire';
 
 export interface OperationStep {
   atMs: number;
