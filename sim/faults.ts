@@ -1,8 +1,8 @@
 // Fault injection for the simulator: a plan of rules that make matching requests slow, fail (500/503),
-// rate-limited (429 + Retry-After), malformed (not JSON), schema-breaking, dropped, or carrying
-// operation statuses and actions the console has never seen. Off by default (an empty plan). Tests set
-// it directly; `npm run dev` (and `npm start` with SIM_FAULTS=1) expose it at FAULTS_CONTROL_PATH
-// (`/__sim/faults`, mounted by vite-plugin.ts).
+// find the project busy (423), rate-limited (429 + Retry-After), malformed (not JSON), schema-breaking,
+// dropped, or carrying operation statuses and actions the console has never seen. Off by default (an
+// empty plan). Tests set it directly; `npm run dev` (and `npm start` with SIM_FAULTS=1) expose it at
+// FAULTS_CONTROL_PATH (`/__sim/faults`, mounted by vite-plugin.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { Random } from './random';
@@ -16,10 +16,13 @@ const MAX_RULES = 20;
 export const FaultSchema = z.discriminatedUnion('type', [
   /** Waits before answering; combines with any other fault. */
   z.object({ type: z.literal('latency'), ms: z.int().check(z.minimum(0), z.maximum(MAX_LATENCY_MS)) }),
-  /** The platform's server-side failures; Retry-After is optional (the platform sends it on some 503s). */
+  /**
+   * The platform's server-side failures, or 423 as when another client's operation holds the project;
+   * Retry-After is optional (the platform sends it on some 503s).
+   */
   z.object({
     type: z.literal('status'),
-    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
+    status: z.union([z.literal(423), z.literal(500), z.literal(502), z.literal(503), z.literal(504)]),
     retryAfterSeconds: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_RETRY_AFTER_SECONDS))),
   }),
   z.object({ type: z.literal('rate-limit'), retryAfterSeconds: z.int().check(z.minimum(0), z.maximum(MAX_RETRY_AFTER_SECONDS)) }),

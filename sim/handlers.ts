@@ -248,12 +248,20 @@ function errorResponse(error: unknown, requestId: string): Response {
 
 // ---- injected faults ---------------------------------------------------------------------------------------
 
-/** A fault that replaces the whole answer: a server error, a 429, or no answer at all. */
+const FAULT_MESSAGES = {
+  423: 'project already has running operations, scheduling of new ones is prohibited',
+  500: 'internal server error',
+  502: 'internal server error',
+  503: 'service temporarily unavailable',
+  504: 'internal server error',
+} as const;
+
+/** A fault that replaces the whole answer: a server error, a 423 or 429, or no answer at all. */
 function faultResponse(fault: FaultDecision['fault'], requestId: string): Response | undefined {
   switch (fault?.type) {
     case 'status':
       return errorResponse(
-        new ApiFailure(fault.status, fault.status === 503 ? 'service temporarily unavailable' : 'internal server error', {
+        new ApiFailure(fault.status, FAULT_MESSAGES[fault.status], {
           ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }),
         }),
         requestId,

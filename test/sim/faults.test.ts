@@ -146,6 +146,15 @@ describe('faults in the simulator handlers', () => {
     expect(await response.json()).toEqual({ code: '', message: expect.any(String) as string, request_id: requestId });
   });
 
+  it('answers 423 once, as if another client held the project, and the retried change then goes through', async () => {
+    const sim = simulator();
+    sim.faults.set(plan([{ fault: { type: 'status', status: 423 }, method: 'POST', path: '/projects/*/branches', count: 1 }]));
+    const refused = await sim.call('POST', `/projects/${sim.projectId}/branches`);
+    expect(refused.status).toBe(423);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/running operations/);
+    expect((await sim.call('POST', `/projects/${sim.projectId}/branches`)).status).toBe(201);
+  });
+
   it('answers 429 with Retry-After before even checking the key', async () => {
     const sim = simulator();
     sim.faults.set(plan([{ fault: { type: 'rate-limit', retryAfterSeconds: 3 } }]));
