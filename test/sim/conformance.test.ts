@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyCreatedSchema, OperationsPageSchema } from '../../src/api/schemas';
+import { PLATFORM_ROUTES } from '../../sim/platform-routes';
 import { seedDemo } from '../../sim/seed';
 import { SECOND, createSim, type HttpResult } from './support';
 
@@ -192,6 +193,27 @@ describe('OpenAPI conformance', () => {
     expectDocumented(deleted, '/projects/{project_id}/branches/{branch_id}', 'delete');
   });
 
+  it('answers the routes the platform’s CLI calls as documented', async () => {
+    const w = world();
+    expectDocumented(await w.call('GET', '/users/me', { key: w.key }), '/users/me', 'get');
+    expectDocumented(await w.call('GET', '/projects/shared?limit=100', { key: w.key }), '/projects/shared', 'get');
+    const projectId = w.seed.projectIds.big;
+    const list = await w.call('GET', `/projects/${projectId}/branches?limit=2&sort_by=created_at&sort_order=asc`, { key: w.key });
+    expectDocumented(list, '/projects/{project_id}/branches', 'get');
+    for (const branchId of (list.body as { branches: { id: string }[] }).branches.map((b) => b.id)) {
+      const base = `/projects/${projectId}/branches/${branchId}`;
+      expectDocumented(await w.call('GET', base, { key: w.key }), '/projects/{project_id}/branches/{branch_id}', 'get');
+      expectDocumented(await w.call('GET', `${base}/databases`, { key: w.key }), '/projects/{project_id}/branches/{branch_id}/databases', 'get');
+      expectDocumented(await w.call('GET', `${base}/roles`, { key: w.key }), '/projects/{project_id}/branches/{branch_id}/roles', 'get');
+    }
+  });
+
+  it('knows every route of the OpenAPI document, and no other, to tell an unsimulated route (501) from none (404)', () => {
+    const methods = ['get', 'post', 'put', 'patch', 'delete'];
+    const documented = Object.entries(document.paths).map(([path, item]) => [path, methods.filter((m) => m in item).join(' ').toUpperCase()]);
+    expect(Object.fromEntries(PLATFORM_ROUTES)).toEqual(Object.fromEntries(documented));
+  });
+
   it('answers every error status with the documented GeneralError body', async () => {
     const w = world();
     const big = w.seed.projectIds.big;
@@ -208,6 +230,9 @@ describe('OpenAPI conformance', () => {
       [403, await w.call('GET', `/organizations/${w.seed.orgIds.northwind}/api_keys`, { key: w.key })],
       [404, await w.call('GET', '/projects/does-not-exist', { key: w.key })],
       [404, await w.call('GET', '/no/such/route', { key: w.key })],
+      [403, await w.call('GET', '/users/me', { key: w.orgKey })],
+      [404, await w.call('GET', `/projects/${big}/branches/br-none-000000`, { key: w.key })],
+      [501, await w.call('PATCH', `/projects/${big}`, { key: w.key, body: { project: { name: 'renamed' } } })],
       [409, await w.call('DELETE', `/projects/${big}/branches/${mainBranch}`, { key: w.key })],
       [423, await w.call('POST', `/projects/${w.seed.projectIds.locked}/branches`, { key: w.key })],
       [429, await limited.call('GET', '/auth', { key: user.key })],

@@ -4,6 +4,7 @@ import { getResponse } from 'msw';
 import { fakeClock } from '../../sim/clock';
 import { createControlPlane, type ControlPlaneOptions, type Principal } from '../../sim/control-plane';
 import { createHandlers, REQUEST_ID_HEADER, type HandlerOptions } from '../../sim/handlers';
+import { ApiFailure } from '../../sim/http-errors';
 
 export const START = new Date('2026-11-22T12:00:00Z');
 export const SECOND = 1000;
@@ -76,4 +77,18 @@ export function json(result: HttpResult): Record<string, unknown> {
 
 export function idsOf(items: readonly { id: string }[]): string[] {
   return items.map((item) => item.id);
+}
+
+/** Epoch ms of a wire timestamp. */
+export const ms = (wire: string) => new Date(wire).getTime();
+
+/** The ApiFailure a domain call throws, or undefined when it succeeds. */
+export function failureOf(action: () => unknown): ApiFailure | undefined {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof ApiFailure) return error;
+    throw error;
+  }
+  return undefined;
 }
