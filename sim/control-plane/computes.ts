@@ -5,7 +5,7 @@ import { randomInt } from '../random';
 import { wireTime, type WireEndpoint, type WireOperation } from '../wire';
 import type { Accounts } from './accounts';
 import { finalStep, type OperationRecord } from './operation-lifecycle';
-import type { Operations } from './operations';
+import type { ActionEffects, Operations } from './operations';
 import type { Scheduler } from './scheduler';
 import type { AddEndpointInput, ComputeState, Principal } from './types';
 import { REGIONS, regionParts, type BranchRecord, type EndpointRecord, type ProjectRecord, type World } from './world';
@@ -190,27 +190,21 @@ export function createComputes(world: World, scheduler: Scheduler, operations: O
     return { endpoint: endpointView(endpoint), operations: ops.map(operations.view) };
   }
 
-  // What finishing start_compute and suspend_compute does to the compute (and what starting them promises).
-  operations.onAction('start_compute', {
-    started: (op) => {
-      const endpoint = liveEndpointOf(op);
-      if (endpoint) endpoint.pendingState = 'active';
-    },
-    finished: (op, atMs) => {
-      const endpoint = liveEndpointOf(op);
-      if (endpoint) markActive(endpoint, atMs);
-    },
-  });
-  operations.onAction('suspend_compute', {
-    started: (op) => {
-      const endpoint = liveEndpointOf(op);
-      if (endpoint) endpoint.pendingState = 'idle';
-    },
-    finished: (op, atMs) => {
-      const endpoint = liveEndpointOf(op);
-      if (endpoint) markIdle(endpoint, atMs);
-    },
-  });
+  /** A compute operation promises its state when it starts (pending_state) and reaches it when it ends. */
+  function movesComputeTo(state: 'active' | 'idle', reach: (endpoint: EndpointRecord, atMs: number) => void): ActionEffects {
+    return {
+      started: (op) => {
+        const endpoint = liveEndpointOf(op);
+        if (endpoint) endpoint.pendingState = state;
+      },
+      finished: (op, atMs) => {
+        const endpoint = liveEndpointOf(op);
+        if (endpoint) reach(endpoint, atMs);
+      },
+    };
+  }
+  operations.onAction('start_compute', movesComputeTo('active', markActive));
+  operations.onAction('suspend_compute', movesComputeTo('idle', markIdle));
 
   return {
     startCompute,
