@@ -25,6 +25,7 @@ import {
   optionalQuery,
   optionalString,
   projectCreateInput,
+  projectPageQuery,
   readJson,
   requiredString,
   stringParam,
@@ -125,28 +126,11 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
       ok(cp.revokeOrgApiKey(principal, stringParam(params, 'orgId'), integerParam(params, 'keyId', 'key_id'))),
     ),
 
-    route('get', '/projects', ({ principal, url }) => {
-      const q = url.searchParams;
-      return ok(
-        cp.listProjects(principal, {
-          ...limitQuery(q),
-          ...optionalQuery(q, 'cursor', 'cursor'),
-          ...optionalQuery(q, 'search', 'search'),
-          ...optionalQuery(q, 'org_id', 'orgId'),
-        }),
-      );
-    }),
+    route('get', '/projects', ({ principal, url }) =>
+      ok(cp.listProjects(principal, { ...projectPageQuery(url.searchParams), ...optionalQuery(url.searchParams, 'org_id', 'orgId') })),
+    ),
     // Before /projects/:projectId, which would take "shared" for a project id.
-    route('get', '/projects/shared', ({ principal, url }) => {
-      const q = url.searchParams;
-      return ok(
-        cp.listSharedProjects(principal, {
-          ...limitQuery(q),
-          ...optionalQuery(q, 'cursor', 'cursor'),
-          ...optionalQuery(q, 'search', 'search'),
-        }),
-      );
-    }),
+    route('get', '/projects/shared', ({ principal, url }) => ok(cp.listSharedProjects(principal, projectPageQuery(url.searchParams)))),
     route('post', '/projects', async ({ principal, request }) => {
       const body = objectBody(await readJson(request), 'request body');
       return { status: 201, body: cp.createProject(principal, projectCreateInput(body)) };

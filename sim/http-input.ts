@@ -108,6 +108,11 @@ export function projectCreateInput(body: JsonObject): CreateProjectInput {
   return input;
 }
 
+/** `limit`, `cursor` and `search` of a projects list (GET /projects, GET /projects/shared). */
+export function projectPageQuery(query: URLSearchParams): { limit?: number; cursor?: string; search?: string } {
+  return { ...limitQuery(query), ...optionalQuery(query, 'cursor', 'cursor'), ...optionalQuery(query, 'search', 'search') };
+}
+
 export function branchListQuery(query: URLSearchParams): ListBranchesQuery {
   const sortBy = query.get('sort_by');
   const sortOrder = query.get('sort_order');
