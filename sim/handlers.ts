@@ -160,6 +160,12 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
       const input = raw === undefined ? {} : branchCreateInput(objectBody(raw, 'request body'));
       return { status: 201, body: cp.createBranch(principal, stringParam(params, 'projectId'), input) };
     }),
+    // Before `:branchId`, which would take "count" for a branch id.
+    route('get', '/projects/:projectId/branches/count', ({ principal, params, url }) => {
+      const search = url.searchParams.get('search') ?? undefined;
+      const { branches } = cp.listBranches(principal, stringParam(params, 'projectId'), search === undefined ? {} : { search });
+      return ok({ count: branches.length });
+    }),
     route('get', '/projects/:projectId/branches/:branchId', ({ principal, params }) =>
       ok(cp.getBranch(principal, stringParam(params, 'projectId'), stringParam(params, 'branchId'))),
     ),

@@ -67,6 +67,17 @@ describe('one branch, its databases and roles', () => {
   });
 });
 
+describe('branch count', () => {
+  it('answers GET /projects/{id}/branches/count with the number of live branches, not as a branch called "count"', async () => {
+    const w = world();
+    const path = `/projects/${w.project.id}/branches/count`;
+    expect(json(await w.call('GET', path, { key: w.owner.key }))).toEqual({ count: 2 });
+    w.cp.addBranch({ projectId: w.project.id, name: 'feature' });
+    expect(json(await w.call('GET', path, { key: w.owner.key }))).toEqual({ count: 3 });
+    expect(json(await w.call('GET', `${path}?search=feat`, { key: w.owner.key }))).toEqual({ count: 1 });
+  });
+});
+
 describe('routes outside the simulator', () => {
   it('answers a platform route it does not simulate with 501 and the platform error body, after checking the key', async () => {
     const w = world();

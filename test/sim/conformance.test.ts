@@ -200,6 +200,7 @@ describe('OpenAPI conformance', () => {
     const projectId = w.seed.projectIds.big;
     const list = await w.call('GET', `/projects/${projectId}/branches?limit=2&sort_by=created_at&sort_order=asc`, { key: w.key });
     expectDocumented(list, '/projects/{project_id}/branches', 'get');
+    expectDocumented(await w.call('GET', `/projects/${projectId}/branches/count`, { key: w.key }), '/projects/{project_id}/branches/count', 'get');
     for (const branchId of (list.body as { branches: { id: string }[] }).branches.map((b) => b.id)) {
       const base = `/projects/${projectId}/branches/${branchId}`;
       expectDocumented(await w.call('GET', base, { key: w.key }), '/projects/{project_id}/branches/{branch_id}', 'get');
