@@ -6,7 +6,7 @@ import pluginQuery from '@tanstack/eslint-plugin-query';
 import globals from 'globals';
 
 /** The console never imports the simulator or the tests. */
-const outsideConsole = { regex: '^(\\.\\./)+(sim|test|bench)(/|$)', message: 'The console (src/) never imports sim/, test/ or bench/.' };
+const outsideConsole = { regex: '^(\\.\\./)+(sim|server|test|bench)(/|$)', message: 'The console (src/) never imports sim/, server/, test/ or bench/.' };
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report', 'bench/results'] },

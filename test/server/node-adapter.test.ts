@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock } from '../../sim/clock';
 import { createControlPlane } from '../../sim/control-plane';
 import { createHandlers } from '../../sim/handlers';
-import { createSimulatorHandler, isApiPath, type NodeHandler } from '../../sim/node-adapter';
+import { createSimulatorHandler, isApiPath, type NodeHandler } from '../../server/node-adapter';
 import { seedDemo } from '../../sim/seed';
 import { close, listen, rawRequest, type RawRequest } from './http-helpers';
 

@@ -1,17 +1,17 @@
 // What answers `/api/v2` on the console's own origin: the seeded in-process simulator, or, with API_URL
 // set, the forwarding proxy (and then no simulator at all). vite-plugin.ts loads this module through
 // Vite's module runner, so loading vite.config.ts (dev, preview, vitest) never pulls the simulator in.
-import { systemClock } from './clock';
-import { createControlPlane } from './control-plane';
+import { systemClock } from '../sim/clock';
+import { createControlPlane } from '../sim/control-plane';
 import { createForwardProxy } from './forward-proxy';
-import { createFaultControl, createFaultInjector } from './faults';
-import { createHandlers } from './handlers';
+import { createFaultControl, createFaultInjector } from '../sim/faults';
+import { createHandlers } from '../sim/handlers';
 import { API_PREFIX, createSimulatorHandler, type NodeHandler } from './node-adapter';
-import { seedDemo } from './seed';
+import { seedDemo } from '../sim/seed';
 
 export interface ApiBackend {
   handle: NodeHandler;
-  /** The fault plan's control route (sim/faults.ts); the simulator only, never the forwarding proxy. */
+  /** The simulator's fault plan control route (sim/faults.ts); never with the forwarding proxy. */
   faultControl?: NodeHandler;
   /** Start-up banner lines: the mode, and how to use it. */
   banner: string[];
