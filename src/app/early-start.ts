@@ -4,7 +4,7 @@ import { branchQueries } from '../api/branches';
 import { endpointQueries } from '../api/endpoints';
 import { operationQueries } from '../api/operations';
 import { projectQueries } from '../api/projects';
-import { routePatterns } from './paths';
+import { routePatterns } from '../config/paths';
 import { screenModules } from './screen-modules';
 
 // A failed early request is left in the cache as it is; the screen shows it (and retries) as usual.

@@ -2,7 +2,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { NoticeStore } from './notices';
-import { routePatterns } from './paths';
+import { routePatterns } from '../config/paths';
 import { screenModules, type ScreenModule } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
 import { KeyScreen } from '../screens/keys/key-screen';
-import { apiTarget } from './api-target';
+import { apiTarget } from '../config/api-target';
 import { useSessionStore } from './session';
 
 /**

@@ -1,8 +1,8 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
-import { apiTarget } from './api-target';
+import { apiTarget } from '../config/api-target';
 import { useNotices, type Notice, type NoticeStore } from './notices';
-import { paths } from './paths';
+import { paths } from '../config/paths';
 import { useSessionStore } from './session';
 import { WatchPanel } from './watch/watch-panel';
 

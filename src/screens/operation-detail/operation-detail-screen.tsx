@@ -26,7 +26,7 @@ import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { loadFailure } from '../../app/load-failure';
 import { LoadFailureCallout } from '../../app/load-failure-callout';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
 import { WatchButton } from '../../app/watch/watch-button';
 

@@ -15,7 +15,7 @@ import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { loadFailure } from '../../app/load-failure';
 import { LoadFailureCallout } from '../../app/load-failure-callout';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import { BranchesSection } from './branches-section';
 import { ExportButtons } from './export-buttons';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';

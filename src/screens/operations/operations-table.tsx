@@ -4,7 +4,7 @@ import type { Operation } from '../../api/schemas';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
 import { humanizeAction } from '../../lib/format';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import { WatchButton } from '../../app/watch/watch-button';
 import { OperationDuration } from './operation-duration';
 import type { OperationsView } from './operations-view';

@@ -12,7 +12,7 @@ import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { loadFailure } from '../../app/load-failure';
 import { LoadFailureCallout } from '../../app/load-failure-callout';
-import { paths } from '../../app/paths';
+import { paths } from '../../config/paths';
 import { TableHead } from '../../components/table-head';
 
 const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
