@@ -1,8 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
+import { followKeyNamespace } from './key-namespace';
 import { createNoticeStore, type NoticeStore } from './notices';
-import { bindPollSharingToSession } from './poll-sharing/poll-session';
-import { createPollSharing, type PollSharing } from './poll-sharing/poll-sharing';
-import { sharedQuerySchema } from './poll-sharing/shared-queries';
+import { sharedQuerySchema } from './shared-queries';
 import { createQueryClient } from './query-client';
 import { createSessionStore, type SessionStore } from './session';
 import { connectWatchToQueries } from './watch/watch-queries';
@@ -35,8 +35,9 @@ export function createAppState(retries = true): AppState {
   holder.signOutRejected = () => session.signOut('rejected');
   connectWatchToQueries(watch, queryClient);
   bindWatchToSession(watch, session);
-  // One poller per query key across this key's tabs; signing out releases its locks and closes its channel.
+  // One poller per query key across this key's tabs, named after the key (never the key; null without
+  // Web Crypto, and each tab then polls for itself); signing out or changing key releases its locks.
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedQuerySchema });
-  bindPollSharingToSession(pollSharing, session);
+  followKeyNamespace(session, 'poll', { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
   return { queryClient, session, notices, watch, pollSharing };
 }

@@ -1,7 +1,7 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
-import { PollSharingContext } from './poll-sharing/use-shared-polls';
+import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { AppRoutes } from './routes';
 import { createAppState, type AppState } from './app-state';
 import { SessionContext } from './session';

@@ -4,7 +4,7 @@ import { delayAfterFailedPolls } from '../../api/polling';
 import { operationQueries } from '../../api/operations';
 import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { useSharedPolls } from '../poll-sharing/use-shared-polls';
+import { useSharedPolls } from '../../lib/poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 
 function liveByProject(state: WatchState): Map<string, WatchEntry[]> {

@@ -27,7 +27,7 @@ import { usePollInterval } from '../../lib/use-poll-interval';
 import { loadFailure } from '../../app/load-failure';
 import { LoadFailureCallout } from '../../app/load-failure-callout';
 import { paths } from '../../config/paths';
-import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
+import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { WatchButton } from '../../app/watch/watch-button';
 
 /** How old the cached newest page may be and still speak for the project's running work. */

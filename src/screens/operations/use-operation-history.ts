@@ -4,7 +4,7 @@ import { mergeOperationPages, operationQueries } from '../../api/operations';
 import { delayAfterFailedPolls } from '../../api/polling';
 import type { Operation, OperationsPage } from '../../api/schemas';
 import { nextListPollDelay, SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
-import { useSharedPoll } from '../../app/poll-sharing/use-shared-polls';
+import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 
 const statusesOf = (operations: readonly Operation[]) => operations.map((op) => op.status);
 

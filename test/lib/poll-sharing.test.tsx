@@ -2,8 +2,8 @@ import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-quer
 import { act, render, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
-import { createPollSharing, type PollSharing, type VisibilitySource } from '../../src/app/poll-sharing/poll-sharing';
-import { PollSharingContext, useSharedPoll } from '../../src/app/poll-sharing/use-shared-polls';
+import { createPollSharing, type PollSharing, type VisibilitySource } from '../../src/lib/poll-sharing/poll-sharing';
+import { PollSharingContext, useSharedPoll } from '../../src/lib/poll-sharing/use-shared-polls';
 
 // Two "tabs" are two query clients in one jsdom, sharing small in-memory stand-ins for the browser's
 // Web Locks and BroadcastChannel (jsdom has neither), each with a visibility of its own.
