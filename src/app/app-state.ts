@@ -1,10 +1,10 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
-import { followKeyNamespace } from './key-namespace';
+import { followKeyNamespace } from '../features/session/key-namespace';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { sharedQuerySchema } from './shared-queries';
 import { createQueryClient } from './query-client';
-import { createSessionStore, type SessionStore } from './session';
+import { createSessionStore, type SessionStore } from '../features/session/session-store';
 import { connectWatchToQueries } from './watch/watch-queries';
 import { bindWatchToSession } from './watch/watch-session';
 import { createWatchStore, type WatchStore } from './watch/watch-store';

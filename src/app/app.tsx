@@ -4,7 +4,7 @@ import { BrowserRouter } from 'react-router-dom';
 import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { AppRoutes } from './routes';
 import { createAppState, type AppState } from './app-state';
-import { SessionContext } from './session';
+import { SessionContext } from '../features/session/session-store';
 import { WatchContext } from './watch/watch-context';
 
 export interface AppProps {

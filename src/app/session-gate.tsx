@@ -2,7 +2,7 @@ import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
 import { KeyScreen } from '../screens/keys/key-screen';
 import { apiTarget } from '../config/api-target';
-import { useSessionStore } from './session';
+import { useSessionStore } from '../features/session/session-store';
 
 /**
  * Without a key, the key screen renders in place of the page asked for; the URL stays, so after

@@ -3,7 +3,7 @@ import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { apiTarget } from '../config/api-target';
 import { useNotices, type Notice, type NoticeStore } from './notices';
 import { paths } from '../config/paths';
-import { useSessionStore } from './session';
+import { useSessionStore } from '../features/session/session-store';
 import { WatchPanel } from './watch/watch-panel';
 
 /** Several queries failing the same way (every read during an outage) make one line, not one each. */

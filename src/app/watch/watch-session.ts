@@ -1,5 +1,5 @@
-import { followKeyNamespace, keyNamespace } from '../key-namespace';
-import type { SessionStore } from '../session';
+import { followKeyNamespace, keyNamespace } from '../../features/session/key-namespace';
+import type { SessionStore } from '../../features/session/session-store';
 import type { WatchStore } from './watch-store';
 
 /** The name a key's watch list is stored under; see keyNamespace. */

@@ -5,7 +5,7 @@ import type { ApiKey, ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useNow } from '../../lib/use-now';
-import { useSessionStore } from '../../app/session';
+import { useSessionStore } from '../../features/session/session-store';
 import { CreateKeyForm, type KeyTarget } from './create-key-form';
 import { CurrentKeyPanel } from './current-key-panel';
 import { KeysSection } from './keys-section';

@@ -1,4 +1,4 @@
-import type { SessionStore } from './session';
+import type { SessionStore } from './session-store';
 
 /**
  * Names what belongs to one API key (a stored watch list, the locks and channel tabs share) without

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import { setApiKey } from '../api/credentials';
+import { setApiKey } from '../../api/credentials';
 
 // Where the key may live (DESIGN §5): memory and sessionStorage, or localStorage when the person
 // asked to be remembered. Never a URL, a log line or an error message.
