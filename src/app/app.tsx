@@ -5,7 +5,7 @@ import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { AppRoutes } from './routes';
 import { createAppState, type AppState } from './app-state';
 import { SessionContext } from '../features/session/session-store';
-import { WatchContext } from './watch/watch-context';
+import { WatchContext } from '../features/watch/watch-context';
 
 export interface AppProps {
   /** Made before the first render by mountApp, so a deep link's data can start loading first. */

@@ -4,7 +4,7 @@ import { apiTarget } from '../config/api-target';
 import { useNotices, type Notice, type NoticeStore } from './notices';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
-import { WatchPanel } from './watch/watch-panel';
+import { WatchPanel } from '../features/watch/watch-panel';
 
 /** Several queries failing the same way (every read during an outage) make one line, not one each. */
 function uniqueMessages(list: readonly Notice[]): Notice[] {

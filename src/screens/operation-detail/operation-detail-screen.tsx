@@ -28,7 +28,7 @@ import { loadFailure } from '../../app/load-failure';
 import { LoadFailureCallout } from '../../app/load-failure-callout';
 import { paths } from '../../config/paths';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
-import { WatchButton } from '../../app/watch/watch-button';
+import { WatchButton } from '../../features/watch/watch-button';
 
 /** How old the cached newest page may be and still speak for the project's running work. */
 const bannerFreshnessMs = (intervalMs: number) => Math.max(2 * intervalMs, 10_000);

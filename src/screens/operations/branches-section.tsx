@@ -5,7 +5,7 @@ import { useEndpointAction } from '../../api/endpoints';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
-import { useWatchStore } from '../../app/watch/watch-context';
+import { useWatchStore } from '../../features/watch/watch-context';
 import { countOperations, type ActionContext } from './action-context';
 import { BranchesTable, BRANCH_COLUMNS, computeNameOf } from './branches-table';
 import { ComputeActionDialog } from './compute-action-dialog';

@@ -5,7 +5,7 @@ import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
 import { humanizeAction } from '../../lib/format';
 import { paths } from '../../config/paths';
-import { WatchButton } from '../../app/watch/watch-button';
+import { WatchButton } from '../../features/watch/watch-button';
 import { OperationDuration } from './operation-duration';
 import type { OperationsView } from './operations-view';
 import { TableHead } from '../../components/table-head';

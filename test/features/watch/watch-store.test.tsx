@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Operation } from '../../src/api/schemas';
-import { createWatchStore, WATCH_STORAGE_PREFIX, type SettledEvent } from '../../src/app/watch/watch-store';
-import { watchNamespace } from '../../src/app/watch/watch-session';
-import { blocksChanges } from '../../src/lib/operation-status';
+import type { Operation } from '../../../src/api/schemas';
+import { createWatchStore, WATCH_STORAGE_PREFIX, type SettledEvent } from '../../../src/features/watch/watch-store';
+import { keyNamespace } from '../../../src/features/session/key-namespace';
+import { blocksChanges } from '../../../src/lib/operation-status';
 
 function op(id: string, status: string, updatedAt: string, extra: Partial<Operation> = {}): Operation {
   return {
@@ -57,9 +57,9 @@ describe('watch store', () => {
   });
 
   it("opens a key's stored list, keeping what was watched before, and forgets it on sign-out", async () => {
-    const namespace = await watchNamespace('secret-key');
+    const namespace = await keyNamespace('watch', 'secret-key');
     expect(namespace).toMatch(/^[0-9a-f]{64}$/);
-    expect(namespace).not.toBe(await watchNamespace('another-key'));
+    expect(namespace).not.toBe(await keyNamespace('watch', 'another-key'));
 
     const earlier = createWatchStore();
     earlier.open(namespace ?? '');
