@@ -10,8 +10,8 @@ import { RelativeTime } from '../../components/relative-time';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
-import { loadFailure } from '../../app/load-failure';
-import { LoadFailureCallout } from '../../app/load-failure-callout';
+import { loadFailure } from '../../api/load-failure';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { paths } from '../../config/paths';
 import { TableHead } from '../../components/table-head';
 

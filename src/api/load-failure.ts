@@ -1,4 +1,5 @@
-import { retryDelayMs } from './query-client';
+import { describeError } from './api-error';
+import { retryDelayMs } from './retry-policy';
 
 /** The parts of a query result that tell whether its first load is failing. */
 interface QueryLike {
@@ -12,8 +13,16 @@ interface QueryLike {
 
 export interface LoadFailure {
   error: unknown;
+  /** What failed, in words a person can act on. */
+  message: string;
+  requestId?: string | undefined;
   /** When the query client tries again by itself; null when it has given up (the person retries). */
   nextTryMs: number | null;
+}
+
+function failure(error: unknown, nextTryMs: number | null): LoadFailure {
+  const { message, requestId } = describeError(error);
+  return { error, message, requestId, nextTryMs };
 }
 
 /**
@@ -23,9 +32,9 @@ export interface LoadFailure {
  */
 export function loadFailure(query: QueryLike): LoadFailure | null {
   if (query.data !== undefined) return null;
-  if (query.isError) return { error: query.error, nextTryMs: null };
+  if (query.isError) return failure(query.error, null);
   if (query.failureCount > 0 && query.fetchStatus !== 'idle') {
-    return { error: query.failureReason, nextTryMs: retryDelayMs(query.failureCount, query.failureReason) };
+    return failure(query.failureReason, retryDelayMs(query.failureCount, query.failureReason));
   }
   return null;
 }

@@ -1,7 +1,13 @@
 import type { ReactNode } from 'react';
-import { describeError } from '../api/api-error';
-import { ErrorCallout } from '../components/error-callout';
-import type { LoadFailure } from './load-failure';
+import { ErrorCallout } from './error-callout';
+
+/** What the callout shows of a failing first load (api/load-failure.ts describes one). */
+export interface FailedLoad {
+  message: string;
+  requestId?: string | undefined;
+  /** When the console tries again by itself; null when it has given up. */
+  nextTryMs: number | null;
+}
 
 /**
  * A screen's failing first load, inline where its content would be: what failed, when the console
@@ -15,7 +21,7 @@ export function LoadFailureCallout({
   children,
 }: {
   title: string;
-  failure: LoadFailure;
+  failure: FailedLoad;
   onRetry: () => void;
   /** The query is fetching: a Retry of a load the console gave up on is under way. */
   fetching: boolean;
@@ -24,7 +30,8 @@ export function LoadFailureCallout({
   return (
     <ErrorCallout
       title={title}
-      {...describeError(failure.error)}
+      message={failure.message}
+      requestId={failure.requestId}
       nextTryMs={failure.nextTryMs}
       onRetry={onRetry}
       retrying={fetching && failure.nextTryMs === null}
