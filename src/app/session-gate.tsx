@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
-import { KeyScreen } from '../screens/keys/key-screen';
+import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 import { apiTarget } from '../config/api-target';
 import { useSessionStore } from '../features/session/session-store';
 
@@ -13,7 +13,7 @@ export function SessionGate() {
   const state = useSyncExternalStore(session.subscribe, session.getState);
   if (!state.apiKey) {
     return (
-      <KeyScreen
+      <SignInScreen
         apiTarget={apiTarget.label}
         isSimulator={apiTarget.isSimulator}
         signedOutBecause={state.signedOutBecause}

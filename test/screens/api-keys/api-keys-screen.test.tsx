@@ -3,8 +3,8 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { App } from '../../src/app/app';
-import { setupSimServer } from '../support/sim-server';
+import { App } from '../../../src/app/app';
+import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer();
 const SESSION_KEY = 'ops-console.api-key';

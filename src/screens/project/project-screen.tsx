@@ -22,7 +22,7 @@ import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import type { OperationsView } from './operations-view';
 import { useOperationHistory } from './use-operation-history';
 
-export function OperationsScreen() {
+export function ProjectScreen() {
   const { projectId = '' } = useParams();
   const [intervalMs, setIntervalMs] = usePollInterval();
   const project = useQuery(projectQueries.detail(projectId));

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { renderApp } from '../support/render-app';
-import { setupSimServer } from '../support/sim-server';
+import { renderApp } from '../../support/render-app';
+import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
 const MINUTE = 60_000;

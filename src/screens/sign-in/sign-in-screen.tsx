@@ -2,7 +2,7 @@ import { useId, useState, type SyntheticEvent } from 'react';
 import { isApiError } from '../../api/api-error';
 import { fetchAuthDetails } from '../../api/auth';
 
-export interface KeyScreenProps {
+export interface SignInScreenProps {
   apiTarget: string;
   isSimulator: boolean;
   signedOutBecause: 'signed-out' | 'rejected' | 'revoked' | null;
@@ -27,7 +27,7 @@ function problemFrom(error: unknown): Problem {
   return { kind: 'other', message: `The key could not be checked: ${error.message}`, requestId: error.requestId };
 }
 
-export function KeyScreen({ apiTarget, isSimulator, signedOutBecause, onSignedIn }: KeyScreenProps) {
+export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, onSignedIn }: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
   const [apiKey, setApiKey] = useState('');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Operation } from '../../src/api/schemas';
+import type { Operation } from '../../../src/api/schemas';
 import {
   CSV_COLUMNS,
   exportFileName,
@@ -7,7 +7,7 @@ import {
   operationsToJson,
   type ExportedOperation,
   type OperationsExport,
-} from '../../src/screens/operations/export-operations';
+} from '../../../src/screens/project/export-operations';
 
 const EXPORTED_AT = new Date('2026-11-22T12:00:05.123Z');
 

@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { renderApp } from '../support/render-app';
-import { setupSimServer } from '../support/sim-server';
+import { renderApp } from '../../support/render-app';
+import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
 const MINUTE = 60_000;
