@@ -1,66 +1,31 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
-import { delayAfterFailedPolls } from '../../api/polling';
 import { endpointQueries } from '../../api/endpoints';
+import { loadFailure } from '../../api/load-failure';
 import { mergeOperationPages, operationQueries } from '../../api/operations';
+import { delayAfterFailedPolls } from '../../api/polling';
 import { projectQueries } from '../../api/projects';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
-import { IntervalSelect } from '../../components/interval-select';
-import { LiveDuration } from '../../components/live-duration';
-import { RelativeTime } from '../../components/relative-time';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
-import { formatDuration, formatUtc, humanizeAction } from '../../lib/format';
-import {
-  backoffDelay,
-  isTerminal,
-  mayBeRetried,
-  nextPollDelay,
-  statusLabel,
-} from '../../lib/operation-status';
+import { paths } from '../../config/paths';
+import { humanizeAction } from '../../lib/format';
+import { backoffDelay, mayBeRetried, nextPollDelay } from '../../lib/operation-status';
+import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
-import { loadFailure } from '../../api/load-failure';
-import { LoadFailureCallout } from '../../components/load-failure-callout';
-import { paths } from '../../config/paths';
-import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
-import { WatchButton } from '../../features/watch/watch-button';
+import { OperationFailureCallout } from './operation-failure-callout';
+import { OperationFields } from './operation-fields';
+import { PollBar } from './poll-bar';
+import { secondsSince, secondsUntil } from './seconds';
+import { useStatusAnnouncement } from './use-status-announcement';
 
 /** How old the cached newest page may be and still speak for the project's running work. */
 const bannerFreshnessMs = (intervalMs: number) => Math.max(2 * intervalMs, 10_000);
-
-function secondsSince(time: number, now: number): number {
-  return Math.max(0, Math.floor((now - time) / 1_000));
-}
-
-function secondsUntil(time: number, now: number): number {
-  return Math.max(0, Math.ceil((time - now) / 1_000));
-}
-
-/** Tells screen readers when the status changes (not on first load), and shows it in the tab title. */
-function useStatusAnnouncement(operation: Operation | undefined): string {
-  const [announcement, setAnnouncement] = useState('');
-  const previous = useRef<string | undefined>(undefined);
-  const status = operation?.status;
-  const action = operation ? humanizeAction(operation.action) : undefined;
-
-  useEffect(() => {
-    if (status === undefined || action === undefined) return;
-    const label = statusLabel(status);
-    document.title = `${label} · ${action} · Ops Console`;
-    if (previous.current !== undefined && previous.current !== status) {
-      setAnnouncement(`${action}: status changed to ${label}.`);
-    }
-    previous.current = status;
-  }, [status, action]);
-
-  useEffect(() => () => void (document.title = 'Ops Console'), []);
-  return announcement;
-}
 
 export function OperationDetailScreen() {
   const { projectId = '', operationId = '' } = useParams();
@@ -140,27 +105,21 @@ export function OperationDetailScreen() {
             </dd>
           </dl>
 
-          <div className="poll-bar" role="group" aria-label="Live updates">
-            {pollDelay === false ? (
-              <span>This operation has ended; no more checks.</span>
-            ) : !visible ? (
-              <span>Checks paused while this tab is hidden.</span>
-            ) : (
-              <span>
-                Last checked {secondsSince(lastChecked, now)} s ago · next check in {nextCheckIn ?? 0} s
-              </span>
-            )}{' '}
-            <button type="button" onClick={() => void detail.refetch()} disabled={detail.isFetching}>
-              Check now
-            </button>{' '}
-            <WatchButton
-              operation={operation}
-              projectName={project.data?.name}
-              branchName={branch?.name}
-              computeName={compute?.name ?? compute?.id}
-            />{' '}
-            <IntervalSelect value={intervalMs} onChange={setIntervalMs} />
-          </div>
+          <PollBar
+            operation={operation}
+            pollDelay={pollDelay}
+            visible={visible}
+            lastChecked={lastChecked}
+            nextCheckIn={nextCheckIn}
+            now={now}
+            checking={detail.isFetching}
+            onCheckNow={() => void detail.refetch()}
+            intervalMs={intervalMs}
+            onIntervalChange={setIntervalMs}
+            projectName={project.data?.name}
+            branchName={branch?.name}
+            computeName={compute?.name ?? compute?.id}
+          />
           {reconnecting && (
             <p className="callout callout--warning" role="status">
               <span aria-hidden="true">⚠ </span>
@@ -169,80 +128,9 @@ export function OperationDetailScreen() {
             </p>
           )}
 
-          {mayBeRetried(operation.status) && (
-            <div className="callout callout--error">
-              <p className="callout__title">This operation failed{operation.failures_count > 1 ? ` ${operation.failures_count} times` : ''}.</p>
-              {operation.error && <p>{operation.error}</p>}
-              <p>
-                The platform may retry it
-                {operation.retry_at ? <> (next attempt around {formatUtc(operation.retry_at)})</> : null}; this page keeps
-                checking every {Math.max(intervalMs, 30_000) / 1_000} s.
-              </p>
-            </div>
-          )}
+          {mayBeRetried(operation.status) && <OperationFailureCallout operation={operation} intervalMs={intervalMs} />}
 
-          <dl className="fields">
-            <dt>Operation</dt>
-            <dd>
-              {humanizeAction(operation.action)} <code className="muted">{operation.action}</code>
-            </dd>
-            <dt>Project</dt>
-            <dd>
-              <Link to={paths.project(projectId)}>{projectName}</Link>
-            </dd>
-            <dt>Branch</dt>
-            <dd>
-              {operation.branch_id ? (
-                <Link to={paths.project(projectId)}>{branch?.name ?? operation.branch_id}</Link>
-              ) : (
-                '—'
-              )}
-              {branch && <code className="muted"> {branch.id}</code>}
-            </dd>
-            <dt>Compute</dt>
-            <dd>
-              {operation.endpoint_id ? (
-                <Link to={paths.project(projectId)}>{compute?.name ?? operation.endpoint_id}</Link>
-              ) : (
-                '—'
-              )}
-              {compute?.name && <code className="muted"> {compute.id}</code>}
-            </dd>
-            <dt>Duration</dt>
-            <dd>
-              {isTerminal(operation.status) || operation.total_duration_ms > 0 ? (
-                formatDuration(operation.total_duration_ms)
-              ) : (
-                <LiveDuration since={operation.created_at} />
-              )}
-            </dd>
-            <dt>Created</dt>
-            <dd>
-              {formatUtc(operation.created_at)} (<RelativeTime iso={operation.created_at} now={now} />)
-            </dd>
-            <dt>Last status change</dt>
-            <dd>
-              {formatUtc(operation.updated_at)} (<RelativeTime iso={operation.updated_at} now={now} />)
-            </dd>
-            <dt>Failures</dt>
-            <dd>{operation.failures_count}</dd>
-            {operation.retry_at && (
-              <>
-                <dt>Retry at</dt>
-                <dd>{formatUtc(operation.retry_at)}</dd>
-              </>
-            )}
-            {operation.error && (
-              <>
-                <dt>Error</dt>
-                <dd>{operation.error}</dd>
-              </>
-            )}
-            <dt>Operation id</dt>
-            <dd>
-              <code>{operation.id}</code>
-            </dd>
-          </dl>
+          <OperationFields operation={operation} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
         </>
       )}
     </section>
