@@ -1,8 +1,8 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
-import type { NoticeStore } from './notices';
 import { routePatterns } from '../config/paths';
+import type { NoticeStore } from './notices';
 import { screenModules, type ScreenModule } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';

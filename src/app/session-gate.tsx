@@ -1,8 +1,8 @@
 import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
-import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 import { apiTarget } from '../config/api-target';
 import { useSessionStore } from '../features/session/session-store';
+import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 
 /**
  * Without a key, the key screen renders in place of the page asked for; the URL stays, so after

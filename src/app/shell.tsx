@@ -1,10 +1,10 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { apiTarget } from '../config/api-target';
-import { useNotices, type Notice, type NoticeStore } from './notices';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
 import { WatchPanel } from '../features/watch/watch-panel';
+import { useNotices, type Notice, type NoticeStore } from './notices';
 
 /** Several queries failing the same way (every read during an outage) make one line, not one each. */
 function uniqueMessages(list: readonly Notice[]): Notice[] {

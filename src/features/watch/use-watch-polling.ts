@@ -1,9 +1,9 @@
 import { queryOptions, useQueries } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { delayAfterFailedPolls } from '../../api/polling';
 import { operationQueries } from '../../api/operations';
-import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import { delayAfterFailedPolls } from '../../api/polling';
 import type { Operation, OperationsPage } from '../../api/schemas';
+import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPolls } from '../../lib/poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 

@@ -1,8 +1,8 @@
 import { Link } from 'react-router-dom';
 import { StatusBadge } from '../../components/status-badge';
+import { paths } from '../../config/paths';
 import { elapsedSince, formatDuration, humanizeAction } from '../../lib/format';
 import { isTerminal, mayBeRetried, statusTone } from '../../lib/operation-status';
-import { paths } from '../../config/paths';
 import type { WatchEntry } from './watch-store';
 
 function timing(entry: WatchEntry, now: number): string {

@@ -3,13 +3,13 @@ import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
-import { humanizeAction } from '../../lib/format';
+import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
+import { humanizeAction } from '../../lib/format';
+import { useWindowedRows } from '../../lib/use-windowed-rows';
 import { OperationDuration } from './operation-duration';
 import type { OperationsView } from './operations-view';
-import { TableHead } from '../../components/table-head';
-import { useWindowedRows } from '../../lib/use-windowed-rows';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
 
