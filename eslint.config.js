@@ -5,8 +5,15 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import pluginQuery from '@tanstack/eslint-plugin-query';
 import globals from 'globals';
 
-/** The console never imports the simulator or the tests. */
-const outsideConsole = { regex: '^(\\.\\./)+(sim|test|bench)(/|$)', message: 'The console (src/) never imports sim/, test/ or bench/.' };
+/**
+ * An import of one of src/'s top-level folders, from any depth below src/ (`../api`, `../../api/x`).
+ * @param {string[]} names
+ * @param {string} message
+ */
+const layers = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})(/|$)`, message });
+
+/** The console never imports the simulator, its server or the tests. */
+const outsideConsole = { regex: '^(\\.\\./)+(sim|server|test|bench)(/|$)', message: 'The console (src/) never imports sim/, server/, test/ or bench/.' };
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report', 'bench/results'] },
@@ -30,7 +37,9 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   ...pluginQuery.configs['flat/recommended'],
-  // One-direction imports (shared → screens → app), checked on the import specifiers themselves.
+  // One-way imports, app → screens → features → api / components / lib / config (DESIGN §2), checked
+  // on the import specifiers themselves. Each folder's block repeats `outsideConsole`: a later
+  // `no-restricted-imports` replaces an earlier one for the files it matches.
   {
     files: ['src/**/*.{ts,tsx}'],
     rules: {
@@ -40,11 +49,28 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/components/**', 'src/lib/**'],
+    files: ['src/screens/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [outsideConsole, { regex: '^\\.\\./(app|api|screens)/', message: 'components/ and lib/ are app-agnostic.' }] },
+        {
+          patterns: [
+            outsideConsole,
+            layers(['app'], 'Screens never import app/: it imports them.'),
+            // `../x` from a screen's folder is a sibling screen; shared code is two levels up (`../../api`).
+            { regex: '^\\.\\./(?!\\.\\./)', message: 'Screens never import each other.' },
+            layers(['screens'], 'Screens never import each other.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/features/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [outsideConsole, layers(['app', 'screens'], 'Features never import app/ or screens/; app/ wires features together.')] },
       ],
     },
   },
@@ -53,17 +79,25 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [outsideConsole, { regex: '^\\.\\./(app|screens|components)/', message: 'The wire layer knows no UI.' }] },
+        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'components'], 'The wire layer knows no UI.')] },
       ],
     },
   },
   {
-    files: ['src/screens/**'],
+    files: ['src/components/**', 'src/lib/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        // `../x` from a screen's folder is a sibling screen; shared code is two levels up (`../../api`).
-        { patterns: [outsideConsole, { regex: '^\\.\\./(?!\\.\\./)', message: 'Screens never import each other.' }] },
+        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api'], 'components/ and lib/ are app-agnostic.')] },
+      ],
+    },
+  },
+  {
+    files: ['src/config/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api', 'components'], 'config/ depends on nothing but lib/.')] },
       ],
     },
   },

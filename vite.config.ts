@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
-import { opsConsole } from './sim/vite-plugin.ts';
+import { opsConsole } from './server/vite-plugin.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 const port = Number(process.env.PORT ?? 5173);

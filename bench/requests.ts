@@ -22,7 +22,7 @@ const WATCH_PREFIX = 'ops-console.watch.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The watch list's storage name for a key, as src/app/watch/watch-session.ts derives it. */
+/** The watch list's storage name for a key, as src/features/session/key-namespace.ts derives it. */
 const watchItem = (apiKey: string) => WATCH_PREFIX + createHash('sha256').update(`ops-console.watch:${apiKey}`).digest('hex');
 
 interface Scenario {

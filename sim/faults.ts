@@ -1,13 +1,11 @@
 // Fault injection for the simulator: a plan of rules that make matching requests slow, fail (500/503),
-// find the project busy (423), rate-limited (429 + Retry-After), malformed (not JSON), schema-breaking,
-// dropped, or carrying operation statuses and actions the console has never seen. Off by default (an
-// empty plan). Tests set it directly; `npm run dev` (and `npm start` with SIM_FAULTS=1) expose it at
-// FAULTS_CONTROL_PATH (`/__sim/faults`, mounted by vite-plugin.ts).
+// find the project busy (423), rate-limited (429 + Retry-After), malformed (not JSON), schema-breaking, dropped, or carrying
+// operation statuses and actions the console has never seen. Off by default (an empty plan). Tests set
+// it directly; `npm run dev` (and `npm start` with SIM_FAULTS=1) expose it at `/__sim/faults`, where
+// the console's server mounts it (server/node-adapter.ts names the path, server/vite-plugin.ts mounts it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { Random } from './random';
-
-export { FAULTS_CONTROL_PATH } from './node-adapter';
 
 const MAX_LATENCY_MS = 120_000;
 const MAX_RETRY_AFTER_SECONDS = 3_600;

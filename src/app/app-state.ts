@@ -1,16 +1,16 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { followKeyNamespace } from '../features/session/key-namespace';
+import { createSessionStore, type SessionStore } from '../features/session/session-store';
+import { connectWatchToQueries } from '../features/watch/watch-queries';
+import { createWatchStore, type WatchStore } from '../features/watch/watch-store';
+import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
 import { createNoticeStore, type NoticeStore } from './notices';
-import { bindPollSharingToSession } from './poll-sharing/poll-session';
-import { createPollSharing, type PollSharing } from './poll-sharing/poll-sharing';
-import { sharedQuerySchema } from './poll-sharing/shared-queries';
 import { createQueryClient } from './query-client';
-import { createSessionStore, type SessionStore } from './session';
-import { connectWatchToQueries } from './watch/watch-queries';
-import { bindWatchToSession } from './watch/watch-session';
-import { createWatchStore, type WatchStore } from './watch/watch-store';
+import { sharedQuerySchema } from './shared-queries';
 
 // The console's stores, made without React so main.tsx can make them (and start a deep link's
-// requests in the query client) before the app's own code has arrived.
+// requests in the query client) before the app's own code has arrived; and the wiring between
+// them (session ↔ query cache, watch list, poll sharing), so the features never import each other.
 
 export interface AppState {
   queryClient: QueryClient;
@@ -34,9 +34,15 @@ export function createAppState(retries = true): AppState {
   });
   holder.signOutRejected = () => session.signOut('rejected');
   connectWatchToQueries(watch, queryClient);
-  bindWatchToSession(watch, session);
-  // One poller per query key across this key's tabs; signing out releases its locks and closes its channel.
+  // Each key's watch list is stored under a name derived from the key; without Web Crypto it stays in memory.
+  followKeyNamespace(session, 'watch', {
+    onKey: (namespace) => {
+      if (namespace !== null) watch.open(namespace);
+    },
+  });
+  // One poller per query key across this key's tabs, named after the key (never the key; null without
+  // Web Crypto, and each tab then polls for itself); signing out or changing key releases its locks.
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedQuerySchema });
-  bindPollSharingToSession(pollSharing, session);
+  followKeyNamespace(session, 'poll', { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
   return { queryClient, session, notices, watch, pollSharing };
 }

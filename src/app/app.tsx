@@ -1,11 +1,11 @@
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
-import { PollSharingContext } from './poll-sharing/use-shared-polls';
-import { AppRoutes } from './routes';
+import { SessionContext } from '../features/session/session-store';
+import { WatchContext } from '../features/watch/watch-context';
+import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { createAppState, type AppState } from './app-state';
-import { SessionContext } from './session';
-import { WatchContext } from './watch/watch-context';
+import { AppRoutes } from './routes';
 
 export interface AppProps {
   /** Made before the first render by mountApp, so a deep link's data can start loading first. */

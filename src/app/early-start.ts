@@ -4,7 +4,7 @@ import { branchQueries } from '../api/branches';
 import { endpointQueries } from '../api/endpoints';
 import { operationQueries } from '../api/operations';
 import { projectQueries } from '../api/projects';
-import { routePatterns } from './paths';
+import { routePatterns } from '../config/paths';
 import { screenModules } from './screen-modules';
 
 // A failed early request is left in the cache as it is; the screen shows it (and retries) as usual.
@@ -22,7 +22,7 @@ export function startEarly(pathname: string, queryClient: QueryClient): Promise<
     const { projectId, operationId } = operation.params;
     queryClient.query(operationQueries.detail(projectId, operationId)).catch(noop);
     queryClient.query(projectQueries.detail(projectId)).catch(noop);
-    return screenModules.operationDetail.load();
+    return screenModules.operation.load();
   }
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {
@@ -31,7 +31,7 @@ export function startEarly(pathname: string, queryClient: QueryClient): Promise<
     queryClient.query(projectQueries.detail(projectId)).catch(noop);
     queryClient.query(branchQueries.list(projectId)).catch(noop);
     queryClient.query(endpointQueries.list(projectId)).catch(noop);
-    return screenModules.operations.load();
+    return screenModules.project.load();
   }
   if (matchPath(routePatterns.apiKeys, pathname)) return screenModules.apiKeys.load();
   if (matchPath(routePatterns.home, pathname)) return screenModules.projects.load();

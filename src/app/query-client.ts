@@ -1,26 +1,13 @@
 import { MutationCache, QueryCache, QueryClient, type QueryCacheNotifyEvent } from '@tanstack/react-query';
 import { describeProblem, isApiError } from '../api/api-error';
-import { backoffDelay } from '../lib/operation-status';
+import { retryDelayMs, shouldRetry } from '../api/retry-policy';
 import type { NoticeStore } from './notices';
-
-/** First wait after a failed read; each next wait doubles up to MAX_BACKOFF_MS, never sooner than Retry-After. */
-export const RETRY_BASE_MS = 1_000;
 
 export interface QueryPolicy {
   onUnauthorized: () => void;
   notices: NoticeStore;
   /** Tests turn automatic retries off to see each failure as it happens. */
   retries?: boolean;
-}
-
-/** How long the query client waits before trying a failed read again (`failures`: 1 after the first). */
-export function retryDelayMs(failures: number, error: unknown): number {
-  return backoffDelay(failures, RETRY_BASE_MS, isApiError(error) ? error.retryAfterMs : undefined);
-}
-
-/** Whether the query client sends a failed read again by itself: only what the platform says is safe. */
-export function shouldRetry(error: unknown): boolean {
-  return isApiError(error) && error.isSafeToRetry;
 }
 
 function seconds(ms: number): number {

@@ -1,8 +1,8 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
+import { routePatterns } from '../config/paths';
 import type { NoticeStore } from './notices';
-import { routePatterns } from './paths';
 import { screenModules, type ScreenModule } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
@@ -22,8 +22,8 @@ function lazyScreen(module: ScreenModule) {
 
 // Screens not needed at first paint load on demand; the key screen ships with the entry.
 const ProjectsScreen = lazyScreen(screenModules.projects);
-const OperationsScreen = lazyScreen(screenModules.operations);
-const OperationDetailScreen = lazyScreen(screenModules.operationDetail);
+const ProjectScreen = lazyScreen(screenModules.project);
+const OperationDetailScreen = lazyScreen(screenModules.operation);
 const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
 
 function Screen({ children }: { children: ReactNode }) {
@@ -60,7 +60,7 @@ export function AppRoutes({ notices }: { notices: NoticeStore }) {
       <Route element={<SessionGate />}>
         <Route element={<Shell notices={notices} />}>
           <Route index element={<Screen><ProjectsScreen /></Screen>} />
-          <Route path={routePatterns.project} element={<Screen><OperationsScreen /></Screen>} />
+          <Route path={routePatterns.project} element={<Screen><ProjectScreen /></Screen>} />
           <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
           <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />

@@ -22,9 +22,7 @@ function screenModule(importScreen: () => Promise<ComponentType>): ScreenModule 
 // deep link's early start (early-start.ts) load and remember the very same code.
 export const screenModules = {
   projects: screenModule(async () => (await import('../screens/projects/projects-screen')).ProjectsScreen),
-  operations: screenModule(async () => (await import('../screens/operations/operations-screen')).OperationsScreen),
-  operationDetail: screenModule(
-    async () => (await import('../screens/operation-detail/operation-detail-screen')).OperationDetailScreen,
-  ),
+  project: screenModule(async () => (await import('../screens/project/project-screen')).ProjectScreen),
+  operation: screenModule(async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen),
   apiKeys: screenModule(async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

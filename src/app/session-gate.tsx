@@ -1,8 +1,8 @@
 import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
-import { KeyScreen } from '../screens/keys/key-screen';
-import { apiTarget } from './api-target';
-import { useSessionStore } from './session';
+import { apiTarget } from '../config/api-target';
+import { useSessionStore } from '../features/session/session-store';
+import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 
 /**
  * Without a key, the key screen renders in place of the page asked for; the URL stays, so after
@@ -13,7 +13,7 @@ export function SessionGate() {
   const state = useSyncExternalStore(session.subscribe, session.getState);
   if (!state.apiKey) {
     return (
-      <KeyScreen
+      <SignInScreen
         apiTarget={apiTarget.label}
         isSimulator={apiTarget.isSimulator}
         signedOutBecause={state.signedOutBecause}

@@ -1,10 +1,10 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
-import { apiTarget } from './api-target';
+import { apiTarget } from '../config/api-target';
+import { paths } from '../config/paths';
+import { useSessionStore } from '../features/session/session-store';
+import { WatchPanel } from '../features/watch/watch-panel';
 import { useNotices, type Notice, type NoticeStore } from './notices';
-import { paths } from './paths';
-import { useSessionStore } from './session';
-import { WatchPanel } from './watch/watch-panel';
 
 /** Several queries failing the same way (every read during an outage) make one line, not one each. */
 function uniqueMessages(list: readonly Notice[]): Notice[] {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createForwardProxy, isSafeApiPath, parseApiBase } from '../../sim/forward-proxy';
-import { isApiPath, type NodeHandler } from '../../sim/node-adapter';
+import { createForwardProxy, isSafeApiPath, parseApiBase } from '../../server/forward-proxy';
+import { isApiPath, type NodeHandler } from '../../server/node-adapter';
 import { close, closedPort, listen, rawRequest } from './http-helpers';
 
 interface SeenRequest {

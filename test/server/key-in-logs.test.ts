@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger, preview, type Logger, type PreviewServer } from 'vite';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { opsConsole } from '../../sim/vite-plugin';
+import { opsConsole } from '../../server/vite-plugin';
 import { close, closedPort, listen, rawRequest } from './http-helpers';
 
 // DESIGN §5: the key never appears in a log line. `npm start` is vite preview with the ops-console

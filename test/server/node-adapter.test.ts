@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { getResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSimulatorHandler, isApiPath, type NodeHandler } from '../../server/node-adapter';
 import { fakeClock } from '../../sim/clock';
 import { createControlPlane } from '../../sim/control-plane';
 import { createHandlers } from '../../sim/handlers';
-import { createSimulatorHandler, isApiPath, type NodeHandler } from '../../sim/node-adapter';
 import { seedDemo } from '../../sim/seed';
 import { close, listen, rawRequest, type RawRequest } from './http-helpers';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { opsConsole } from '../../sim/vite-plugin';
+import { opsConsole } from '../../server/vite-plugin';
 import { close, listen, rawRequest } from './http-helpers';
 
 // The proxy as `npm start` mounts it (vite preview + the ops-console plugin): request targets and

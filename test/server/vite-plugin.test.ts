@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger, createServer, preview, type Logger, type PreviewServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, opsConsole } from '../../sim/vite-plugin';
+import { CONTENT_SECURITY_POLICY, opsConsole } from '../../server/vite-plugin';
 import { close, listen, rawRequest } from './http-helpers';
 
 // Real Vite servers (preview over a tiny prebuilt dist/, and dev) with the plugin, on 127.0.0.1:0.

@@ -3,17 +3,17 @@ import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
 import { authQueries, keyKindOf } from '../../api/auth';
+import { loadFailure } from '../../api/load-failure';
 import { projectQueries } from '../../api/projects';
 import type { Project } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { RelativeTime } from '../../components/relative-time';
+import { TableHead } from '../../components/table-head';
 import { TableSkeleton } from '../../components/table-skeleton';
+import { paths } from '../../config/paths';
 import { formatSeconds } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
-import { loadFailure } from '../../app/load-failure';
-import { LoadFailureCallout } from '../../app/load-failure-callout';
-import { paths } from '../../app/paths';
-import { TableHead } from '../../components/table-head';
 
 const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
 

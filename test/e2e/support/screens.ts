@@ -163,6 +163,8 @@ export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10
   let clicks = 0;
   let repeated = 0;
   const loading = page.getByText('Loading more operations…');
+  // The first page first: until it is in, there is no "Load more" and the loop below would not start.
+  await expect(loadMore.or(page.getByText(/^End of history\./))).toBeVisible();
   while (clicks < maxClicks && (await loadMore.count()) > 0) {
     const before = await loadedRowCount(table);
     await loadMore.click();

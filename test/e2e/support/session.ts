@@ -3,7 +3,7 @@ import { E2E_API_KEY } from '../../../playwright.config';
 
 export { E2E_API_KEY };
 
-/** Where the console keeps the key for the tab (src/app/session.ts). */
+/** Where the console keeps the key for the tab (src/features/session/session-store.ts). */
 export const SESSION_KEY_ITEM = 'ops-console.api-key';
 
 /** Signs in as a person does: types the key into the key screen and presses Enter. */

@@ -1,0 +1,138 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router-dom';
+import { describeError, isApiError } from '../../api/api-error';
+import { branchQueries } from '../../api/branches';
+import { endpointQueries } from '../../api/endpoints';
+import { loadFailure } from '../../api/load-failure';
+import { mergeOperationPages, operationQueries } from '../../api/operations';
+import { delayAfterFailedPolls } from '../../api/polling';
+import { projectQueries } from '../../api/projects';
+import type { Operation } from '../../api/schemas';
+import { BusyBanner } from '../../components/busy-banner';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
+import { StatusBadge } from '../../components/status-badge';
+import { paths } from '../../config/paths';
+import { humanizeAction } from '../../lib/format';
+import { backoffDelay, mayBeRetried, nextPollDelay } from '../../lib/operation-status';
+import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
+import { useNow } from '../../lib/use-now';
+import { usePageVisible } from '../../lib/use-page-visible';
+import { usePollInterval } from '../../lib/use-poll-interval';
+import { OperationFailureCallout } from './operation-failure-callout';
+import { OperationFields } from './operation-fields';
+import { PollBar } from './poll-bar';
+import { secondsSince, secondsUntil } from './seconds';
+import { useStatusAnnouncement } from './use-status-announcement';
+
+/** How old the cached newest page may be and still speak for the project's running work. */
+const bannerFreshnessMs = (intervalMs: number) => Math.max(2 * intervalMs, 10_000);
+
+export function OperationDetailScreen() {
+  const { projectId = '', operationId = '' } = useParams();
+  const [intervalMs, setIntervalMs] = usePollInterval();
+  const visible = usePageVisible();
+  const project = useQuery(projectQueries.detail(projectId));
+  const branches = useQuery(branchQueries.list(projectId));
+  const endpoints = useQuery(endpointQueries.list(projectId));
+
+  const detailOptions = operationQueries.detail(projectId, operationId);
+  const refetchInterval = useSharedPoll<Operation, Error>({
+    queryKey: detailOptions.queryKey,
+    // Back off only once there is data to keep showing; a failed first load is retried at the interval.
+    delay: (state) => (state.data ? delayAfterFailedPolls(state, intervalMs) : undefined) ?? nextPollDelay(state.data?.status, intervalMs),
+  });
+  const detail = useQuery({ ...detailOptions, refetchInterval });
+  const operation = detail.data;
+  const detailFailure = loadFailure(detail);
+  const announcement = useStatusAnnouncement(operation);
+  const now = useNow(1_000);
+  // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
+  const newest = useQuery({ ...operationQueries.latest(projectId), enabled: false });
+  const newestFresh = newest.data && now - newest.dataUpdatedAt < bannerFreshnessMs(intervalMs) ? [newest.data] : [];
+  const inProject = mergeOperationPages(operation ? [{ operations: [operation] }, ...newestFresh] : newestFresh);
+
+  const projectName = project.data?.name ?? projectId;
+  const branch = operation?.branch_id ? branches.data?.find((b) => b.id === operation.branch_id) : undefined;
+  const compute = operation?.endpoint_id ? endpoints.data?.find((e) => e.id === operation.endpoint_id) : undefined;
+  const pollDelay = operation ? nextPollDelay(operation.status, intervalMs) : false;
+  const reconnecting = detail.failureCount > 0 || detail.isRefetchError;
+  const lastChecked = Math.max(detail.dataUpdatedAt, detail.errorUpdatedAt);
+  const retryAfterMs = isApiError(detail.error) ? detail.error.retryAfterMs : undefined;
+  const nextCheckIn =
+    pollDelay === false
+      ? null
+      : secondsUntil(
+          lastChecked + (reconnecting ? backoffDelay(Math.max(1, detail.failureCount), intervalMs, retryAfterMs) : pollDelay),
+          now,
+        );
+
+  return (
+    <section>
+      <p className="breadcrumbs">
+        <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span>{' '}
+        <Link to={paths.project(projectId)}>{projectName}</Link> <span aria-hidden="true">/</span> Operation
+      </p>
+      <h1 tabIndex={-1}>{operation ? humanizeAction(operation.action) : 'Operation'}</h1>
+      <p className="visually-hidden" aria-live="polite" aria-atomic="true">
+        {announcement}
+      </p>
+      <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} />
+
+      {!operation && detailFailure ? (
+        <LoadFailureCallout
+          title="Could not load this operation."
+          failure={detailFailure}
+          onRetry={() => void detail.refetch()}
+          fetching={detail.isFetching}
+        >
+          {isApiError(detailFailure.error) && detailFailure.error.status === 404 && (
+            <p>
+              It may have been pruned (the platform keeps about 6 months), or it belongs to a project this key cannot
+              see. <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
+            </p>
+          )}
+        </LoadFailureCallout>
+      ) : !operation ? (
+        <p role="status" className="muted detail-placeholder">
+          Loading the operation…
+        </p>
+      ) : (
+        <>
+          <dl className="detail-status">
+            <dt className="detail-status__label">Status</dt>
+            <dd data-testid="operation-status">
+              <StatusBadge status={operation.status} />
+            </dd>
+          </dl>
+
+          <PollBar
+            operation={operation}
+            pollDelay={pollDelay}
+            visible={visible}
+            lastChecked={lastChecked}
+            nextCheckIn={nextCheckIn}
+            now={now}
+            checking={detail.isFetching}
+            onCheckNow={() => void detail.refetch()}
+            intervalMs={intervalMs}
+            onIntervalChange={setIntervalMs}
+            projectName={project.data?.name}
+            branchName={branch?.name}
+            computeName={compute?.name ?? compute?.id}
+          />
+          {reconnecting && (
+            <p className="callout callout--warning" role="status">
+              <span aria-hidden="true">⚠ </span>
+              Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}). The
+              details below are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
+            </p>
+          )}
+
+          {mayBeRetried(operation.status) && <OperationFailureCallout operation={operation} intervalMs={intervalMs} />}
+
+          <OperationFields operation={operation} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
+        </>
+      )}
+    </section>
+  );
+}

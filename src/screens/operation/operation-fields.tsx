@@ -1,0 +1,76 @@
+import { Link } from 'react-router-dom';
+import type { Branch, Endpoint, Operation } from '../../api/schemas';
+import { LiveDuration } from '../../components/live-duration';
+import { RelativeTime } from '../../components/relative-time';
+import { paths } from '../../config/paths';
+import { formatDuration, formatUtc, humanizeAction } from '../../lib/format';
+import { isTerminal } from '../../lib/operation-status';
+
+interface OperationFieldsProps {
+  operation: Operation;
+  projectId: string;
+  projectName: string;
+  branch: Branch | undefined;
+  compute: Endpoint | undefined;
+  now: number;
+}
+
+/** Every field of the operation, humanised; its project, branch and compute link back to the project. */
+export function OperationFields({ operation, projectId, projectName, branch, compute, now }: OperationFieldsProps) {
+  return (
+    <dl className="fields">
+      <dt>Operation</dt>
+      <dd>
+        {humanizeAction(operation.action)} <code className="muted">{operation.action}</code>
+      </dd>
+      <dt>Project</dt>
+      <dd>
+        <Link to={paths.project(projectId)}>{projectName}</Link>
+      </dd>
+      <dt>Branch</dt>
+      <dd>
+        {operation.branch_id ? <Link to={paths.project(projectId)}>{branch?.name ?? operation.branch_id}</Link> : '—'}
+        {branch && <code className="muted"> {branch.id}</code>}
+      </dd>
+      <dt>Compute</dt>
+      <dd>
+        {operation.endpoint_id ? <Link to={paths.project(projectId)}>{compute?.name ?? operation.endpoint_id}</Link> : '—'}
+        {compute?.name && <code className="muted"> {compute.id}</code>}
+      </dd>
+      <dt>Duration</dt>
+      <dd>
+        {isTerminal(operation.status) || operation.total_duration_ms > 0 ? (
+          formatDuration(operation.total_duration_ms)
+        ) : (
+          <LiveDuration since={operation.created_at} />
+        )}
+      </dd>
+      <dt>Created</dt>
+      <dd>
+        {formatUtc(operation.created_at)} (<RelativeTime iso={operation.created_at} now={now} />)
+      </dd>
+      <dt>Last status change</dt>
+      <dd>
+        {formatUtc(operation.updated_at)} (<RelativeTime iso={operation.updated_at} now={now} />)
+      </dd>
+      <dt>Failures</dt>
+      <dd>{operation.failures_count}</dd>
+      {operation.retry_at && (
+        <>
+          <dt>Retry at</dt>
+          <dd>{formatUtc(operation.retry_at)}</dd>
+        </>
+      )}
+      {operation.error && (
+        <>
+          <dt>Error</dt>
+          <dd>{operation.error}</dd>
+        </>
+      )}
+      <dt>Operation id</dt>
+      <dd>
+        <code>{operation.id}</code>
+      </dd>
+    </dl>
+  );
+}

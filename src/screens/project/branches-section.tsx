@@ -1,0 +1,153 @@
+import type { UseQueryResult } from '@tanstack/react-query';
+import { useId, useMemo, useState } from 'react';
+import { describeError } from '../../api/api-error';
+import { useEndpointAction } from '../../api/endpoints';
+import type { Branch, Endpoint, Operation } from '../../api/schemas';
+import { ErrorCallout } from '../../components/error-callout';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { useWatchStore } from '../../features/watch/watch-context';
+import { countOperations, type ActionContext } from './action-context';
+import { BranchesTable, BRANCH_COLUMNS, computeNameOf } from './branches-table';
+import { ComputeActionDialog } from './compute-action-dialog';
+import { CreateBranchDialog } from './create-branch-dialog';
+import { DeleteBranchDialog } from './delete-branch-dialog';
+import { RequestProgress } from './request-progress';
+import { useAbortSignal } from './use-abort-signal';
+
+type OpenDialog =
+  | { kind: 'create' }
+  | { kind: 'delete'; branch: Branch }
+  | { kind: 'suspend' | 'restart'; endpoint: Endpoint };
+
+interface BranchesSectionProps {
+  projectId: string;
+  projectName: string | undefined;
+  branches: UseQueryResult<Branch[]>;
+  endpoints: UseQueryResult<Endpoint[]>;
+  /** The project's unfinished operations, as last fetched. */
+  blockers: readonly Operation[];
+  retryBaseMs: number;
+}
+
+const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, string> | undefined) =>
+  extra ? new Map([...base, ...extra]) : base;
+
+/** The project's branches and computes, with the changes a person can start from here. */
+export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, retryBaseMs }: BranchesSectionProps) {
+  const watch = useWatchStore();
+  const headingId = useId();
+  const [dialog, setDialog] = useState<OpenDialog | null>(null);
+  const [done, setDone] = useState('');
+  // A Start keeps trying if the person leaves the page: its operations still land in the watch list.
+  const startSignal = useAbortSignal({ abortOnUnmount: false });
+
+  const branchNames = useMemo(() => new Map(branches.data?.map((b) => [b.id, b.name])), [branches.data]);
+  const computeNames = useMemo(() => new Map(endpoints.data?.map((e) => [e.id, computeNameOf(e)])), [endpoints.data]);
+
+  const watchStarted: ActionContext['watchStarted'] = (title, operations, names) =>
+    watch.watch({
+      title,
+      projectName,
+      operations,
+      branchNames: merged(branchNames, names?.branches),
+      computeNames: merged(computeNames, names?.computes),
+    });
+  const context: ActionContext = {
+    projectId,
+    blockers,
+    retryBaseMs,
+    watchStarted,
+    onDone: (message) => {
+      setDialog(null);
+      setDone(message);
+    },
+  };
+
+  const start = useEndpointAction(projectId, {
+    retryBaseMs,
+    onStarted: (data, { endpointId }) => watchStarted(`Start compute ${computeNames.get(endpointId) ?? endpointId}`, data.operations),
+  });
+  const startCompute = (endpoint: Endpoint) => {
+    setDone('');
+    const title = `Start compute ${computeNameOf(endpoint)}`;
+    start.mutate(
+      { endpointId: endpoint.id, action: 'start', signal: startSignal.next() },
+      { onSuccess: (data) => setDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: already running.`) },
+    );
+  };
+  const retryStart = () => {
+    const endpoint = endpoints.data?.find((e) => e.id === start.variables?.endpointId);
+    if (endpoint) startCompute(endpoint);
+  };
+  const open = (next: OpenDialog) => {
+    setDone('');
+    setDialog(next);
+  };
+
+  const failed = branches.isError ? branches : endpoints.isError ? endpoints : null;
+
+  return (
+    <section className="branches" aria-labelledby={headingId}>
+      <div className="toolbar">
+        <h2 id={headingId}>Branches and computes</h2>
+        <button type="button" className="primary" onClick={() => open({ kind: 'create' })} disabled={!branches.data}>
+          Create branch
+        </button>
+      </div>
+      <RequestProgress
+        projectId={projectId}
+        request={start}
+        pendingLabel="Starting the compute…"
+        failedTitle="Could not start the compute."
+        blockers={blockers}
+        retryBaseMs={retryBaseMs}
+        onRetry={retryStart}
+        onStop={() => {
+          startSignal.abort();
+          start.reset();
+        }}
+      />
+      <p className="branches__done muted" role="status">
+        {done}
+      </p>
+
+      {branches.data && endpoints.data ? (
+        <BranchesTable
+          branches={branches.data}
+          endpoints={endpoints.data}
+          busy={start.isPending}
+          onStart={startCompute}
+          onSuspend={(endpoint) => open({ kind: 'suspend', endpoint })}
+          onRestart={(endpoint) => open({ kind: 'restart', endpoint })}
+          onDelete={(branch) => open({ kind: 'delete', branch })}
+        />
+      ) : failed && !failed.isFetching ? (
+        <ErrorCallout title="Could not load the branches and computes." {...describeError(failed.error)} onRetry={() => void failed.refetch()} />
+      ) : (
+        <TableSkeleton columns={BRANCH_COLUMNS} rows={2} label="Loading branches and computes…" />
+      )}
+
+      {dialog?.kind === 'create' && branches.data && (
+        <CreateBranchDialog context={context} branches={branches.data} onCancel={() => setDialog(null)} />
+      )}
+      {dialog?.kind === 'delete' && (
+        <DeleteBranchDialog
+          context={context}
+          branch={dialog.branch}
+          computes={endpoints.data?.filter((e) => e.branch_id === dialog.branch.id) ?? []}
+          onCancel={() => setDialog(null)}
+        />
+      )}
+      {(dialog?.kind === 'suspend' || dialog?.kind === 'restart') && (
+        <ComputeActionDialog
+          context={context}
+          action={dialog.kind}
+          endpoint={dialog.endpoint}
+          computeName={computeNameOf(dialog.endpoint)}
+          branchName={branchNames.get(dialog.endpoint.branch_id) ?? dialog.endpoint.branch_id}
+          onCancel={() => setDialog(null)}
+        />
+      )}
+    </section>
+  );
+}

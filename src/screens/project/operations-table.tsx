@@ -1,0 +1,115 @@
+import { memo, useDeferredValue } from 'react';
+import { Link } from 'react-router-dom';
+import type { Operation } from '../../api/schemas';
+import { RelativeTime } from '../../components/relative-time';
+import { StatusBadge } from '../../components/status-badge';
+import { TableHead } from '../../components/table-head';
+import { paths } from '../../config/paths';
+import { WatchButton } from '../../features/watch/watch-button';
+import { humanizeAction } from '../../lib/format';
+import { useWindowedRows } from '../../lib/use-windowed-rows';
+import { OperationDuration } from './operation-duration';
+import type { OperationsView } from './operations-view';
+
+export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
+
+/** Rows painted in the first frame: more than a tall screen shows; the rest follow in a deferred render. */
+const FIRST_PAINT_ROWS = 25;
+
+/** A row's height in Chromium at the default font size (styles.css), until one is measured. */
+const ESTIMATED_ROW_HEIGHT = 37;
+
+const operationId = (operation: Operation) => operation.id;
+
+interface OperationsTableProps extends OperationsView {
+  now: number;
+}
+
+const OperationRow = memo(function OperationRow({
+  index,
+  projectId,
+  projectName,
+  operation,
+  branchName,
+  computeName,
+  now,
+}: {
+  /** Position among all loaded rows, from 0 (the header is row 1 for assistive technology). */
+  index: number;
+  projectId: string;
+  projectName: string | undefined;
+  operation: Operation;
+  branchName: string | undefined;
+  computeName: string | undefined;
+  now: number;
+}) {
+  return (
+    <tr data-index={index} aria-rowindex={index + 2}>
+      <th scope="row">
+        <span className="op-cell">
+          <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
+          <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
+        </span>
+      </th>
+      <td>{operation.branch_id ? (branchName ?? operation.branch_id) : '—'}</td>
+      <td>{operation.endpoint_id ? (computeName ?? operation.endpoint_id) : '—'}</td>
+      <td>
+        <StatusBadge status={operation.status} />
+      </td>
+      <td>
+        <OperationDuration operation={operation} />
+      </td>
+      <td>
+        <RelativeTime iso={operation.created_at} now={now} />
+      </td>
+    </tr>
+  );
+});
+
+/**
+ * The project's operations, newest first: a real table, each row a link to its detail. A long history
+ * renders only the rows near the viewport (gap rows hold the rest of its height); `aria-rowcount` and
+ * each row's `aria-rowindex` tell assistive technology where it is among all loaded rows.
+ */
+export function OperationsTable({ projectId, projectName, operations, branchNames, computeNames, now }: OperationsTableProps) {
+  // The first screenful appears at once; the rest (and the rows of each "Load more") render without blocking.
+  const shown = useDeferredValue(operations, operations.slice(0, FIRST_PAINT_ROWS));
+  const { slots, bodyRef, onFocus, onBlur } = useWindowedRows({
+    rows: shown,
+    rowKey: operationId,
+    estimatedRowHeight: ESTIMATED_ROW_HEIGHT,
+  });
+  return (
+    <div className="table-wrap">
+      <table className="data-table" aria-rowcount={shown.length + 1}>
+        <caption className="visually-hidden">Operations, newest first</caption>
+        <TableHead columns={OPERATION_COLUMNS} rowIndex={1} />
+        <tbody ref={bodyRef} onFocus={onFocus} onBlur={onBlur}>
+          {slots.map((slot) => {
+            if (slot.kind === 'gap') {
+              return (
+                <tr key={slot.key} className="row-gap" aria-hidden="true">
+                  <td colSpan={OPERATION_COLUMNS.length} style={{ height: slot.height }} />
+                </tr>
+              );
+            }
+            const op = shown[slot.index];
+            if (!op) return null;
+            return (
+              <OperationRow
+                key={op.id}
+                index={slot.index}
+                projectId={projectId}
+                projectName={projectName}
+                operation={op}
+                branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
+                computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
+                now={now}
+              />
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,460 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { App } from '../../../src/app/app';
+import { setupSimServer } from '../../support/sim-server';
+
+const sim = setupSimServer();
+const SESSION_KEY = 'ops-console.api-key';
+
+// jsdom has no modal dialogs: open/close them as the browser would, minus the inert backdrop.
+beforeAll(() => {
+  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
+    this.open = false;
+    this.dispatchEvent(new Event('close'));
+  };
+});
+
+function renderKeysScreen(apiKey: string = sim.apiKey) {
+  sessionStorage.setItem(SESSION_KEY, apiKey);
+  window.history.pushState({}, '', '/settings/api-keys');
+  const user = userEvent.setup();
+  const holder: { client?: QueryClient } = {};
+  const onQueryClient = (client: QueryClient) => {
+    holder.client = client;
+  };
+  render(<App retries={false} onQueryClient={onQueryClient} />);
+  return {
+    user,
+    queryClient: () => {
+      if (!holder.client) throw new Error('the app has not handed over its query client');
+      return holder.client;
+    },
+  };
+}
+
+const region = (name: string | RegExp) => screen.findByRole('region', { name });
+const personalKeys = () => region('Personal keys');
+const acmeKeys = () => region('Acme Analytics keys');
+const createForm = () => region('Create a key');
+
+async function personalTable() {
+  return within(await personalKeys()).findByRole('table', { name: 'Personal keys' });
+}
+
+function storageContents(storage: Storage): [string | null, string | null][] {
+  return Array.from({ length: storage.length }, (_, i) => {
+    const name = storage.key(i);
+    return [name, name === null ? null : storage.getItem(name)];
+  });
+}
+
+/** The secret as the dialog shows it. */
+function secretIn(dialog: HTMLElement): string {
+  return within(dialog).getByRole<HTMLInputElement>('textbox', { name: 'Secret' }).value;
+}
+
+/** Everything the console keeps: both storages and every cached query and mutation state. */
+function everythingKept(queryClient: QueryClient): string {
+  const queries = queryClient.getQueryCache().getAll().map((q) => q.state);
+  const mutations = queryClient.getMutationCache().getAll().map((m) => m.state);
+  return JSON.stringify({
+    session: storageContents(sessionStorage),
+    local: storageContents(localStorage),
+    queries,
+    mutations,
+    url: window.location.href,
+  });
+}
+
+function issue(scope: Parameters<typeof sim.cp.issueApiKey>[0], name: string) {
+  return sim.cp.issueApiKey(scope, name);
+}
+
+describe('what the current key is', () => {
+  it('shows a personal key, what it reaches and what it may do', async () => {
+    renderKeysScreen();
+    const panel = await region(/Signed in with: Personal key/);
+    expect(panel).toHaveTextContent(`User${sim.seed.userId}`);
+    await waitFor(() => expect(panel).toHaveTextContent('Your personal projects and the projects of Acme Analytics, Northwind Labs'));
+    await waitFor(() => expect(panel).toHaveTextContent('Create and revoke keys of Acme Analytics, where you are an administrator'));
+    expect(panel).toHaveTextContent('Create project-scoped keys for projects of Northwind Labs, where you are a member');
+    expect(panel).toHaveTextContent('See or revoke the keys of Northwind Labs: only its administrators can');
+  });
+
+  it('shows an organization key as admin of its organization, without personal keys', async () => {
+    const key = issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-admin');
+    renderKeysScreen(key.secret);
+    const panel = await region(/Signed in with: Organization key/);
+    expect(panel).toHaveTextContent(`Acme Analytics (${sim.seed.orgIds.acme})`);
+    expect(panel).toHaveTextContent('All projects of Acme Analytics, as an administrator');
+    const table = await within(await acmeKeys()).findByRole('table');
+    expect(within(table).getByRole('rowheader', { name: 'acme-admin' })).toBeInTheDocument();
+    expect(within(table).getByRole('button', { name: 'Revoke key acme-admin' })).toBeInTheDocument();
+    expect(screen.queryByRole('region', { name: 'Personal keys' })).not.toBeInTheDocument();
+    expect(screen.getByText(/Personal keys are not listed/)).toBeInTheDocument();
+    // One owner only, so there is nothing to choose but the project.
+    expect(within(await createForm()).queryByRole('combobox', { name: 'Key for' })).not.toBeInTheDocument();
+    expect(within(await createForm()).getByRole('combobox', { name: 'Project (optional)' })).toBeInTheDocument();
+  });
+
+  it('shows a project-scoped key with its project, and offers no Create or Revoke', async () => {
+    const key = issue({ kind: 'project', orgId: sim.seed.orgIds.acme, projectId: sim.seed.projectIds.big }, 'ci-deploy');
+    renderKeysScreen(key.secret);
+    const panel = await region(/Signed in with: Project-scoped key/);
+    expect(panel).toHaveTextContent(`acme-analytics-prod (${sim.seed.projectIds.big})`);
+    expect(panel).toHaveTextContent('List, create or revoke API keys');
+    expect(screen.getByText(/This key cannot list, create or revoke API keys/)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Create/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Revoke/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('textbox', { name: 'Name' })).not.toBeInTheDocument();
+  });
+});
+
+describe('the lists', () => {
+  it('lists personal keys with name, id, created, created by, last used and where from', async () => {
+    renderKeysScreen();
+    const table = await personalTable();
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
+      'Name',
+      'ID',
+      'Created',
+      'Created by',
+      'Last used',
+      'Last used from',
+      'Actions',
+    ]);
+    const row = within(table).getByRole('rowheader', { name: 'demo-console' }).closest('tr');
+    expect(row).not.toBeNull();
+    expect(row).toHaveTextContent('Demo User');
+    expect(row).toHaveTextContent('127.0.0.1');
+    expect(within(row!).getByRole('button', { name: 'Revoke key demo-console' })).toBeInTheDocument();
+  });
+
+  it('lists the keys of organizations the user administers, project-scoped ones marked with their project', async () => {
+    issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-ops');
+    issue({ kind: 'project', orgId: sim.seed.orgIds.acme, projectId: sim.seed.projectIds.staging }, 'staging-ci');
+    renderKeysScreen();
+    const table = await within(await acmeKeys()).findByRole('table', { name: 'Acme Analytics keys' });
+    const orgRow = within(table).getByRole('rowheader', { name: 'acme-ops' }).closest('tr')!;
+    expect(orgRow).toHaveTextContent('Whole organization');
+    const scopedRow = within(table).getByRole('rowheader', { name: 'staging-ci' }).closest('tr')!;
+    await waitFor(() => expect(scopedRow).toHaveTextContent(`Project acme-analytics-staging (${sim.seed.projectIds.staging})`));
+  });
+
+  it('does not list the keys of an organization where the user is only a member', async () => {
+    renderKeysScreen();
+    const northwind = await region('Northwind Labs keys');
+    expect(await within(northwind).findByText(/You are a member of Northwind Labs, not an administrator/)).toBeInTheDocument();
+    expect(within(northwind).queryByRole('table')).not.toBeInTheDocument();
+    expect(within(northwind).queryByRole('button', { name: /Revoke/ })).not.toBeInTheDocument();
+  });
+
+  it('says so when a list is empty', async () => {
+    sim.server.use(http.get('*/api/v2/api_keys', () => HttpResponse.json([]), { once: true }));
+    renderKeysScreen();
+    expect(await within(await personalKeys()).findByText('No personal keys yet.')).toBeInTheDocument();
+    expect(await within(await acmeKeys()).findByText('No keys for Acme Analytics yet.')).toBeInTheDocument();
+  });
+
+  it('shows placeholders of the same shape while loading', async () => {
+    renderKeysScreen();
+    expect(await screen.findByText('Checking what this key is and what it may do…')).toBeInTheDocument();
+    expect(screen.getByText('Loading keys…')).toBeInTheDocument();
+    await personalTable();
+    expect(screen.queryByText('Checking what this key is and what it may do…')).not.toBeInTheDocument();
+  });
+
+  it('shows a failed list with Retry, and Retry loads it', async () => {
+    sim.server.use(
+      http.get('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'storage is down' }, { status: 503 }), { once: true }),
+    );
+    const { user } = renderKeysScreen();
+    const section = await personalKeys();
+    const alert = await within(section).findByRole('alert');
+    expect(alert).toHaveTextContent('Could not load personal keys.');
+    expect(alert).toHaveTextContent('storage is down');
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await within(section).findByRole('rowheader', { name: 'demo-console' })).toBeInTheDocument();
+  });
+});
+
+describe('creating a key', () => {
+  it('shows the new secret once with Copy, lists the key, and the secret works', async () => {
+    const { user } = renderKeysScreen();
+    await personalTable();
+    const form = await createForm();
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'ci-deploy');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+
+    const dialog = await screen.findByRole('dialog', { name: 'Key “ci-deploy” created' });
+    expect(dialog).toHaveTextContent('you will not see it again');
+    const secret = secretIn(dialog);
+    expect(secret).toMatch(/^[a-z0-9]{64}$/);
+    expect(sim.cp.authenticate(secret)).toMatchObject({ kind: 'personal', userId: sim.seed.userId });
+    // Focus moved into the dialog, onto Copy.
+    expect(within(dialog).getByRole('button', { name: 'Copy' })).toHaveFocus();
+
+    await user.click(within(dialog).getByRole('button', { name: 'Copy' }));
+    expect(await within(dialog).findByRole('button', { name: 'Copied' })).toBeInTheDocument();
+    expect(await navigator.clipboard.readText()).toBe(secret);
+
+    expect(within(await personalTable()).getByRole('rowheader', { name: 'ci-deploy' })).toBeInTheDocument();
+  });
+
+  it('never stores the secret: not in storage, the URL, a log, the query cache or the mutation cache', async () => {
+    const logged = (['log', 'info', 'warn', 'error', 'debug'] as const).map((level) => vi.spyOn(console, level));
+    const { user, queryClient } = renderKeysScreen();
+    await personalTable();
+    // Every state the create mutation ever had in the MutationCache, as it happened.
+    const mutationStates: string[] = [];
+    const unsubscribe = queryClient()
+      .getMutationCache()
+      .subscribe((event) => mutationStates.push(JSON.stringify(event.mutation?.state ?? null)));
+    const form = await createForm();
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'kept-nowhere');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    const dialog = await screen.findByRole('dialog', { name: /created/ });
+    const secret = secretIn(dialog);
+
+    // While it is on screen, it is only on screen.
+    expect(everythingKept(queryClient())).not.toContain(secret);
+    expect(queryClient().getQueryCache().getAll().length).toBeGreaterThan(0);
+
+    await user.click(within(dialog).getByRole('button', { name: 'Done' }));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(document.body).not.toHaveTextContent(secret);
+    expect(screen.queryByDisplayValue(secret)).not.toBeInTheDocument();
+    expect(everythingKept(queryClient())).not.toContain(secret);
+    // gcTime 0: once nothing observes it, the create mutation leaves the MutationCache altogether.
+    await waitFor(() =>
+      expect(queryClient().getMutationCache().findAll({ mutationKey: ['api-keys', 'create'] })).toHaveLength(0),
+    );
+    // Focus is back where it was before the dialog.
+    expect(within(form).getByRole('button', { name: 'Create' })).toHaveFocus();
+
+    unsubscribe();
+    expect(mutationStates.length).toBeGreaterThan(0);
+    expect(mutationStates.join('\n')).not.toContain(secret);
+    expect(JSON.stringify(logged.flatMap((spy) => spy.mock.calls))).not.toContain(secret);
+    logged.forEach((spy) => spy.mockRestore());
+  });
+
+  it('drops the secret when the person navigates away with the dialog open', async () => {
+    const { user, queryClient } = renderKeysScreen();
+    await personalTable();
+    const form = await createForm();
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'walk-away');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    const dialog = await screen.findByRole('dialog', { name: /created/ });
+    const secret = secretIn(dialog);
+
+    await user.click(screen.getByRole('link', { name: 'Projects' }));
+    await screen.findByRole('heading', { level: 1, name: 'Projects' });
+    expect(document.body).not.toHaveTextContent(secret);
+    expect(everythingKept(queryClient())).not.toContain(secret);
+
+    await user.click(screen.getByRole('link', { name: 'API keys' }));
+    expect(await screen.findByRole('rowheader', { name: 'walk-away' })).toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(document.body).not.toHaveTextContent(secret);
+  });
+
+  it('checks the name (1 to 64 characters) before sending anything', async () => {
+    const posts: string[] = [];
+    sim.server.events.on('request:start', ({ request }) => {
+      if (request.method === 'POST') posts.push(request.url);
+    });
+    const { user } = renderKeysScreen();
+    await personalTable();
+    const form = await createForm();
+    const name = within(form).getByRole('textbox', { name: 'Name' });
+
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent('Enter a name for the key.');
+    expect(name).toHaveAttribute('aria-invalid', 'true');
+
+    await user.type(name, 'x'.repeat(65));
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent('the limit is 64');
+    expect(posts).toEqual([]);
+
+    await user.clear(name);
+    await user.type(name, 'y'.repeat(64));
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await screen.findByRole('dialog', { name: /created/ })).toBeInTheDocument();
+    expect(posts).toHaveLength(1);
+  });
+
+  it('creates an organization key, or a project-scoped one when a project is chosen', async () => {
+    const { user } = renderKeysScreen();
+    const form = await createForm();
+    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
+    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ })).toBeInTheDocument());
+    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ }));
+    const project = await within(form).findByRole('combobox', { name: 'Project (optional)' });
+    await waitFor(() => expect(project).toBeEnabled());
+    await user.selectOptions(project, within(project).getByRole('option', { name: /acme-analytics-staging/ }));
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'staging-deploy');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+
+    const dialog = await screen.findByRole('dialog', { name: /staging-deploy/ });
+    expect(dialog).toHaveTextContent(`Project-scoped key of Acme Analytics, scoped to project ${sim.seed.projectIds.staging}`);
+    const secret = secretIn(dialog);
+    expect(sim.cp.authenticate(secret)).toMatchObject({ kind: 'project', projectId: sim.seed.projectIds.staging });
+    await user.click(within(dialog).getByRole('button', { name: 'Done' }));
+
+    const row = (await within(await acmeKeys()).findByRole('rowheader', { name: 'staging-deploy' })).closest('tr')!;
+    expect(row).toHaveTextContent('acme-analytics-staging');
+  });
+
+  it('lets a member create only project-scoped keys, and asks for the project first', async () => {
+    const { user } = renderKeysScreen();
+    const form = await createForm();
+    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
+    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Northwind Labs: project-scoped key/ })).toBeInTheDocument());
+    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Northwind Labs/ }));
+    const project = await within(form).findByRole('combobox', { name: 'Project' });
+    expect(within(project).queryByRole('option', { name: /None/ })).not.toBeInTheDocument();
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'storefront-ci');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent('Choose a project');
+
+    await waitFor(() => expect(project).toBeEnabled());
+    await user.selectOptions(project, within(project).getByRole('option', { name: /northwind-storefront/ }));
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    const dialog = await screen.findByRole('dialog', { name: /storefront-ci/ });
+    const secret = secretIn(dialog);
+    expect(sim.cp.authenticate(secret)).toMatchObject({ kind: 'project', projectId: sim.seed.projectIds.storefront });
+  });
+
+  it('explains a refused create (403) in plain words', async () => {
+    sim.server.use(
+      http.post('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 403 }), { once: true }),
+    );
+    const { user } = renderKeysScreen();
+    await personalTable();
+    const form = await createForm();
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'refused');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    const alert = await within(form).findByRole('alert');
+    expect(alert).toHaveTextContent('The key was not created.');
+    expect(alert).toHaveTextContent('personal keys can only be created by the user who owns them');
+    expect(alert).toHaveTextContent('The API said: nope');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+
+  it('explains a refused organization key (403): only administrators may create one', async () => {
+    sim.server.use(
+      http.post('*/api/v2/organizations/:orgId/api_keys', () => HttpResponse.json({ code: '', message: 'forbidden' }, { status: 403 }), {
+        once: true,
+      }),
+    );
+    const { user } = renderKeysScreen();
+    const form = await createForm();
+    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
+    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Acme Analytics/ })).toBeInTheDocument());
+    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Acme Analytics/ }));
+    await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'acme-ops');
+    await user.click(within(form).getByRole('button', { name: 'Create' }));
+    expect(await within(form).findByRole('alert')).toHaveTextContent(
+      'Only administrators of Acme Analytics (or Acme Analytics\'s own organization key) can create organization keys',
+    );
+  });
+});
+
+describe('revoking a key', () => {
+  it('asks in a dialog, moves focus into it, and gives it back on Cancel', async () => {
+    const { user } = renderKeysScreen();
+    issue({ kind: 'personal', userId: sim.seed.userId }, 'old-laptop');
+    const table = await personalTable();
+    const revoke = await within(table).findByRole('button', { name: 'Revoke key old-laptop' });
+    await user.click(revoke);
+    const dialog = screen.getByRole('alertdialog', { name: 'Revoke key “old-laptop”?' });
+    expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+    expect(revoke).toHaveFocus();
+    expect(within(table).getByRole('rowheader', { name: 'old-laptop' })).toBeInTheDocument();
+  });
+
+  it('removes the key from the list at once, and the key gets 401 from then on', async () => {
+    const old = issue({ kind: 'personal', userId: sim.seed.userId }, 'old-laptop');
+    const { user } = renderKeysScreen();
+    const table = await personalTable();
+    await user.click(await within(table).findByRole('button', { name: 'Revoke key old-laptop' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+
+    await waitFor(() => expect(within(table).queryByRole('rowheader', { name: 'old-laptop' })).not.toBeInTheDocument());
+    expect(sim.cp.authenticate(old.secret)).toBeNull();
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument());
+    expect(screen.getByRole('heading', { name: 'Personal keys' })).toHaveFocus();
+    expect(screen.getByText('Key “old-laptop” was revoked.')).toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 1, name: 'API keys' })).toBeInTheDocument();
+  });
+
+  it('revokes a project-scoped key of an administered organization', async () => {
+    const scoped = issue({ kind: 'project', orgId: sim.seed.orgIds.acme, projectId: sim.seed.projectIds.big }, 'prod-ci');
+    const { user } = renderKeysScreen();
+    const section = await acmeKeys();
+    await user.click(await within(section).findByRole('button', { name: 'Revoke key prod-ci' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    expect(await within(section).findByText('No keys for Acme Analytics yet.')).toBeInTheDocument();
+    expect(sim.cp.authenticate(scoped.secret)).toBeNull();
+  });
+
+  it('signs the console out with a message when the key it uses is revoked', async () => {
+    const { user } = renderKeysScreen();
+    const table = await personalTable();
+    await user.click(within(table).getByRole('button', { name: 'Revoke key demo-console' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+
+    expect(await screen.findByText(/You revoked the API key this console was using/)).toBeInTheDocument();
+    expect(screen.getByLabelText(/API key/)).toHaveAttribute('type', 'password');
+    expect(sessionStorage.getItem(SESSION_KEY)).toBeNull();
+  });
+
+  it('signs out an organization key that revokes itself', async () => {
+    const key = issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-admin');
+    const { user } = renderKeysScreen(key.secret);
+    const section = await acmeKeys();
+    await user.click(await within(section).findByRole('button', { name: 'Revoke key acme-admin' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    expect(await screen.findByText(/You revoked the API key this console was using/)).toBeInTheDocument();
+  });
+
+  it('explains a refused revoke (403) in plain words and puts the key back', async () => {
+    issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-ops');
+    sim.server.use(
+      http.delete('*/api/v2/organizations/:orgId/api_keys/:keyId', () => HttpResponse.json({ code: '', message: 'not an admin' }, { status: 403 }), {
+        once: true,
+      }),
+    );
+    const { user } = renderKeysScreen();
+    const section = await acmeKeys();
+    await user.click(await within(section).findByRole('button', { name: 'Revoke key acme-ops' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    const alert = await within(section).findByRole('alert');
+    expect(alert).toHaveTextContent('Key “acme-ops” was not revoked.');
+    expect(alert).toHaveTextContent("Only administrators of Acme Analytics (or Acme Analytics's own organization key) can revoke its keys");
+    expect(alert).toHaveTextContent('The API said: not an admin');
+    expect(await within(section).findByRole('rowheader', { name: 'acme-ops' })).toBeInTheDocument();
+  });
+
+  it('explains a key that is already gone (404)', async () => {
+    const other = issue({ kind: 'personal', userId: sim.seed.userId }, 'revoked-elsewhere');
+    const { user } = renderKeysScreen();
+    const section = await personalKeys();
+    await user.click(await within(section).findByRole('button', { name: 'Revoke key revoked-elsewhere' }));
+    sim.cp.revokeApiKey(other.id);
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+    const alert = await within(section).findByRole('alert');
+    expect(alert).toHaveTextContent('it may already have been revoked');
+    await waitFor(() => expect(within(section).queryByRole('rowheader', { name: 'revoked-elsewhere' })).not.toBeInTheDocument());
+  });
+});
