@@ -1,5 +1,6 @@
+import { hashKey, type QueryKey } from '@tanstack/react-query';
 import { describeError } from './api-error';
-import { retryDelayMs } from './retry-policy';
+import { nextRequestAt } from './retry-policy';
 
 /** The parts of a query result that tell whether its first load is failing. */
 interface QueryLike {
@@ -12,29 +13,32 @@ interface QueryLike {
 }
 
 export interface LoadFailure {
+  /** The query's hash: the notices' key for the same fault, which the screen now shows itself. */
+  id: string;
   error: unknown;
   /** What failed, in words a person can act on. */
   message: string;
   requestId?: string | undefined;
-  /** When the query client tries again by itself; null when it has given up (the person retries). */
-  nextTryMs: number | null;
+  /** When the query client tries again by itself (epoch ms); null when it has given up (the person retries). */
+  nextTryAt: number | null;
 }
 
-function failure(error: unknown, nextTryMs: number | null): LoadFailure {
+function failure(queryKey: QueryKey, error: unknown, nextTryAt: number | null): LoadFailure {
   const { message, requestId } = describeError(error);
-  return { error, message, requestId, nextTryMs };
+  return { id: hashKey(queryKey), error, message, requestId, nextTryAt };
 }
 
 /**
- * Why a query that has no data yet is failing, for the screen to show inline with a Retry button:
- * a final error, or a failure the query client is retrying by itself (503, 429, no answer, …), so a
+ * Why the query at `queryKey` has no data yet, for the screen to show inline with a Retry button: a
+ * final error, or a failure the query client is retrying by itself (503, 429, no answer, …), so a
  * first load that fails never looks like plain loading. Null while loading normally or once data is in.
  */
-export function loadFailure(query: QueryLike): LoadFailure | null {
+export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure | null {
   if (query.data !== undefined) return null;
-  if (query.isError) return failure(query.error, null);
+  if (query.isError) return failure(queryKey, query.error, null);
   if (query.failureCount > 0 && query.fetchStatus !== 'idle') {
-    return failure(query.failureReason, retryDelayMs(query.failureCount, query.failureReason));
+    const times = { failureCount: query.failureCount, failureReason: query.failureReason, fetching: true, answeredAt: 0 };
+    return failure(queryKey, query.failureReason, nextRequestAt(times, false));
   }
   return null;
 }

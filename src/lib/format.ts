@@ -67,8 +67,28 @@ export function formatRelative(iso: string, now: number): string {
   return iso;
 }
 
+/**
+ * Orders two ISO times (negative: `a` is earlier). Same-format times compare exactly, microseconds
+ * included (the platform's cursors have them); others by Date.parse.
+ */
+export function compareTimes(a: string, b: string): number {
+  if (a.length === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  const diff = new Date(a).getTime() - new Date(b).getTime();
+  return Number.isNaN(diff) ? 0 : diff;
+}
+
 /** Milliseconds elapsed since `iso` (never negative). */
 export function elapsedSince(iso: string, now: number): number {
   const time = new Date(iso).getTime();
   return Number.isNaN(time) ? 0 : Math.max(0, now - time);
+}
+
+/** Whole seconds from `time` to `now`, never negative (how long ago). */
+export function secondsSince(time: number, now: number): number {
+  return Math.max(0, Math.floor((now - time) / 1_000));
+}
+
+/** Whole seconds from `now` until `time`, rounded up, never negative: what every countdown shows. */
+export function secondsUntil(time: number, now: number): number {
+  return Math.max(0, Math.ceil((time - now) / 1_000));
 }

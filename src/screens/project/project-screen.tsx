@@ -6,6 +6,7 @@ import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
+import { operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
 import { BusyBanner } from '../../components/busy-banner';
 import { ErrorCallout } from '../../components/error-callout';
@@ -28,9 +29,9 @@ export function ProjectScreen() {
   const project = useQuery(projectQueries.detail(projectId));
   const branches = useQuery(branchQueries.list(projectId));
   const endpoints = useQuery(endpointQueries.list(projectId));
-  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs);
   const now = useNow(30_000);
-  const historyFailure = loadFailure(history);
+  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs, now);
+  const historyFailure = loadFailure(history, operationQueries.history(projectId).queryKey);
 
   const branchNames = useMemo(() => new Map(branches.data?.map((b) => [b.id, b.name])), [branches.data]);
   const computeNames = useMemo(
@@ -39,7 +40,7 @@ export function ProjectScreen() {
   );
   const title = project.data?.name ?? projectId;
   const view: OperationsView = { projectId, projectName: project.data?.name, operations, branchNames, computeNames };
-  const blockers = useMemo(() => operations.filter((op) => blocksChanges(op.status, op.action)), [operations]);
+  const blockers = useMemo(() => operations.filter((op) => blocksChanges(op, now)), [operations, now]);
 
   return (
     <section>
@@ -50,7 +51,7 @@ export function ProjectScreen() {
       {project.isError && !project.data && (
         <p className="muted">Project details unavailable: {describeError(project.error).message}</p>
       )}
-      <BusyBanner operations={blockers} branchNames={branchNames} />
+      <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <BranchesSection
         projectId={projectId}
         projectName={project.data?.name}

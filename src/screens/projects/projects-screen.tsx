@@ -48,8 +48,9 @@ export function ProjectsScreen() {
   const [term, setTerm] = useState('');
   const now = useNow(30_000);
   const auth = useQuery(authQueries.details());
-  const projects = useInfiniteQuery(projectQueries.list(orgId));
-  const projectsFailure = loadFailure(projects);
+  const projectsOptions = projectQueries.list(orgId);
+  const projects = useInfiniteQuery(projectsOptions);
+  const projectsFailure = loadFailure(projects, projectsOptions.queryKey);
 
   const loaded = useMemo(() => projects.data?.pages.flatMap((p) => p.projects) ?? [], [projects.data]);
   const shown = useMemo(() => loaded.filter((p) => matches(p, term)), [loaded, term]);
