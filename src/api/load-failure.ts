@@ -1,6 +1,7 @@
 import { hashKey, type QueryKey } from '@tanstack/react-query';
+import type { Wait } from '../lib/format';
 import { describeError } from './api-error';
-import { nextRequestAt } from './retry-policy';
+import { nextRequest } from './retry-policy';
 
 /** The parts of a query result that tell whether its first load is failing. */
 interface QueryLike {
@@ -19,13 +20,13 @@ export interface LoadFailure {
   /** What failed, in words a person can act on. */
   message: string;
   requestId?: string | undefined;
-  /** When the query client tries again by itself (epoch ms); null when it has given up (the person retries). */
-  nextTryAt: number | null;
+  /** When the query client tries again by itself; null when it has given up (the person retries). */
+  nextTry: Wait | null;
 }
 
-function failure(queryKey: QueryKey, error: unknown, nextTryAt: number | null): LoadFailure {
+function failure(queryKey: QueryKey, error: unknown, nextTry: Wait | null): LoadFailure {
   const { message, requestId } = describeError(error);
-  return { id: hashKey(queryKey), error, message, requestId, nextTryAt };
+  return { id: hashKey(queryKey), error, message, requestId, nextTry };
 }
 
 /**
@@ -38,7 +39,7 @@ export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure |
   if (query.isError) return failure(queryKey, query.error, null);
   if (query.failureCount > 0 && query.fetchStatus !== 'idle') {
     const times = { failureCount: query.failureCount, failureReason: query.failureReason, fetching: true, answeredAt: 0 };
-    return failure(queryKey, query.failureReason, nextRequestAt(times, false));
+    return failure(queryKey, query.failureReason, nextRequest(times, false));
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import type { Wait } from '../lib/format';
 import { isApiError, type ApiError } from './api-error';
 
 // The one policy for sending a request again: what may be sent again (by the console, or by the
@@ -84,15 +85,16 @@ export interface RequestTimes {
 }
 
 /**
- * When the next request goes out by itself (epoch ms), or null when none will: after a failure,
- * the moment it arrived plus the retry delay (a retry under way, or the next poll of a query whose
- * last poll failed); otherwise the last answer plus the poll delay. In the past while it is being sent.
+ * When the next request goes out by itself, or null when none will: after a failure, from the
+ * moment it arrived for the retry delay (a retry under way, or the next poll of a query whose last
+ * poll failed); otherwise from the last answer for the poll delay. Past due while it is being sent.
  */
-export function nextRequestAt(times: RequestTimes, pollDelay: number | false, baseMs = RETRY_BASE_MS): number | null {
+export function nextRequest(times: RequestTimes, pollDelay: number | false, baseMs = RETRY_BASE_MS): Wait | null {
   const { failureCount, failureReason, fetching, answeredAt } = times;
   if (failureCount > 0 && isApiError(failureReason) && (fetching || pollDelay !== false)) {
-    return failureReason.failedAt + retryDelay(failureCount, failureReason, baseMs);
+    const from = failureReason.failedAt;
+    return { from, at: from + retryDelay(failureCount, failureReason, baseMs) };
   }
-  return pollDelay === false ? null : answeredAt + pollDelay;
+  return pollDelay === false ? null : { from: answeredAt, at: answeredAt + pollDelay };
 }
 

@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { secondsUntil } from '../lib/format';
+import { secondsLeft, type Wait } from '../lib/format';
 import type { InlineFaults } from '../lib/inline-faults';
 
 /** Non-blocking notices for reads that fail while the page goes on: what failed, and when the next try is. */
@@ -10,14 +10,15 @@ export interface Notice {
   situation: 'load' | 'refresh' | 'more';
   /** The failure in a few specific words ("The server is busy (503)."). */
   problem: string;
-  /** When the console tries again by itself (epoch ms); null when it does not. */
-  nextTryAt: number | null;
+  /** When the console tries again by itself; null when it does not. */
+  nextTry: Wait | null;
   requestId?: string | undefined;
 }
 
 /** The notice in words at `now`: its countdown counts down to the next try. */
-export function noticeText({ situation, problem, nextTryAt }: Notice, now: number): string {
-  const wait = nextTryAt === null ? null : nextTryAt > now ? `retrying in ${secondsUntil(nextTryAt, now)} s` : 'retrying now';
+export function noticeText({ situation, problem, nextTry }: Notice, now: number): string {
+  const left = nextTry && secondsLeft(nextTry, now);
+  const wait = nextTry === null ? null : left ? `retrying in ${left} s` : 'retrying now';
   if (situation === 'more') return `Could not load more: ${problem} Keeping what is shown${wait ? `; ${wait}` : ''}.`;
   if (situation === 'refresh') return `Could not refresh: ${problem} Showing the last data received${wait ? `; ${wait}` : ''}.`;
   return `Could not load: ${problem}${wait ? ` ${wait.charAt(0).toUpperCase()}${wait.slice(1)}.` : ''}`;

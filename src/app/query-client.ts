@@ -1,6 +1,6 @@
 import { MutationCache, QueryCache, QueryClient, type QueryCacheNotifyEvent } from '@tanstack/react-query';
 import { describeProblem, isApiError } from '../api/api-error';
-import { maySendAgain, nextRequestAt, retryDelay } from '../api/retry-policy';
+import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
 import type { Notice, NoticeStore } from './notices';
 
 export interface QueryPolicy {
@@ -44,7 +44,7 @@ function followFailures(notices: NoticeStore) {
         id: query.queryHash,
         situation: situationOf(query),
         problem: describeProblem(error),
-        nextTryAt: nextRequestAt({ failureCount: action.failureCount, failureReason: error, fetching: true, answeredAt: 0 }, false),
+        nextTry: nextRequest({ failureCount: action.failureCount, failureReason: error, fetching: true, answeredAt: 0 }, false),
         requestId: isApiError(error) ? error.requestId : undefined,
       });
       return;
@@ -77,7 +77,7 @@ export function createQueryClient({ onUnauthorized, notices, retries = true }: Q
           id: query.queryHash,
           situation: situationOf(query),
           problem: error.message,
-          nextTryAt: null,
+          nextTry: null,
           requestId: isApiError(error) ? error.requestId : undefined,
         });
       } else {

@@ -16,7 +16,7 @@ function onePerFault(list: readonly Notice[]): Notice[] {
   for (const notice of list) {
     const fault = `${notice.situation}:${notice.problem}`;
     const seen = byFault.get(fault);
-    if (!seen || (notice.nextTryAt !== null && (seen.nextTryAt === null || notice.nextTryAt < seen.nextTryAt))) byFault.set(fault, notice);
+    if (!seen || (notice.nextTry && (!seen.nextTry || notice.nextTry.at < seen.nextTry.at))) byFault.set(fault, notice);
   }
   return [...byFault.values()];
 }
@@ -24,7 +24,7 @@ function onePerFault(list: readonly Notice[]): Notice[] {
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
   const list = onePerFault(useNotices(notices));
-  const now = useNow(1_000, list.some((n) => n.nextTryAt !== null));
+  const now = useNow(1_000, list.some((n) => n.nextTry !== null));
   const { pathname } = useLocation();
   const firstRender = useRef(true);
 

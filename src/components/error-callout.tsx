@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { secondsUntil } from '../lib/format';
+import { secondsLeft, type Wait } from '../lib/format';
 import { useShownInline } from '../lib/inline-faults';
 import { useNow } from '../lib/use-now';
 
@@ -9,18 +9,18 @@ interface ErrorCalloutProps {
   requestId?: string | undefined;
   onRetry?: () => void;
   retrying?: boolean;
-  /** Set while the console tries again by itself: when (epoch ms), so the person may wait or retry now. */
-  nextTryAt?: number | null | undefined;
+  /** Set while the console tries again by itself: when, so the person may wait or retry now. */
+  nextTry?: Wait | null | undefined;
   /** The fault's id where page-wide notices know it: shown here, it is not repeated there. */
   faultId?: string | undefined;
   children?: ReactNode;
 }
 
 /** A failure, inline where the content would be, with a way to try again. */
-export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTryAt, faultId, children }: ErrorCalloutProps) {
+export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTry, faultId, children }: ErrorCalloutProps) {
   useShownInline(faultId);
-  const counting = nextTryAt != null;
-  const now = useNow(1_000, counting);
+  const now = useNow(1_000, nextTry != null);
+  const left = nextTry ? secondsLeft(nextTry, now) : 0;
   return (
     <div className="callout callout--error" role="alert">
       <p className="callout__title">
@@ -33,7 +33,7 @@ export function ErrorCallout({ title, message, requestId, onRetry, retrying = fa
           Request id: <code>{requestId}</code>
         </p>
       )}
-      {counting && <p>{nextTryAt > now ? `Trying again by itself in ${secondsUntil(nextTryAt, now)} s.` : 'Trying again now…'}</p>}
+      {nextTry && <p>{left ? `Trying again by itself in ${left} s.` : 'Trying again now…'}</p>}
       {children}
       {onRetry && (
         <button type="button" onClick={onRetry} disabled={retrying}>

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { Wait } from '../lib/format';
 import { ErrorCallout } from './error-callout';
 
 /** What the callout shows of a failing first load (api/load-failure.ts describes one). */
@@ -7,8 +8,8 @@ export interface FailedLoad {
   id: string;
   message: string;
   requestId?: string | undefined;
-  /** When the console tries again by itself (epoch ms); null when it has given up. */
-  nextTryAt: number | null;
+  /** When the console tries again by itself; null when it has given up. */
+  nextTry: Wait | null;
 }
 
 /**
@@ -34,10 +35,10 @@ export function LoadFailureCallout({
       title={title}
       message={failure.message}
       requestId={failure.requestId}
-      nextTryAt={failure.nextTryAt}
+      nextTry={failure.nextTry}
       faultId={failure.id}
       onRetry={onRetry}
-      retrying={fetching && failure.nextTryAt === null}
+      retrying={fetching && failure.nextTry === null}
     >
       {children}
     </ErrorCallout>

@@ -88,7 +88,17 @@ export function secondsSince(time: number, now: number): number {
   return Math.max(0, Math.floor((now - time) / 1_000));
 }
 
-/** Whole seconds from `now` until `time`, rounded up, never negative: what every countdown shows. */
-export function secondsUntil(time: number, now: number): number {
-  return Math.max(0, Math.ceil((time - now) / 1_000));
+/** A wait for something due at `at` that began at `from` (a failure, the last answer), in epoch ms. */
+export interface Wait {
+  from: number;
+  at: number;
+}
+
+/**
+ * Whole seconds left of a wait at `now`, rounded up, never negative: what every countdown shows. A
+ * screen's `now` ticks once a second, so it may lag behind a wait that just began: it counts from no
+ * earlier than the wait's start, and shows the whole wait at first.
+ */
+export function secondsLeft(wait: Wait, now: number): number {
+  return Math.max(0, Math.ceil((wait.at - Math.max(now, wait.from)) / 1_000));
 }

@@ -1,7 +1,7 @@
 import { QueryObserver, type QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, describeProblem } from '../../src/api/api-error';
-import { backoffDelay, maySendAgain, nextRequestAt, nextRequestDelay } from '../../src/api/retry-policy';
+import { backoffDelay, maySendAgain, nextRequest, nextRequestDelay } from '../../src/api/retry-policy';
 import { createNoticeStore, noticeText, type NoticeStore } from '../../src/app/notices';
 import { createQueryClient } from '../../src/app/query-client';
 
@@ -193,8 +193,8 @@ describe('how soon the next request goes out', () => {
   it('tells when: the failure plus its wait while failing, the last answer plus the pace otherwise', () => {
     vi.setSystemTime(100_000);
     const failure = busy('r');
-    expect(nextRequestAt({ failureCount: 2, failureReason: failure, fetching: true, answeredAt: 50_000 }, 5_000)).toBe(102_000);
-    expect(nextRequestAt({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, 5_000)).toBe(55_000);
-    expect(nextRequestAt({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, false)).toBeNull();
+    expect(nextRequest({ failureCount: 2, failureReason: failure, fetching: true, answeredAt: 50_000 }, 5_000)).toEqual({ from: 100_000, at: 102_000 });
+    expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, 5_000)).toEqual({ from: 50_000, at: 55_000 });
+    expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, false)).toBeNull();
   });
 });

@@ -6,13 +6,13 @@ import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { mergeCopies, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
-import { nextRequestAt, nextRequestDelay } from '../../api/retry-policy';
+import { nextRequest, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
-import { humanizeAction, secondsSince, secondsUntil } from '../../lib/format';
+import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { useNow } from '../../lib/use-now';
@@ -57,11 +57,11 @@ export function OperationDetailScreen() {
   const lastFailure = detail.failureReason ?? detail.error;
   const lastChecked = Math.max(detail.dataUpdatedAt, detail.errorUpdatedAt, isApiError(lastFailure) ? lastFailure.failedAt : 0);
   // The very function that schedules the request (retry or poll) tells when it goes out.
-  const nextCheckAt = nextRequestAt(
+  const nextCheck = nextRequest(
     { failureCount: detail.failureCount, failureReason: detail.failureReason, fetching: detail.fetchStatus !== 'idle', answeredAt: detail.dataUpdatedAt },
     pollDelay,
   );
-  const nextCheckIn = pollDelay === false || nextCheckAt === null ? null : secondsUntil(nextCheckAt, now);
+  const nextCheckIn = pollDelay === false || nextCheck === null ? null : secondsLeft(nextCheck, now);
 
   return (
     <section>
