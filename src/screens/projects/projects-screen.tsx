@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { hashKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
@@ -118,7 +118,12 @@ export function ProjectsScreen() {
             </button>
           )}
           {projects.isFetchNextPageError && (
-            <ErrorCallout title="Could not load more projects." {...describeError(projects.error)} onRetry={() => void projects.fetchNextPage()} />
+            <ErrorCallout
+              title="Could not load more projects."
+              {...describeError(projects.error)}
+              faultId={hashKey(projectsOptions.queryKey)}
+              onRetry={() => void projects.fetchNextPage()}
+            />
           )}
         </>
       )}
