@@ -12,6 +12,8 @@ export class ApiError extends Error {
   readonly retryAfterMs: number | undefined;
   /** The request's method (GET when unknown): whether sending it again can change anything. */
   readonly method: string;
+  /** When the failure arrived (epoch ms): a retry's wait counts from here (api/retry-policy.ts). */
+  readonly failedAt: number;
 
   constructor(init: {
     kind: ApiErrorKind;
@@ -29,27 +31,11 @@ export class ApiError extends Error {
     this.requestId = init.requestId;
     this.retryAfterMs = init.retryAfterMs;
     this.method = init.method ?? 'GET';
+    this.failedAt = Date.now();
   }
 
   get isUnauthorized(): boolean {
     return this.kind === 'http' && this.status === 401;
-  }
-
-  /** Safe to send again unchanged: the platform says so for 423, 429 and 503; network failures too. */
-  get isRetryable(): boolean {
-    if (this.kind === 'network') return true;
-    return this.kind === 'http' && (this.status === 423 || this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504 || this.status === 500);
-  }
-
-  /**
-   * Safe for the console to send again by itself, with backoff: a read (GET) after any transient
-   * failure (no answer, a 5xx, 423, 429, or a body it could not read); a change only after 423, 429
-   * or 503, which the platform says were refused before anything happened.
-   */
-  get isSafeToRetry(): boolean {
-    if (this.kind === 'http' && (this.status === 423 || this.status === 429 || this.status === 503)) return true;
-    if (this.method !== 'GET' && this.method !== 'HEAD') return false;
-    return this.kind !== 'http' || this.status >= 500;
   }
 }
 

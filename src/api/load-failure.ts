@@ -1,5 +1,7 @@
+import { hashKey, type QueryKey } from '@tanstack/react-query';
+import type { Wait } from '../lib/format';
 import { describeError } from './api-error';
-import { retryDelayMs } from './retry-policy';
+import { nextRequest } from './retry-policy';
 
 /** The parts of a query result that tell whether its first load is failing. */
 interface QueryLike {
@@ -12,29 +14,32 @@ interface QueryLike {
 }
 
 export interface LoadFailure {
+  /** The query's hash: the notices' key for the same fault, which the screen now shows itself. */
+  id: string;
   error: unknown;
   /** What failed, in words a person can act on. */
   message: string;
   requestId?: string | undefined;
   /** When the query client tries again by itself; null when it has given up (the person retries). */
-  nextTryMs: number | null;
+  nextTry: Wait | null;
 }
 
-function failure(error: unknown, nextTryMs: number | null): LoadFailure {
+function failure(queryKey: QueryKey, error: unknown, nextTry: Wait | null): LoadFailure {
   const { message, requestId } = describeError(error);
-  return { error, message, requestId, nextTryMs };
+  return { id: hashKey(queryKey), error, message, requestId, nextTry };
 }
 
 /**
- * Why a query that has no data yet is failing, for the screen to show inline with a Retry button:
- * a final error, or a failure the query client is retrying by itself (503, 429, no answer, …), so a
+ * Why the query at `queryKey` has no data yet, for the screen to show inline with a Retry button: a
+ * final error, or a failure the query client is retrying by itself (503, 429, no answer, …), so a
  * first load that fails never looks like plain loading. Null while loading normally or once data is in.
  */
-export function loadFailure(query: QueryLike): LoadFailure | null {
+export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure | null {
   if (query.data !== undefined) return null;
-  if (query.isError) return failure(query.error, null);
+  if (query.isError) return failure(queryKey, query.error, null);
   if (query.failureCount > 0 && query.fetchStatus !== 'idle') {
-    return failure(query.failureReason, retryDelayMs(query.failureCount, query.failureReason));
+    const times = { failureCount: query.failureCount, failureReason: query.failureReason, fetching: true, answeredAt: 0 };
+    return failure(queryKey, query.failureReason, nextRequest(times, false));
   }
   return null;
 }

@@ -1,8 +1,12 @@
-import { infiniteQueryOptions, queryOptions, type QueryClient, type QueryKey } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
+import { newerCopy } from '../lib/operation-status';
+import type { QueryMeta } from './query-meta';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
 import { request } from './request';
 
 export const OPERATIONS_PAGE_SIZE = 100;
+/** The platform's largest `limit` for the operations list. */
+export const OPERATIONS_MAX_LIMIT = 1_000;
 
 export function fetchOperationsPage(
   projectId: string,
@@ -30,78 +34,101 @@ export function nextOperationsCursor(page: OperationsPage, limit: number): strin
   return page.pagination?.cursor;
 }
 
+/**
+ * One page of a project's loaded history: its operations, newest first, and the server's cursor
+ * where the history goes on after them (undefined: the end). Only the last page's `next` is used
+ * (by "Load more"); a refresh grows the first page (api/operation-history.ts).
+ */
+export interface HistoryPage {
+  operations: Operation[];
+  next: string | undefined;
+}
+
+export type History = InfiniteData<HistoryPage>;
+
+const meta = (declared: QueryMeta) => declared;
+
 export const operationQueries = {
   all: () => ['operations'] as const,
   lists: () => [...operationQueries.all(), 'list'] as const,
-  /** Every page loaded so far, oldest pages fetched by cursor; never refetched as a whole. */
+  /**
+   * A project's operations: the one store the history screen renders. Pages load by cursor on
+   * demand; the polled newest page (`latest`) is spliced into it; it is never refetched as a whole.
+   */
   history: (projectId: string, limit = OPERATIONS_PAGE_SIZE) =>
     infiniteQueryOptions({
       queryKey: [...operationQueries.lists(), { projectId, view: 'history', limit }] as const,
-      queryFn: ({ pageParam, signal }) => fetchOperationsPage(projectId, { cursor: pageParam, limit, signal }),
+      queryFn: async ({ pageParam, signal }): Promise<HistoryPage> => {
+        const page = await fetchOperationsPage(projectId, { cursor: pageParam, limit, signal });
+        return { operations: page.operations, next: nextOperationsCursor(page, limit) };
+      },
       initialPageParam: undefined as string | undefined,
-      getNextPageParam: (lastPage) => nextOperationsCursor(lastPage, limit),
+      getNextPageParam: (lastPage) => lastPage.next,
       staleTime: Infinity,
       refetchOnWindowFocus: false,
+      meta: meta({ data: 'history', projectId, limit }),
     }),
-  /** The newest page alone: what a live refresh polls, one request however many pages are loaded. */
+  /**
+   * The newest page alone: the live refresh's transport, one request however many pages are loaded.
+   * The watch list polls it too, other tabs share it, and each result is spliced into the history.
+   */
   latest: (projectId: string, limit = OPERATIONS_PAGE_SIZE) =>
     queryOptions({
       queryKey: [...operationQueries.lists(), { projectId, view: 'latest', limit }] as const,
       queryFn: ({ signal }) => fetchOperationsPage(projectId, { limit, signal }),
+      meta: meta({ data: 'newest-page', projectId, limit }),
     }),
   details: () => [...operationQueries.all(), 'detail'] as const,
   detail: (projectId: string, operationId: string) =>
     queryOptions({
       queryKey: [...operationQueries.details(), projectId, operationId] as const,
       queryFn: ({ signal }) => fetchOperation(projectId, operationId, signal),
+      meta: meta({ data: 'operation', projectId, operationId }),
     }),
 };
 
-/**
- * One newest-first list from overlapping pages: each operation once, at its first position, with
- * the most recently updated copy of its data (a polled page may be newer than a loaded one).
- */
-export function mergeOperationPages(pages: readonly OperationsPage[]): Operation[] {
-  const byId = new Map<string, Operation>();
-  for (const page of pages) {
+/** Each operation of the loaded history once, newest first. */
+export function historyOperations(history: History | undefined): Operation[] {
+  if (!history) return [];
+  const seen = new Set<string>();
+  const operations: Operation[] = [];
+  for (const page of history.pages) {
     for (const op of page.operations) {
+      if (seen.has(op.id)) continue;
+      seen.add(op.id);
+      operations.push(op);
+    }
+  }
+  return operations;
+}
+
+/** One newest-first list from overlapping lists: each operation once, at its first place, in its newest copy. */
+export function mergeCopies(...lists: readonly (readonly Operation[])[]): Operation[] {
+  const byId = new Map<string, Operation>();
+  for (const list of lists) {
+    for (const op of list) {
       const seen = byId.get(op.id);
-      if (!seen || op.updated_at > seen.updated_at) byId.set(op.id, op);
+      byId.set(op.id, seen ? newerCopy(seen, op) : op);
     }
   }
   return [...byId.values()];
 }
 
-/** Refetches a project's newest page (the history and the watch list share it); older loaded pages stay as they are. */
+/** The operations a query holds, by what it declares in `meta`: one operation, a newest page or a loaded history. */
+export function operationsIn(queryClient: QueryClient, declared: QueryMeta): readonly Operation[] {
+  switch (declared.data) {
+    case 'operation': {
+      const operation = queryClient.getQueryData(operationQueries.detail(declared.projectId, declared.operationId).queryKey);
+      return operation ? [operation] : [];
+    }
+    case 'newest-page':
+      return queryClient.getQueryData(operationQueries.latest(declared.projectId, declared.limit).queryKey)?.operations ?? [];
+    case 'history':
+      return historyOperations(queryClient.getQueryData(operationQueries.history(declared.projectId, declared.limit).queryKey));
+  }
+}
+
+/** Refetches a project's newest page (the history and the watch list share it; the history gets it spliced in). */
 export function invalidateLatestOperations(queryClient: QueryClient, projectId: string): Promise<void> {
   return queryClient.invalidateQueries({ queryKey: [...operationQueries.lists(), { projectId, view: 'latest' }] });
-}
-
-function isListKeyPart(part: unknown): part is { projectId: string; view: string; limit: number } {
-  return (
-    typeof part === 'object' &&
-    part !== null &&
-    'projectId' in part &&
-    typeof part.projectId === 'string' &&
-    'view' in part &&
-    typeof part.view === 'string' &&
-    'limit' in part &&
-    typeof part.limit === 'number'
-  );
-}
-
-/** The operations a cached operations query holds, whichever it is: newest page, loaded history, or one operation. */
-export function cachedOperations(queryClient: QueryClient, queryKey: QueryKey): readonly Operation[] {
-  const [root, kind, a, b] = queryKey;
-  if (root !== 'operations') return [];
-  if (kind === 'detail' && typeof a === 'string' && typeof b === 'string') {
-    const operation = queryClient.getQueryData(operationQueries.detail(a, b).queryKey);
-    return operation ? [operation] : [];
-  }
-  if (kind !== 'list' || !isListKeyPart(a)) return [];
-  if (a.view === 'latest') return queryClient.getQueryData(operationQueries.latest(a.projectId, a.limit).queryKey)?.operations ?? [];
-  if (a.view === 'history') {
-    return queryClient.getQueryData(operationQueries.history(a.projectId, a.limit).queryKey)?.pages.flatMap((p) => p.operations) ?? [];
-  }
-  return [];
 }

@@ -1,17 +1,100 @@
-import { backoffDelay } from '../lib/operation-status';
-import { isApiError } from './api-error';
+import type { Wait } from '../lib/format';
+import { isApiError, type ApiError } from './api-error';
 
-// When a failed read is sent again by itself: what the query client retries, and how soon.
+// The one policy for sending a request again: what may be sent again (by the console, or by the
+// person), how soon (backoff, Retry-After), and when the next request of a query goes out, whether it
+// is a retry or the next poll. The query client's retryDelay, the pollers' refetchInterval, the
+// mutations' waits and every countdown a screen shows ask the functions below. Each failure carries
+// the moment it arrived (ApiError.failedAt), so "when" is that moment plus the delay computed here.
 
-/** First wait after a failed read; each next wait doubles up to MAX_BACKOFF_MS, never sooner than Retry-After. */
+/** First wait after a failure; each next wait doubles up to MAX_BACKOFF_MS, never sooner than Retry-After. */
 export const RETRY_BASE_MS = 1_000;
+export const MAX_BACKOFF_MS = 60_000;
 
-/** How long the query client waits before trying a failed read again (`failures`: 1 after the first). */
-export function retryDelayMs(failures: number, error: unknown): number {
-  return backoffDelay(failures, RETRY_BASE_MS, isApiError(error) ? error.retryAfterMs : undefined);
+const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
+
+/** 423: the project is busy with another operation (the same request may be sent again). */
+export function isLocked(error: unknown): error is ApiError {
+  return isApiError(error) && error.kind === 'http' && error.status === 423;
 }
 
-/** Whether the query client sends a failed read again by itself: only what the platform says is safe. */
-export function shouldRetry(error: unknown): boolean {
-  return isApiError(error) && error.isSafeToRetry;
+/**
+ * Refused before anything changed, so the same request (a change too) may be sent again: 423
+ * (project busy), 429 (rate limited) and 503 (server busy), per the platform (DESIGN §3).
+ */
+export function isRefusedForNow(error: unknown): error is ApiError {
+  return isApiError(error) && refusedForNow(error);
 }
+
+function refusedForNow(error: ApiError): boolean {
+  return error.kind === 'http' && (error.status === 423 || error.status === 429 || error.status === 503);
+}
+
+/** No answer, or a server error that may pass: a change in that state may or may not have happened. */
+function isTransient(error: ApiError): boolean {
+  return error.kind === 'network' || (error.kind === 'http' && TRANSIENT_STATUSES.has(error.status));
+}
+
+const isRead = (error: ApiError) => error.method === 'GET' || error.method === 'HEAD';
+
+/**
+ * Whether the console sends a failed request again by itself, with backoff: anything refused for
+ * now; a read also after no answer, a 5xx or a body it could not read. Never a 401, 403, 404, 409.
+ */
+export function maySendAgain(error: unknown): boolean {
+  if (!isApiError(error)) return false;
+  return refusedForNow(error) || (isRead(error) && (isTransient(error) || error.kind === 'malformed'));
+}
+
+/** Whether a person is offered to try a failed request again: anything that may pass (they judge a change). */
+export function mayOfferRetry(error: unknown): boolean {
+  return isApiError(error) && (refusedForNow(error) || isTransient(error));
+}
+
+/** Exponential from `baseMs` (`failures`: 1 after the first), capped, but never sooner than Retry-After. */
+export function backoffDelay(failures: number, baseMs: number, retryAfterMs?: number): number {
+  const exp = Math.min(MAX_BACKOFF_MS, baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.max(exp, retryAfterMs ?? 0);
+}
+
+/** How long after a failure the request is sent again (`failures` counts that one: 1 after the first). */
+export function retryDelay(failures: number, error: unknown, baseMs = RETRY_BASE_MS): number {
+  return backoffDelay(failures, baseMs, isApiError(error) ? error.retryAfterMs : undefined);
+}
+
+/**
+ * A query's refetchInterval: while its last requests failed, the retry backoff (the same waits as
+ * the query client's own retries); otherwise the pace its data asks for (false: no more polls).
+ */
+export function nextRequestDelay(
+  state: { fetchFailureCount: number; fetchFailureReason: unknown },
+  pollDelay: number | false,
+): number | false {
+  if (pollDelay === false || state.fetchFailureCount === 0) return pollDelay;
+  return retryDelay(state.fetchFailureCount, state.fetchFailureReason);
+}
+
+/** What tells when a query's (or a mutation's) next request goes out. */
+export interface RequestTimes {
+  failureCount: number;
+  failureReason: unknown;
+  /** A request is under way or a retry is waiting (the query's fetchStatus is not idle; a mutation is pending). */
+  fetching: boolean;
+  /** When the last answer arrived (a query's dataUpdatedAt). */
+  answeredAt: number;
+}
+
+/**
+ * When the next request goes out by itself, or null when none will: after a failure, from the
+ * moment it arrived for the retry delay (a retry under way, or the next poll of a query whose last
+ * poll failed); otherwise from the last answer for the poll delay. Past due while it is being sent.
+ */
+export function nextRequest(times: RequestTimes, pollDelay: number | false, baseMs = RETRY_BASE_MS): Wait | null {
+  const { failureCount, failureReason, fetching, answeredAt } = times;
+  if (failureCount > 0 && isApiError(failureReason) && (fetching || pollDelay !== false)) {
+    const from = failureReason.failedAt;
+    return { from, at: from + retryDelay(failureCount, failureReason, baseMs) };
+  }
+  return pollDelay === false ? null : { from: answeredAt, at: answeredAt + pollDelay };
+}
+

@@ -1,7 +1,8 @@
-// The wire shapes of the control API, written once: the console parses every response with these,
-// and the simulator builds its responses from the same types. Lenient by design: unknown keys are
-// dropped, and enum-like fields (status, action, auth_method, current_state) stay open strings so a
-// value the platform adds tomorrow renders raw instead of failing the parse.
+// The wire shapes of the control API as the console reads them: every response is parsed with these.
+// Lenient by design: a field is required only where the console reads it (src/ was audited field by
+// field; the rest are optional, documented for whoever reads them next), unknown keys are dropped, and
+// enum-like fields (status, action, type, auth_method, current_state) stay open strings so a value the
+// platform adds tomorrow renders raw instead of failing the parse.
 import * as z from 'zod/mini';
 
 const timestamp = z.string();
@@ -35,19 +36,19 @@ export const OperationResponseSchema = z.object({ operation: OperationSchema });
 export const ProjectSchema = z.object({
   id: z.string(),
   name: z.string(),
-  platform_id: z.string(),
+  platform_id: z.optional(z.string()),
   region_id: z.string(),
-  provisioner: z.string(),
+  provisioner: z.optional(z.string()),
   pg_version: z.number(),
   locked: z.optional(z.boolean()),
   cpu_used_sec: z.number(),
   active_time: z.optional(z.number()),
-  proxy_host: z.string(),
-  branch_logical_size_limit: z.number(),
+  proxy_host: z.optional(z.string()),
+  branch_logical_size_limit: z.optional(z.number()),
   org_id: z.optional(z.string()),
   owner_id: z.optional(z.string()),
   created_at: timestamp,
-  updated_at: timestamp,
+  updated_at: z.optional(timestamp),
 });
 export type Project = z.infer<typeof ProjectSchema>;
 
@@ -63,14 +64,14 @@ export const ProjectResponseSchema = z.object({ project: ProjectSchema });
 
 export const BranchSchema = z.object({
   id: z.string(),
-  project_id: z.string(),
+  project_id: z.optional(z.string()),
   parent_id: z.optional(z.string()),
   name: z.string(),
   current_state: z.string(),
   default: z.boolean(),
   protected: z.optional(z.boolean()),
   created_at: timestamp,
-  updated_at: timestamp,
+  updated_at: z.optional(timestamp),
 });
 export type Branch = z.infer<typeof BranchSchema>;
 
@@ -79,18 +80,18 @@ export const BranchesResponseSchema = z.object({ branches: z.array(BranchSchema)
 export const EndpointSchema = z.object({
   id: z.string(),
   name: z.optional(z.string()),
-  project_id: z.string(),
+  project_id: z.optional(z.string()),
   branch_id: z.string(),
-  host: z.string(),
-  region_id: z.string(),
+  host: z.optional(z.string()),
+  region_id: z.optional(z.string()),
   type: z.string(),
   current_state: z.string(),
   pending_state: z.optional(z.string()),
-  autoscaling_limit_min_cu: z.number(),
-  autoscaling_limit_max_cu: z.number(),
-  suspend_timeout_seconds: z.number(),
-  created_at: timestamp,
-  updated_at: timestamp,
+  autoscaling_limit_min_cu: z.optional(z.number()),
+  autoscaling_limit_max_cu: z.optional(z.number()),
+  suspend_timeout_seconds: z.optional(z.number()),
+  created_at: z.optional(timestamp),
+  updated_at: z.optional(timestamp),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
 
@@ -106,11 +107,11 @@ export const BranchOperationsSchema = z.object({
 });
 
 export const EndpointOperationsSchema = z.object({
-  endpoint: EndpointSchema,
+  endpoint: z.optional(EndpointSchema),
   operations: z.array(OperationSchema),
 });
 
-export const ApiKeyCreatorSchema = z.object({ id: z.string(), name: z.string(), image: z.string() });
+export const ApiKeyCreatorSchema = z.object({ id: z.string(), name: z.string(), image: z.optional(z.string()) });
 
 export const ApiKeySchema = z.object({
   id: z.number(),
@@ -137,10 +138,11 @@ export const ApiKeyCreatedSchema = z.object({
 });
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreatedSchema>;
 
+/** The revoked key: the console reads nothing of it (the list is refetched). */
 export const ApiKeyRevokedSchema = z.object({
-  id: z.number(),
-  name: z.string(),
-  revoked: z.boolean(),
+  id: z.optional(z.number()),
+  name: z.optional(z.string()),
+  revoked: z.optional(z.boolean()),
   project_id: z.optional(z.string()),
 });
 
@@ -154,11 +156,11 @@ export type AuthDetails = z.infer<typeof AuthDetailsSchema>;
 export const OrganizationSchema = z.object({
   id: z.string(),
   name: z.string(),
-  handle: z.string(),
-  plan: z.string(),
-  created_at: timestamp,
-  updated_at: timestamp,
-  managed_by: z.string(),
+  handle: z.optional(z.string()),
+  plan: z.optional(z.string()),
+  created_at: z.optional(timestamp),
+  updated_at: z.optional(timestamp),
+  managed_by: z.optional(z.string()),
 });
 export type Organization = z.infer<typeof OrganizationSchema>;
 
@@ -175,7 +177,7 @@ export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
 /** DELETE of a branch: the branch and the operations started, or no body (204) when it was already gone. */
 export const BranchDeletedSchema = z.nullable(
   z.object({
-    branch: BranchSchema,
+    branch: z.optional(BranchSchema),
     operations: z.array(OperationSchema),
   }),
 );

@@ -1,4 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
+import { connectHistoryRefresh } from '../api/operation-history';
+import { sharedSchemaOf } from '../api/query-meta';
 import { followKeyNamespace } from '../features/session/key-namespace';
 import { createSessionStore, type SessionStore } from '../features/session/session-store';
 import { connectWatchToQueries } from '../features/watch/watch-queries';
@@ -6,7 +8,6 @@ import { createWatchStore, type WatchStore } from '../features/watch/watch-store
 import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
-import { sharedQuerySchema } from './shared-queries';
 
 // The console's stores, made without React so main.tsx can make them (and start a deep link's
 // requests in the query client) before the app's own code has arrived; and the wiring between
@@ -20,6 +21,7 @@ export interface AppState {
   pollSharing: PollSharing;
 }
 
+/** `retries`: the production retry policy (tests of single failures may turn it off). */
 export function createAppState(retries = true): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
@@ -34,6 +36,8 @@ export function createAppState(retries = true): AppState {
   });
   holder.signOutRejected = () => session.signOut('rejected');
   connectWatchToQueries(watch, queryClient);
+  // Every refresh of a project's newest page lands in its loaded history (the one store the screen renders).
+  connectHistoryRefresh(queryClient);
   // Each key's watch list is stored under a name derived from the key; without Web Crypto it stays in memory.
   followKeyNamespace(session, 'watch', {
     onKey: (namespace) => {
@@ -42,7 +46,8 @@ export function createAppState(retries = true): AppState {
   });
   // One poller per query key across this key's tabs, named after the key (never the key; null without
   // Web Crypto, and each tab then polls for itself); signing out or changing key releases its locks.
-  const pollSharing = createPollSharing({ queryClient, schemaFor: sharedQuerySchema });
+  // Which queries tabs share, and the schema a shared copy must pass, each query factory declares.
+  const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
   followKeyNamespace(session, 'poll', { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
   return { queryClient, session, notices, watch, pollSharing };
 }

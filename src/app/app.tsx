@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { BrowserRouter } from 'react-router-dom';
 import { SessionContext } from '../features/session/session-store';
 import { WatchContext } from '../features/watch/watch-context';
+import { InlineFaultsContext } from '../lib/inline-faults';
 import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { createAppState, type AppState } from './app-state';
 import { AppRoutes } from './routes';
@@ -10,7 +11,7 @@ import { AppRoutes } from './routes';
 export interface AppProps {
   /** Made before the first render by mountApp, so a deep link's data can start loading first. */
   state?: AppState;
-  /** Tests turn automatic retries off. */
+  /** Tests of single failures may turn automatic retries off. */
   retries?: boolean;
   /** Tests inspect the caches (e.g. that no secret is kept in them). */
   onQueryClient?: (client: QueryClient) => void;
@@ -25,9 +26,11 @@ export function App({ state, retries = true, onQueryClient }: AppProps) {
       <SessionContext.Provider value={session}>
         <WatchContext.Provider value={watch}>
           <PollSharingContext.Provider value={pollSharing}>
-            <BrowserRouter>
-              <AppRoutes notices={notices} />
-            </BrowserRouter>
+            <InlineFaultsContext.Provider value={notices}>
+              <BrowserRouter>
+                <AppRoutes notices={notices} />
+              </BrowserRouter>
+            </InlineFaultsContext.Provider>
           </PollSharingContext.Provider>
         </WatchContext.Provider>
       </SessionContext.Provider>

@@ -1,35 +1,28 @@
 import { MutationCache, QueryCache, QueryClient, type QueryCacheNotifyEvent } from '@tanstack/react-query';
 import { describeProblem, isApiError } from '../api/api-error';
-import { retryDelayMs, shouldRetry } from '../api/retry-policy';
-import type { NoticeStore } from './notices';
+import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
+import type { Notice, NoticeStore } from './notices';
 
 export interface QueryPolicy {
   onUnauthorized: () => void;
   notices: NoticeStore;
-  /** Tests turn automatic retries off to see each failure as it happens. */
+  /** Tests of single failures may turn automatic retries off; polled screens are tested with them on. */
   retries?: boolean;
-}
-
-function seconds(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1_000));
-}
-
-/** The notice while a read is failing and will be tried again in `delayMs`. */
-export function retryingNotice(error: unknown, delayMs: number, { hasData, loadingMore }: { hasData: boolean; loadingMore: boolean }): string {
-  const problem = describeProblem(error);
-  const wait = `retrying in ${seconds(delayMs)} s`;
-  if (loadingMore) return `Could not load more: ${problem} Keeping what is shown; ${wait}.`;
-  if (hasData) return `Could not refresh: ${problem} Showing the last data received; ${wait}.`;
-  return `Could not load: ${problem} ${wait.charAt(0).toUpperCase()}${wait.slice(1)}.`;
 }
 
 function isLoadingMore(meta: unknown): boolean {
   return typeof meta === 'object' && meta !== null && 'fetchMore' in meta && meta.fetchMore !== undefined;
 }
 
+function situationOf(query: { state: { fetchMeta: unknown; data: unknown } }): Notice['situation'] {
+  if (isLoadingMore(query.state.fetchMeta)) return 'more';
+  return query.state.data === undefined ? 'load' : 'refresh';
+}
+
 /**
  * Keeps the notices in step with the cache: one per query while its reads fail and are retried (with
- * the wait), gone when the query succeeds, stops fetching, loses its last screen, or leaves the cache.
+ * the moment of the next try), gone when the query succeeds, stops fetching, loses its last screen, or
+ * leaves the cache.
  */
 function followFailures(notices: NoticeStore) {
   return (event: QueryCacheNotifyEvent) => {
@@ -49,10 +42,9 @@ function followFailures(notices: NoticeStore) {
       if (isApiError(error) && error.isUnauthorized) return;
       notices.show({
         id: query.queryHash,
-        message: retryingNotice(error, retryDelayMs(action.failureCount, error), {
-          hasData: query.state.data !== undefined,
-          loadingMore: isLoadingMore(query.state.fetchMeta),
-        }),
+        situation: situationOf(query),
+        problem: describeProblem(error),
+        nextTry: nextRequest({ failureCount: action.failureCount, failureReason: error, fetching: true, answeredAt: 0 }, false),
         requestId: isApiError(error) ? error.requestId : undefined,
       });
       return;
@@ -66,10 +58,10 @@ function followFailures(notices: NoticeStore) {
 
 /**
  * The error policy, in one place: a 401 anywhere ends the session; a read that fails in a way the
- * platform calls safe to retry is retried with backoff (honouring Retry-After) for as long as a screen
- * shows it, with a notice saying what failed and when the next try is, while its data stays on screen;
- * any other failed background refresh keeps its data and raises a notice; any other failed first load
- * is left to the screen (inline + Retry).
+ * platform calls safe to retry is retried with backoff (honouring Retry-After, api/retry-policy.ts)
+ * for as long as a screen shows it, with a notice saying what failed and counting down to the next
+ * try, while its data stays on screen; any other failed background refresh keeps its data and raises
+ * a notice; any other failed first load is left to the screen (inline + Retry).
  */
 export function createQueryClient({ onUnauthorized, notices, retries = true }: QueryPolicy): QueryClient {
   const queryCache = new QueryCache({
@@ -83,7 +75,9 @@ export function createQueryClient({ onUnauthorized, notices, retries = true }: Q
       } else if (query.state.data !== undefined) {
         notices.show({
           id: query.queryHash,
-          message: `Could not refresh: ${error.message} Showing the last data received.`,
+          situation: situationOf(query),
+          problem: error.message,
+          nextTry: null,
           requestId: isApiError(error) ? error.requestId : undefined,
         });
       } else {
@@ -110,8 +104,9 @@ export function createQueryClient({ onUnauthorized, notices, retries = true }: Q
         refetchOnWindowFocus: true,
         // No cap on tries: a read that is safe to retry keeps being retried (at most once a minute)
         // while a screen shows it, so the console recovers by itself when the API does.
-        retry: (_failureCount, error) => retries && shouldRetry(error),
-        retryDelay: (failureCount, error) => retryDelayMs(failureCount + 1, error),
+        retry: (_failureCount, error) => retries && maySendAgain(error),
+        // React Query counts the failures before this one; the policy counts this one too.
+        retryDelay: (failureCount, error) => retryDelay(failureCount + 1, error),
       },
       mutations: { retry: false },
     },

@@ -4,17 +4,27 @@ import { apiTarget } from '../config/api-target';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
 import { WatchPanel } from '../features/watch/watch-panel';
-import { useNotices, type Notice, type NoticeStore } from './notices';
+import { useNow } from '../lib/use-now';
+import { noticeText, useNotices, type Notice, type NoticeStore } from './notices';
 
-/** Several queries failing the same way (every read during an outage) make one line, not one each. */
-function uniqueMessages(list: readonly Notice[]): Notice[] {
-  const seen = new Set<string>();
-  return list.filter((notice) => !seen.has(notice.message) && Boolean(seen.add(notice.message)));
+/**
+ * Several queries failing the same way (every read during an outage) make one line, not one each,
+ * counting down to the soonest of their next tries.
+ */
+function onePerFault(list: readonly Notice[]): Notice[] {
+  const byFault = new Map<string, Notice>();
+  for (const notice of list) {
+    const fault = `${notice.situation}:${notice.problem}`;
+    const seen = byFault.get(fault);
+    if (!seen || (notice.nextTry && (!seen.nextTry || notice.nextTry.at < seen.nextTry.at))) byFault.set(fault, notice);
+  }
+  return [...byFault.values()];
 }
 
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
-  const list = uniqueMessages(useNotices(notices));
+  const list = onePerFault(useNotices(notices));
+  const now = useNow(1_000, list.some((n) => n.nextTry !== null));
   const { pathname } = useLocation();
   const firstRender = useRef(true);
 
@@ -54,7 +64,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
         {list.map((n) => (
           <p key={n.id} className="notice">
             <span aria-hidden="true">⚠ </span>
-            {n.message}
+            {noticeText(n, now)}
             {n.requestId && <span className="muted"> (request id {n.requestId})</span>}
           </p>
         ))}

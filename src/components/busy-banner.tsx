@@ -6,6 +6,8 @@ export interface BannerOperation {
   id: string;
   action: string;
   status: string;
+  updated_at?: string | undefined;
+  retry_at?: string | undefined;
   branch_id?: string | undefined;
 }
 
@@ -13,8 +15,16 @@ export interface BannerOperation {
  * Says what is running in a project and that changes may be refused (423) until it ends. Renders
  * nothing when the given operations (already fetched for the page) hold nothing in flight.
  */
-export function BusyBanner({ operations, branchNames }: { operations: readonly BannerOperation[]; branchNames?: ReadonlyMap<string, string> }) {
-  const running = operations.filter((op) => blocksChanges(op.status, op.action));
+export function BusyBanner({
+  operations,
+  branchNames,
+  now,
+}: {
+  operations: readonly BannerOperation[];
+  branchNames?: ReadonlyMap<string, string>;
+  now: number;
+}) {
+  const running = operations.filter((op) => blocksChanges(op, now));
   if (running.length === 0) return null;
   return (
     <div className="busy-banner">

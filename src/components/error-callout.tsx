@@ -1,4 +1,7 @@
 import type { ReactNode } from 'react';
+import { secondsLeft, type Wait } from '../lib/format';
+import { useShownInline } from '../lib/inline-faults';
+import { useNow } from '../lib/use-now';
 
 interface ErrorCalloutProps {
   title: string;
@@ -7,12 +10,17 @@ interface ErrorCalloutProps {
   onRetry?: () => void;
   retrying?: boolean;
   /** Set while the console tries again by itself: when, so the person may wait or retry now. */
-  nextTryMs?: number | null | undefined;
+  nextTry?: Wait | null | undefined;
+  /** The fault's id where page-wide notices know it: shown here, it is not repeated there. */
+  faultId?: string | undefined;
   children?: ReactNode;
 }
 
-/** A first-load failure, inline where the content would be, with a way to try again. */
-export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTryMs, children }: ErrorCalloutProps) {
+/** A failure, inline where the content would be, with a way to try again. */
+export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTry, faultId, children }: ErrorCalloutProps) {
+  useShownInline(faultId);
+  const now = useNow(1_000, nextTry != null);
+  const left = nextTry ? secondsLeft(nextTry, now) : 0;
   return (
     <div className="callout callout--error" role="alert">
       <p className="callout__title">
@@ -25,7 +33,7 @@ export function ErrorCallout({ title, message, requestId, onRetry, retrying = fa
           Request id: <code>{requestId}</code>
         </p>
       )}
-      {nextTryMs != null && <p>Trying again by itself in {Math.max(1, Math.ceil(nextTryMs / 1_000))} s.</p>}
+      {nextTry && <p>{left ? `Trying again by itself in ${left} s.` : 'Trying again now…'}</p>}
       {children}
       {onRetry && (
         <button type="button" onClick={onRetry} disabled={retrying}>

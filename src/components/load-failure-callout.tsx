@@ -1,17 +1,20 @@
 import type { ReactNode } from 'react';
+import type { Wait } from '../lib/format';
 import { ErrorCallout } from './error-callout';
 
 /** What the callout shows of a failing first load (api/load-failure.ts describes one). */
 export interface FailedLoad {
+  /** Where the page-wide notices know this fault: shown here, it is not repeated there. */
+  id: string;
   message: string;
   requestId?: string | undefined;
   /** When the console tries again by itself; null when it has given up. */
-  nextTryMs: number | null;
+  nextTry: Wait | null;
 }
 
 /**
- * A screen's failing first load, inline where its content would be: what failed, when the console
- * tries again by itself (if it still does), and Retry to try now.
+ * A screen's failing first load, inline where its content would be: what failed, a countdown to
+ * when the console tries again by itself (if it still does), and Retry to try now.
  */
 export function LoadFailureCallout({
   title,
@@ -32,9 +35,10 @@ export function LoadFailureCallout({
       title={title}
       message={failure.message}
       requestId={failure.requestId}
-      nextTryMs={failure.nextTryMs}
+      nextTry={failure.nextTry}
+      faultId={failure.id}
       onRetry={onRetry}
-      retrying={fetching && failure.nextTryMs === null}
+      retrying={fetching && failure.nextTry === null}
     >
       {children}
     </ErrorCallout>

@@ -67,8 +67,38 @@ export function formatRelative(iso: string, now: number): string {
   return iso;
 }
 
+/**
+ * Orders two ISO times (negative: `a` is earlier). Same-format times compare exactly, microseconds
+ * included (the platform's cursors have them); others by Date.parse.
+ */
+export function compareTimes(a: string, b: string): number {
+  if (a.length === b.length) return a < b ? -1 : a > b ? 1 : 0;
+  const diff = new Date(a).getTime() - new Date(b).getTime();
+  return Number.isNaN(diff) ? 0 : diff;
+}
+
 /** Milliseconds elapsed since `iso` (never negative). */
 export function elapsedSince(iso: string, now: number): number {
   const time = new Date(iso).getTime();
   return Number.isNaN(time) ? 0 : Math.max(0, now - time);
+}
+
+/** Whole seconds from `time` to `now`, never negative (how long ago). */
+export function secondsSince(time: number, now: number): number {
+  return Math.max(0, Math.floor((now - time) / 1_000));
+}
+
+/** A wait for something due at `at` that began at `from` (a failure, the last answer), in epoch ms. */
+export interface Wait {
+  from: number;
+  at: number;
+}
+
+/**
+ * Whole seconds left of a wait at `now`, rounded up, never negative: what every countdown shows. A
+ * screen's `now` ticks once a second, so it may lag behind a wait that just began: it counts from no
+ * earlier than the wait's start, and shows the whole wait at first.
+ */
+export function secondsLeft(wait: Wait, now: number): number {
+  return Math.max(0, Math.ceil((wait.at - Math.max(now, wait.from)) / 1_000));
 }

@@ -1,5 +1,8 @@
-// The one place that knows what an operation status means: its label, its tone, whether it is
-// final, and how soon to look again. Every screen asks this module; nothing re-derives it.
+import { compareTimes } from './format';
+
+// The one place that knows what an operation status means: its label, its tone, its outcome,
+// whether it is in flight, how soon to look again, which of two copies is newer, and what its
+// duration is. Every screen asks this module; nothing re-derives it.
 
 export type StatusTone = 'pending' | 'progress' | 'success' | 'danger' | 'neutral';
 
@@ -7,19 +10,19 @@ interface StatusRule {
   label: string;
   tone: StatusTone;
   terminal: boolean;
-  /** 'slow' = the platform may still retry it, so look again rarely. */
-  poll: 'normal' | 'slow' | 'never';
+  /** 'live': work in flight; 'retry': failed, in flight only while the platform may retry it; 'none': over. */
+  pace: 'live' | 'retry' | 'none';
 }
 
 const RULES: Record<string, StatusRule> = {
-  scheduling: { label: 'Scheduling', tone: 'pending', terminal: false, poll: 'normal' },
-  running: { label: 'In progress', tone: 'progress', terminal: false, poll: 'normal' },
-  cancelling: { label: 'In progress (cancelling)', tone: 'progress', terminal: false, poll: 'normal' },
-  finished: { label: 'OK', tone: 'success', terminal: true, poll: 'never' },
-  failed: { label: 'Error', tone: 'danger', terminal: false, poll: 'slow' },
-  error: { label: 'Error', tone: 'danger', terminal: true, poll: 'never' },
-  cancelled: { label: 'Cancelled', tone: 'neutral', terminal: true, poll: 'never' },
-  skipped: { label: 'Skipped', tone: 'neutral', terminal: true, poll: 'never' },
+  scheduling: { label: 'Scheduling', tone: 'pending', terminal: false, pace: 'live' },
+  running: { label: 'In progress', tone: 'progress', terminal: false, pace: 'live' },
+  cancelling: { label: 'In progress (cancelling)', tone: 'progress', terminal: false, pace: 'live' },
+  finished: { label: 'OK', tone: 'success', terminal: true, pace: 'none' },
+  failed: { label: 'Error', tone: 'danger', terminal: false, pace: 'retry' },
+  error: { label: 'Error', tone: 'danger', terminal: true, pace: 'none' },
+  cancelled: { label: 'Cancelled', tone: 'neutral', terminal: true, pace: 'none' },
+  skipped: { label: 'Skipped', tone: 'neutral', terminal: true, pace: 'none' },
 };
 
 export const KNOWN_STATUSES = Object.keys(RULES);
@@ -27,12 +30,23 @@ export const TERMINAL_STATUSES = KNOWN_STATUSES.filter((s) => RULES[s]?.terminal
 
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
 export const SLOW_POLL_INTERVAL_MS = 30_000;
-export const MAX_BACKOFF_MS = 60_000;
+/** A `failed` operation whose status changed this recently still counts as in flight (DESIGN §3). */
+export const RECENT_FAILURE_MS = 15 * 60_000;
+
+/** The fields of an operation these rules read; a bare status is an operation nothing else is known of. */
+export interface OperationFacts {
+  status: string;
+  updated_at?: string | undefined;
+  retry_at?: string | undefined;
+}
 
 // An unknown status is shown raw and polled: it may well be a new in-flight state.
 function ruleFor(status: string): StatusRule {
-  return RULES[status] ?? { label: status, tone: 'neutral', terminal: false, poll: 'normal' };
+  return RULES[status] ?? { label: status, tone: 'neutral', terminal: false, pace: 'live' };
 }
+
+const factsOf = (operation: string | OperationFacts): OperationFacts =>
+  typeof operation === 'string' ? { status: operation } : operation;
 
 export function statusLabel(status: string): string {
   return ruleFor(status).label;
@@ -42,47 +56,134 @@ export function statusTone(status: string): StatusTone {
   return ruleFor(status).tone;
 }
 
+/** Final by its status alone (OK, Error, Cancelled, Skipped); `failed` is not, it may be retried. */
 export function isTerminal(status: string): boolean {
   return ruleFor(status).terminal;
 }
 
-// The platform's periodic availability check never holds the project's lock; every other unfinished operation may.
+/** `failed`: an error the platform may still retry (whether it will depends on its times: isAwaitingRetry). */
+export function mayBeRetried(status: string): boolean {
+  return ruleFor(status).pace === 'retry';
+}
+
+/** Milliseconds since the epoch, or NaN. */
+function timeOf(iso: string | undefined): number {
+  return iso === undefined ? NaN : Date.parse(iso);
+}
+
+/**
+ * A `failed` operation the platform may still retry: a retry ahead (`retry_at` in the future) or a
+ * status change in the last 15 minutes. Without either time to go by, it may be.
+ */
+export function isAwaitingRetry(operation: OperationFacts, now: number): boolean {
+  if (!mayBeRetried(operation.status)) return false;
+  const retryAt = timeOf(operation.retry_at);
+  const updatedAt = timeOf(operation.updated_at);
+  if (Number.isNaN(retryAt) && Number.isNaN(updatedAt)) return true;
+  return retryAt > now || now - updatedAt < RECENT_FAILURE_MS;
+}
+
+/**
+ * In flight: scheduling, running, cancelling, a status the console does not know, or `failed` with a
+ * retry still ahead. What makes a project busy and keeps its newest page polled at the live pace.
+ */
+export function isInFlight(operation: string | OperationFacts, now: number): boolean {
+  const facts = factsOf(operation);
+  const { pace } = ruleFor(facts.status);
+  return pace === 'live' || (pace === 'retry' && isAwaitingRetry(facts, now));
+}
+
+/** Where an operation stands, in the words the watch list counts in. */
+export type Outcome = 'in-progress' | 'awaiting-retry' | 'succeeded' | 'failed' | 'ended';
+
+export function outcomeOf(operation: OperationFacts, now: number): Outcome {
+  const { pace, tone } = ruleFor(operation.status);
+  if (pace === 'live') return 'in-progress';
+  if (pace === 'retry' && isAwaitingRetry(operation, now)) return 'awaiting-retry';
+  if (tone === 'danger') return 'failed';
+  return tone === 'success' ? 'succeeded' : 'ended';
+}
+
+// The platform's periodic availability check never holds the project's lock; every other operation in flight may.
 const NON_BLOCKING_ACTIONS = new Set(['check_availability']);
 
 /** Whether this operation may make the platform refuse new changes to its project (423) until it ends. */
-export function blocksChanges(status: string, action: string): boolean {
-  return !isTerminal(status) && !NON_BLOCKING_ACTIONS.has(action);
+export function blocksChanges(operation: OperationFacts & { action: string }, now: number): boolean {
+  return isInFlight(operation, now) && !NON_BLOCKING_ACTIONS.has(operation.action);
 }
 
-/** `failed` is not final on this platform: it may be retried, and carries retry details. */
-export function mayBeRetried(status: string): boolean {
-  return status === 'failed';
+/**
+ * Delay before the next poll of an operation (or of a bare status), or false to stop: the chosen
+ * interval while in flight, the slow pace while a failure may be retried, none once it is over.
+ * Nothing known yet: the interval.
+ */
+export function nextPollDelay(
+  operation: string | OperationFacts | undefined,
+  intervalMs = DEFAULT_POLL_INTERVAL_MS,
+  now = Date.now(),
+): number | false {
+  if (operation === undefined) return intervalMs;
+  const facts = factsOf(operation);
+  if (!isInFlight(facts, now)) return false;
+  return ruleFor(facts.status).pace === 'retry' ? Math.max(intervalMs, SLOW_POLL_INTERVAL_MS) : intervalMs;
 }
 
-/** Delay before the next poll of something with this status, or false to stop polling. */
-export function nextPollDelay(status: string | undefined, intervalMs = DEFAULT_POLL_INTERVAL_MS): number | false {
-  if (status === undefined) return intervalMs;
-  const { poll } = ruleFor(status);
-  if (poll === 'never') return false;
-  if (poll === 'slow') return Math.max(intervalMs, SLOW_POLL_INTERVAL_MS);
-  return intervalMs;
-}
-
-/** For a list: poll at the pace of its most urgent member, or stop when all are final. */
-export function nextListPollDelay(statuses: Iterable<string>, intervalMs = DEFAULT_POLL_INTERVAL_MS): number | false {
+/** For a list: poll at the pace of its most urgent member, or stop when all are over. */
+export function nextListPollDelay(
+  operations: Iterable<string | OperationFacts>,
+  intervalMs = DEFAULT_POLL_INTERVAL_MS,
+  now = Date.now(),
+): number | false {
   let delay: number | false = false;
-  for (const status of statuses) {
-    const d = nextPollDelay(status, intervalMs);
+  for (const operation of operations) {
+    const d = nextPollDelay(operation, intervalMs, now);
     if (d !== false && (delay === false || d < delay)) delay = d;
   }
   return delay;
 }
 
+/** An operation as far as comparing two copies of it goes. */
+export interface OperationCopy extends OperationFacts {
+  updated_at: string;
+  total_duration_ms: number;
+  failures_count: number;
+  error?: string | undefined;
+}
+
+function sameCopy(a: OperationCopy, b: OperationCopy): boolean {
+  return (
+    a.status === b.status &&
+    a.updated_at === b.updated_at &&
+    a.total_duration_ms === b.total_duration_ms &&
+    a.failures_count === b.failures_count &&
+    a.error === b.error &&
+    a.retry_at === b.retry_at
+  );
+}
+
 /**
- * After failed polls: back off exponentially from the interval, but never sooner than the server
- * asked for with Retry-After.
+ * Of two copies of one operation (fetched at different times, from different places), the one to
+ * keep: the later `updated_at` wins; at the same `updated_at` the one arriving replaces the one held,
+ * unless the held one is final (a final status is never undone by an older or equal copy). Returns
+ * `current` itself when nothing changes, so callers can tell by identity.
  */
-export function backoffDelay(failures: number, intervalMs: number, retryAfterMs?: number): number {
-  const exp = Math.min(MAX_BACKOFF_MS, intervalMs * 2 ** Math.max(0, failures - 1));
-  return Math.max(exp, retryAfterMs ?? 0);
+export function newerCopy<T extends OperationCopy>(current: T, incoming: T): T {
+  const order = compareTimes(incoming.updated_at, current.updated_at);
+  if (order < 0) return current;
+  if (order === 0 && isTerminal(current.status)) return current;
+  return sameCopy(current, incoming) ? current : incoming;
+}
+
+/** How long an operation took: final, still counting (in flight), or not reported. */
+export type DurationShown = { kind: 'final'; ms: number } | { kind: 'live'; since: string } | { kind: 'unknown' };
+
+/**
+ * The one decision behind every duration the console shows (table, detail page, watch list): a
+ * final status shows what the platform reports; work in flight counts up from its creation; a
+ * failure is no running work (retried or not), so it shows what was reported, if anything.
+ */
+export function durationOf(operation: { status: string; created_at: string; total_duration_ms: number }): DurationShown {
+  if (isTerminal(operation.status)) return { kind: 'final', ms: operation.total_duration_ms };
+  if (ruleFor(operation.status).pace === 'live') return { kind: 'live', since: operation.created_at };
+  return operation.total_duration_ms > 0 ? { kind: 'final', ms: operation.total_duration_ms } : { kind: 'unknown' };
 }

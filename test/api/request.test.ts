@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ApiError } from '../../src/api/api-error';
 import { setApiKey } from '../../src/api/credentials';
 import { request, REQUEST_TIMEOUT_MS } from '../../src/api/request';
+import { mayOfferRetry, maySendAgain } from '../../src/api/retry-policy';
 
 const KEY = 'secret-key-that-must-not-leak';
 const server = setupServer();
@@ -56,7 +57,7 @@ describe('request()', () => {
     );
     const error = await failure(request('/things', Thing));
     expect(error).toMatchObject({ kind: 'http', status: 429, message: 'rate limit exceeded', requestId: 'req-123', retryAfterMs: 7_000 });
-    expect(error.isRetryable).toBe(true);
+    expect(mayOfferRetry(error)).toBe(true);
   });
 
   it('explains a status in plain words when the error body is not JSON', async () => {
@@ -81,7 +82,7 @@ describe('request()', () => {
     server.use(http.get('*/api/v2/things', () => HttpResponse.error()));
     const error = await failure(request('/things', Thing));
     expect(error.kind).toBe('network');
-    expect(error.isRetryable).toBe(true);
+    expect(mayOfferRetry(error)).toBe(true);
     expect([error.message, error.code, error.requestId, String(error), error.stack].join(" ")).not.toContain(KEY);
   });
 });
@@ -96,7 +97,7 @@ describe('request() against an API that never answers', () => {
       const error = await pending;
       expect(error.kind).toBe('network');
       expect(error.message).toBe('The API did not answer within 30 s.');
-      expect(error.isSafeToRetry).toBe(true);
+      expect(maySendAgain(error)).toBe(true);
     } finally {
       vi.useRealTimers();
     }

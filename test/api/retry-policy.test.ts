@@ -1,7 +1,8 @@
 import { QueryObserver, type QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, describeProblem } from '../../src/api/api-error';
-import { createNoticeStore, type NoticeStore } from '../../src/app/notices';
+import { backoffDelay, maySendAgain, nextRequest, nextRequestDelay } from '../../src/api/retry-policy';
+import { createNoticeStore, noticeText, type NoticeStore } from '../../src/app/notices';
 import { createQueryClient } from '../../src/app/query-client';
 
 // The query client's error policy with the simulated clock: what it retries, when, and what it says meanwhile.
@@ -42,7 +43,7 @@ function watch(answers: (() => unknown)[]) {
   return { calls, observer };
 }
 
-const messages = () => notices.list().map((n) => n.message);
+const messages = () => notices.list().map((n) => noticeText(n, Date.now()));
 
 describe('retry policy', () => {
   it('retries a busy server with backoff, saying so, and clears the notice once it answers', async () => {
@@ -94,7 +95,10 @@ describe('retry policy', () => {
     await vi.advanceTimersByTimeAsync(10 * 60_000);
     // Waits of 1, 2, 4, 8, 16, 32 s, then 60 s each: tries at 0, 1, 3, 7, 15, 31, 63 s, then 123 … 543 s.
     expect(calls.length).toBe(15);
-    expect(messages()).toEqual(['Could not load: Could not reach the API. Retrying in 60 s.']);
+    // The notice counts down to the next try (603 s), not a wait frozen when the last one failed.
+    expect(messages()).toEqual(['Could not load: Could not reach the API. Retrying in 3 s.']);
+    await vi.advanceTimersByTimeAsync(2_500);
+    expect(messages()).toEqual(['Could not load: Could not reach the API. Retrying in 1 s.']);
   });
 
   it('does not retry what retrying cannot fix, and leaves a first-load failure to the screen', async () => {
@@ -157,7 +161,7 @@ describe('which failures are safe to send again', () => {
     ['POST', { kind: 'network', status: 0 }, false],
     ['DELETE', { kind: 'malformed', status: 200 }, false],
   ] as const)('%s after %o: %s', (method, init, expected) => {
-    expect(new ApiError({ ...init, method, message: 'x' }).isSafeToRetry).toBe(expected);
+    expect(maySendAgain(new ApiError({ ...init, method, message: 'x' }))).toBe(expected);
   });
 
   it('names each failure specifically', () => {
@@ -167,5 +171,30 @@ describe('which failures are safe to send again', () => {
       'The API failed with an internal error (502).',
     );
     expect(describeProblem(new ApiError({ kind: 'network', status: 0, message: 'x' }))).toBe('Could not reach the API.');
+  });
+});
+
+describe('how soon the next request goes out', () => {
+  it('backs off exponentially after failures, capped, but never sooner than Retry-After', () => {
+    expect(backoffDelay(1, 5_000)).toBe(5_000);
+    expect(backoffDelay(2, 5_000)).toBe(10_000);
+    expect(backoffDelay(3, 5_000)).toBe(20_000);
+    expect(backoffDelay(10, 5_000)).toBe(60_000);
+    expect(backoffDelay(1, 5_000, 42_000)).toBe(42_000);
+  });
+
+  it('polls at the pace asked while answers come, and backs off like a retry while they fail', () => {
+    expect(nextRequestDelay({ fetchFailureCount: 0, fetchFailureReason: null }, 5_000)).toBe(5_000);
+    expect(nextRequestDelay({ fetchFailureCount: 3, fetchFailureReason: busy('r') }, 5_000)).toBe(4_000);
+    expect(nextRequestDelay({ fetchFailureCount: 1, fetchFailureReason: rateLimited(7_000) }, 5_000)).toBe(7_000);
+    expect(nextRequestDelay({ fetchFailureCount: 2, fetchFailureReason: busy('r') }, false)).toBe(false);
+  });
+
+  it('tells when: the failure plus its wait while failing, the last answer plus the pace otherwise', () => {
+    vi.setSystemTime(100_000);
+    const failure = busy('r');
+    expect(nextRequest({ failureCount: 2, failureReason: failure, fetching: true, answeredAt: 50_000 }, 5_000)).toEqual({ from: 100_000, at: 102_000 });
+    expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, 5_000)).toEqual({ from: 50_000, at: 55_000 });
+    expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, false)).toBeNull();
   });
 });

@@ -163,16 +163,19 @@ test('a dropped connection: says the API could not be reached, keeps the table, 
   await expectTableMatchesApi(page, api, project.id);
 });
 
-test('a busy server on first load: says so inline with a Retry while it waits, then shows the page once the API answers', async ({ page, request }) => {
+test('a busy server on first load: says so inline (once, not again in the notices) with a Retry while it waits, then shows the page once the API answers', async ({ page, request }) => {
   const api = new ControlApi(request, E2E_API_KEY);
   await setFaults(request, [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects/**' }]);
   await page.goto(projectPath(project.id));
 
-  await expect(notices(page)).toContainText(/Could not load: The server is busy \(503\)\. Retrying in \d+ s\./);
   // Inline where the table will be: what failed, when it tries again, and a Retry for now.
   const failure = page.getByRole('alert').filter({ hasText: 'Could not load the operations.' });
   await expect(failure).toContainText(/Trying again by itself in \d+ s\./);
   await expect(failure.getByRole('button', { name: 'Retry' })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not load the branches and computes.' })).toContainText(/Trying again by itself in \d+ s\./);
+  // Every read of the page says it where its content would be: the page-wide notices stay empty.
+  await expect(page.getByText(/Project details unavailable/)).toBeVisible();
+  await expect(notices(page)).toBeEmpty();
 
   await clearFaults(request);
   await expect(page.getByRole('heading', { level: 1, name: project.name })).toBeVisible({ timeout: 30_000 });

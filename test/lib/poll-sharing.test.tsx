@@ -11,7 +11,7 @@ import { PollSharingContext, useSharedPoll } from '../../src/lib/poll-sharing/us
 const INTERVAL_MS = 100;
 const TICKS_KEY = ['ticks'] as const;
 const TickSchema = z.object({ n: z.number() });
-const schemaFor = (queryKey: readonly unknown[]) => (queryKey[0] === 'ticks' ? TickSchema : null);
+const schemaFor = ({ queryKey }: { queryKey: readonly unknown[] }) => (queryKey[0] === 'ticks' ? TickSchema : null);
 
 /** Exclusive locks by name, granted in request order, as `navigator.locks.request` does. */
 function fakeLocks(): LockManager {

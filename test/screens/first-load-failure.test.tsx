@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { renderApp } from '../support/render-app';
@@ -27,7 +27,7 @@ describe('a first load the console retries by itself (503)', () => {
   it('shows the failure inline with when it tries again and a Retry that works now', async () => {
     const project = projectWithHistory();
     const heal = busyUntilHealed(project.id);
-    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey, retries: true });
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Could not load the operations.');
@@ -40,10 +40,24 @@ describe('a first load the console retries by itself (503)', () => {
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
+  it('says so once, inline where the table will be, not again in the page-wide notices, counting down to the next try', async () => {
+    const project = projectWithHistory();
+    busyUntilHealed(project.id);
+    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(/Trying again by itself in 1 s\./);
+    expect(document.querySelector('.notices')).toBeEmptyDOMElement();
+    // The next try is 2 s after the second failure: the callout counts down to it.
+    await waitFor(() => expect(alert).toHaveTextContent(/Trying again by itself in 2 s\./), { timeout: 3_000 });
+    await waitFor(() => expect(alert).toHaveTextContent(/Trying again by itself in 1 s\./), { timeout: 3_000 });
+    expect(document.querySelector('.notices')).toBeEmptyDOMElement();
+  });
+
   it('recovers by itself once the API answers, without a click', async () => {
     const project = projectWithHistory();
     const heal = busyUntilHealed(project.id);
-    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey, retries: true });
+    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
 
     expect(await screen.findByRole('alert')).toHaveTextContent(/Trying again by itself in 1 s\./);
     heal();

@@ -364,7 +364,7 @@ describe('branches and computes over HTTP', () => {
     expect(restart.operations.map((o) => o.action)).toEqual(['suspend_compute', 'start_compute']);
     sim.clock.advance(15 * SECOND);
     const suspend = EndpointOperationsSchema.parse((await sim.call('POST', `${base}/suspend`, { key: sim.owner.key })).body);
-    expect(suspend.endpoint.current_state).toBe('active');
+    expect(suspend.endpoint?.current_state).toBe('active');
     expect(suspend.operations.map((o) => o.action)).toEqual(['suspend_compute']);
     expect((await sim.call('POST', `/projects/${sim.project.id}/endpoints/ep-none-000000/start`, { key: sim.owner.key })).status).toBe(404);
   });

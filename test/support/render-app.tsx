@@ -6,9 +6,9 @@ export const SESSION_KEY_STORAGE = 'ops-console.api-key';
 
 /**
  * Renders the whole console at `path`, as a person arriving by deep link would, optionally already
- * signed in with `apiKey`. Automatic retries are off (unless asked for) so each failure shows as it happens.
+ * signed in with `apiKey`, with the production retry policy (a test of one failure may turn it off).
  */
-export function renderApp(path: string, { apiKey, retries = false }: { apiKey?: string; retries?: boolean } = {}) {
+export function renderApp(path: string, { apiKey, retries = true }: { apiKey?: string; retries?: boolean } = {}) {
   if (apiKey) sessionStorage.setItem(SESSION_KEY_STORAGE, apiKey);
   window.history.pushState({}, '', path);
   const user = userEvent.setup();

@@ -1,6 +1,7 @@
-import { formatDuration, humanizeAction } from '../../lib/format';
+import { humanizeAction } from '../../lib/format';
 import { statusLabel } from '../../lib/operation-status';
 import type { SettledEvent } from './watch-store';
+import { watchTiming } from './watch-timing';
 
 const ASKED_KEY = 'ops-console.notifications-asked';
 
@@ -24,7 +25,7 @@ export function describeSettled({ kind, entry }: SettledEvent): { title: string;
   const where = [entry.projectName ?? op.project_id, entry.branchName ?? op.branch_id, entry.computeName ?? op.endpoint_id]
     .filter(Boolean)
     .join(' · ');
-  const outcome = kind === 'failed' ? 'failed; the platform may retry it' : `took ${formatDuration(op.total_duration_ms)}`;
+  const outcome = kind === 'failed' ? 'failed; the platform may retry it' : watchTiming(op, Date.now());
   return { title: `${humanizeAction(op.action)}: ${statusLabel(op.status)}`, body: `${where} (${outcome})` };
 }
 

@@ -1,17 +1,17 @@
 import { queryOptions, useQueries } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { operationQueries } from '../../api/operations';
-import { delayAfterFailedPolls } from '../../api/polling';
+import { nextRequestDelay } from '../../api/retry-policy';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { isTerminal, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import { isInFlight, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPolls } from '../../lib/poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 
-function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
+function liveByProject(state: WatchState, now: number): Map<string, WatchEntry[]> {
   const byProject = new Map<string, WatchEntry[]>();
   for (const group of state.groups) {
     for (const entry of group.entries) {
-      if (isTerminal(entry.operation.status)) continue;
+      if (!isInFlight(entry.operation, now)) continue;
       const list = byProject.get(entry.operation.project_id) ?? [];
       list.push(entry);
       byProject.set(entry.operation.project_id, list);
@@ -24,19 +24,19 @@ function liveByProject(state: WatchState): Map<string, WatchEntry[]> {
  * Keeps every unfinished watched operation fresh with as few requests as possible: per project, the
  * newest page (the same query the history screen polls, so the two share each request), and a
  * single get only for an operation that page does not hold. A project whose watched operations
- * have all ended is not polled at all; React Query pauses the rest while the tab is hidden. Each
- * timer runs through the poll-sharing layer, so a key another observer or tab polls is only read.
+ * are all over (as of `now`, and at each poll) is not polled at all; React Query pauses the rest
+ * while the tab is hidden. Each timer runs through the poll-sharing layer, so a key another
+ * observer or tab polls is only read.
  */
-export function useWatchPolling(state: WatchState, intervalMs: number): void {
-  const live = useMemo(() => liveByProject(state), [state]);
+export function useWatchPolling(state: WatchState, intervalMs: number, now: number): void {
+  const live = useMemo(() => liveByProject(state, now), [state, now]);
   const projectIds = [...live.keys()];
 
   const pageIntervals = useSharedPolls<OperationsPage, Error>(
     projectIds.map((projectId) => ({
       queryKey: operationQueries.latest(projectId).queryKey,
       delay: (state) =>
-        delayAfterFailedPolls(state, intervalMs) ??
-        nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation.status), intervalMs),
+        nextRequestDelay(state, nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation), intervalMs)),
     })),
   );
   const pages = useQueries({
@@ -60,7 +60,7 @@ export function useWatchPolling(state: WatchState, intervalMs: number): void {
   const detailIntervals = useSharedPolls<Operation, Error>(
     offPage.map((entry) => ({
       queryKey: operationQueries.detail(entry.operation.project_id, entry.operation.id).queryKey,
-      delay: (state) => delayAfterFailedPolls(state, intervalMs) ?? nextPollDelay(entry.operation.status, intervalMs),
+      delay: (state) => nextRequestDelay(state, nextPollDelay(entry.operation, intervalMs)),
     })),
   );
   useQueries({

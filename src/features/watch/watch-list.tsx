@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { isTerminal } from '../../lib/operation-status';
+import { durationOf } from '../../lib/operation-status';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { notifySettled } from './notify';
@@ -25,12 +25,13 @@ interface WatchListProps {
 
 export function WatchList({ store, state, headingId, listId, expanded }: WatchListProps) {
   const [intervalMs] = usePollInterval();
-  useWatchPolling(state, intervalMs);
+  // Ticks while a duration counts; a minute's tick otherwise tells when a failure stops being retried.
+  const counting = state.groups.some((g) => g.entries.some((e) => durationOf(e.operation).kind === 'live'));
+  const now = useNow(counting ? 1_000 : 60_000);
+  useWatchPolling(state, intervalMs, now);
   useTabBadge(summarizeWatch(state));
   const announcement = useSettledAnnouncement(store);
   useEffect(() => store.onSettled(notifySettled), [store]);
-  const anyRunning = state.groups.some((g) => g.entries.some((e) => !isTerminal(e.operation.status)));
-  const now = useNow(1_000, anyRunning);
   const canClear = state.groups.some((g) => g.entries.some((e) => isFinishedWithoutError(e.operation)));
 
   return (

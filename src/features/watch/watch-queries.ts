@@ -1,7 +1,8 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
-import { cachedOperations } from '../../api/operations';
+import { operationsIn } from '../../api/operations';
+import { readMeta } from '../../api/query-meta';
 import type { WatchStore } from './watch-store';
 
 /**
@@ -12,8 +13,10 @@ import type { WatchStore } from './watch-store';
 export function connectWatchToQueries(store: WatchStore, queryClient: QueryClient): void {
   queryClient.getQueryCache().subscribe((event) => {
     if (event.type !== 'updated' || event.action.type !== 'success') return;
-    const query = queryClient.getQueryCache().get(event.query.queryHash);
-    const operations = query ? cachedOperations(queryClient, query.queryKey) : [];
+    const meta = readMeta(event.query.meta);
+    // A history's own splices come from newest pages, which were read here already.
+    if (!meta || (meta.data === 'history' && event.action.manual)) return;
+    const operations = operationsIn(queryClient, meta);
     if (operations.length) store.update(operations);
   });
   store.onSettled((events) => {

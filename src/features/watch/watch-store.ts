@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OperationSchema, type Operation } from '../../api/schemas';
-import { isTerminal, mayBeRetried, statusTone } from '../../lib/operation-status';
+import { isTerminal, mayBeRetried, newerCopy, statusTone } from '../../lib/operation-status';
 
 // The operations a person is watching, with the last copy the console saw of each. App-level state like
 // the session: kept in localStorage under a hash of the key (never the key), cleared on sign-out.
@@ -85,17 +85,6 @@ const EMPTY: WatchState = { groups: [] };
 /** Ended well (OK, Cancelled, Skipped): what "Clear finished" removes. */
 export function isFinishedWithoutError(operation: Operation): boolean {
   return isTerminal(operation.status) && statusTone(operation.status) !== 'danger';
-}
-
-function sameSnapshot(a: Operation, b: Operation): boolean {
-  return (
-    a.status === b.status &&
-    a.updated_at === b.updated_at &&
-    a.total_duration_ms === b.total_duration_ms &&
-    a.failures_count === b.failures_count &&
-    a.error === b.error &&
-    a.retry_at === b.retry_at
-  );
 }
 
 function settledKind(previous: Operation, next: Operation): SettledEvent['kind'] | null {
@@ -199,15 +188,16 @@ export function createWatchStore(): WatchStore {
       for (const op of operations) {
         if (!watchedIds.has(op.id)) continue;
         const seen = newest.get(op.id);
-        if (!seen || op.updated_at > seen.updated_at) newest.set(op.id, op);
+        newest.set(op.id, seen ? newerCopy(seen, op) : op);
       }
       if (newest.size === 0) return;
       const settled: { kind: SettledEvent['kind']; id: string }[] = [];
       const groups = state.groups.map((group) => {
         const entries = group.entries.map((entry) => {
-          const next = newest.get(entry.operation.id);
-          // An older copy (a page loaded earlier) never overwrites a newer one.
-          if (!next || next.updated_at < entry.operation.updated_at || sameSnapshot(next, entry.operation)) return entry;
+          const fetched = newest.get(entry.operation.id);
+          // An older copy (a page loaded earlier) never overwrites a newer one, nor an equal one a final one.
+          const next = fetched ? newerCopy(entry.operation, fetched) : entry.operation;
+          if (next === entry.operation) return entry;
           const kind = settledKind(entry.operation, next);
           if (kind) settled.push({ kind, id: next.id });
           return { ...entry, operation: next };

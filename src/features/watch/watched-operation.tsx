@@ -1,16 +1,10 @@
 import { Link } from 'react-router-dom';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
-import { elapsedSince, formatDuration, humanizeAction } from '../../lib/format';
-import { isTerminal, mayBeRetried, statusTone } from '../../lib/operation-status';
+import { humanizeAction } from '../../lib/format';
+import { statusTone } from '../../lib/operation-status';
 import type { WatchEntry } from './watch-store';
-
-function timing(entry: WatchEntry, now: number): string {
-  const op = entry.operation;
-  if (isTerminal(op.status)) return `took ${formatDuration(op.total_duration_ms)}`;
-  if (mayBeRetried(op.status)) return 'failed; the platform may retry it';
-  return `${formatDuration(elapsedSince(op.created_at, now))} so far`;
-}
+import { watchTiming } from './watch-timing';
 
 /** One watched operation: what, where, its live status and time, and a way to its detail page. */
 export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry; now: number; onDismiss: () => void }) {
@@ -29,7 +23,7 @@ export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry;
         <StatusBadge status={op.status} />
       </div>
       <p className="watch-op__where">{where.join(' · ')}</p>
-      <p className="watch-op__time">{timing(entry, now)}</p>
+      <p className="watch-op__time">{watchTiming(op, now)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
       {failed && (
         <button type="button" className="watch-op__dismiss" aria-label={`Dismiss ${action}`} onClick={onDismiss}>

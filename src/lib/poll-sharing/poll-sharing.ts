@@ -39,8 +39,11 @@ export interface PollSharing {
   dispose: () => void;
 }
 
-/** The schema a shared key's data must pass when it arrives from another tab; null: the key is never shared. */
-export type SharedSchemaFor = (queryKey: QueryKey) => z.ZodMiniType | null;
+/**
+ * The schema a query's data must pass when it arrives from another tab; null: the query is never
+ * shared. The app decides (its query factories declare it in `meta`); this layer only asks.
+ */
+export type SharedSchemaFor = (query: { queryKey: QueryKey; meta?: unknown }) => z.ZodMiniType | null;
 
 export interface PollSharingOptions {
   queryClient: QueryClient;
@@ -157,7 +160,7 @@ export function createPollSharing(options: PollSharingOptions): PollSharing {
     const query = queryClient.getQueryCache().get(event.query.queryHash);
     if (!query) return;
     const { queryKey, state } = query;
-    if (!schemaFor(queryKey)) return;
+    if (!schemaFor(query)) return;
     try {
       scope.channel.postMessage({ queryKey, data: state.data, dataUpdatedAt: state.dataUpdatedAt });
     } catch {
@@ -169,13 +172,12 @@ export function createPollSharing(options: PollSharingOptions): PollSharing {
     const envelope = SharedResultSchema.safeParse(message);
     if (!envelope.success) return;
     const { queryKey, data, dataUpdatedAt } = envelope.data;
-    const schema = schemaFor(queryKey);
-    // The other tab is another program on the wire: its data passes the same schema as a response.
-    const parsed = schema?.safeParse(data);
-    if (!parsed?.success) return;
     const query = queryClient.getQueryCache().find({ queryKey, exact: true });
     // Only queries this tab holds, and only a newer result than the one it has.
     if (!query || query.state.dataUpdatedAt >= dataUpdatedAt) return;
+    // The other tab is another program on the wire: its data passes the same schema as a response.
+    const parsed = schemaFor(query)?.safeParse(data);
+    if (!parsed?.success) return;
     queryClient.setQueryData(queryKey, parsed.data, { updatedAt: dataUpdatedAt });
   }
 

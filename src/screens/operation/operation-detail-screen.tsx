@@ -4,16 +4,16 @@ import { describeError, isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
-import { mergeOperationPages, operationQueries } from '../../api/operations';
-import { delayAfterFailedPolls } from '../../api/polling';
+import { mergeCopies, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
+import { nextRequest, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
-import { humanizeAction } from '../../lib/format';
-import { backoffDelay, mayBeRetried, nextPollDelay } from '../../lib/operation-status';
+import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
+import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
@@ -21,7 +21,6 @@ import { usePollInterval } from '../../lib/use-poll-interval';
 import { OperationFailureCallout } from './operation-failure-callout';
 import { OperationFields } from './operation-fields';
 import { PollBar } from './poll-bar';
-import { secondsSince, secondsUntil } from './seconds';
 import { useStatusAnnouncement } from './use-status-announcement';
 
 /** How old the cached newest page may be and still speak for the project's running work. */
@@ -38,33 +37,31 @@ export function OperationDetailScreen() {
   const detailOptions = operationQueries.detail(projectId, operationId);
   const refetchInterval = useSharedPoll<Operation, Error>({
     queryKey: detailOptions.queryKey,
-    // Back off only once there is data to keep showing; a failed first load is retried at the interval.
-    delay: (state) => (state.data ? delayAfterFailedPolls(state, intervalMs) : undefined) ?? nextPollDelay(state.data?.status, intervalMs),
+    delay: (state) => nextRequestDelay(state, nextPollDelay(state.data, intervalMs)),
   });
   const detail = useQuery({ ...detailOptions, refetchInterval });
   const operation = detail.data;
-  const detailFailure = loadFailure(detail);
+  const detailFailure = loadFailure(detail, detailOptions.queryKey);
   const announcement = useStatusAnnouncement(operation);
   const now = useNow(1_000);
   // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
   const newest = useQuery({ ...operationQueries.latest(projectId), enabled: false });
   const newestFresh = newest.data && now - newest.dataUpdatedAt < bannerFreshnessMs(intervalMs) ? [newest.data] : [];
-  const inProject = mergeOperationPages(operation ? [{ operations: [operation] }, ...newestFresh] : newestFresh);
+  const inProject = mergeCopies(operation ? [operation] : [], ...newestFresh.map((page) => page.operations));
 
   const projectName = project.data?.name ?? projectId;
   const branch = operation?.branch_id ? branches.data?.find((b) => b.id === operation.branch_id) : undefined;
   const compute = operation?.endpoint_id ? endpoints.data?.find((e) => e.id === operation.endpoint_id) : undefined;
-  const pollDelay = operation ? nextPollDelay(operation.status, intervalMs) : false;
+  const pollDelay = operation ? nextPollDelay(operation, intervalMs, now) : false;
   const reconnecting = detail.failureCount > 0 || detail.isRefetchError;
-  const lastChecked = Math.max(detail.dataUpdatedAt, detail.errorUpdatedAt);
-  const retryAfterMs = isApiError(detail.error) ? detail.error.retryAfterMs : undefined;
-  const nextCheckIn =
-    pollDelay === false
-      ? null
-      : secondsUntil(
-          lastChecked + (reconnecting ? backoffDelay(Math.max(1, detail.failureCount), intervalMs, retryAfterMs) : pollDelay),
-          now,
-        );
+  const lastFailure = detail.failureReason ?? detail.error;
+  const lastChecked = Math.max(detail.dataUpdatedAt, detail.errorUpdatedAt, isApiError(lastFailure) ? lastFailure.failedAt : 0);
+  // The very function that schedules the request (retry or poll) tells when it goes out.
+  const nextCheck = nextRequest(
+    { failureCount: detail.failureCount, failureReason: detail.failureReason, fetching: detail.fetchStatus !== 'idle', answeredAt: detail.dataUpdatedAt },
+    pollDelay,
+  );
+  const nextCheckIn = pollDelay === false || nextCheck === null ? null : secondsLeft(nextCheck, now);
 
   return (
     <section>
@@ -76,7 +73,7 @@ export function OperationDetailScreen() {
       <p className="visually-hidden" aria-live="polite" aria-atomic="true">
         {announcement}
       </p>
-      <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} />
+      <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} now={now} />
 
       {!operation && detailFailure ? (
         <LoadFailureCallout
@@ -128,7 +125,7 @@ export function OperationDetailScreen() {
             </p>
           )}
 
-          {mayBeRetried(operation.status) && <OperationFailureCallout operation={operation} intervalMs={intervalMs} />}
+          {mayBeRetried(operation.status) && <OperationFailureCallout operation={operation} pollDelay={pollDelay} />}
 
           <OperationFields operation={operation} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
         </>

@@ -1,17 +1,24 @@
 import type { Operation } from '../../api/schemas';
 import { formatUtc } from '../../lib/format';
 
-/** A failed operation the platform may still retry: how often it failed, why, and when it may try again. */
-export function OperationFailureCallout({ operation, intervalMs }: { operation: Operation; intervalMs: number }) {
+/**
+ * A failed operation: how often it failed and why, and either when the platform may try again (while
+ * a retry is ahead, this page keeps checking at `pollDelay`) or that it is over (false: final).
+ */
+export function OperationFailureCallout({ operation, pollDelay }: { operation: Operation; pollDelay: number | false }) {
   return (
     <div className="callout callout--error">
       <p className="callout__title">This operation failed{operation.failures_count > 1 ? ` ${operation.failures_count} times` : ''}.</p>
       {operation.error && <p>{operation.error}</p>}
-      <p>
-        The platform may retry it
-        {operation.retry_at ? <> (next attempt around {formatUtc(operation.retry_at)})</> : null}; this page keeps
-        checking every {Math.max(intervalMs, 30_000) / 1_000} s.
-      </p>
+      {pollDelay === false ? (
+        <p>No retry is ahead: the platform has left it as it is since {formatUtc(operation.updated_at)}, so it is final.</p>
+      ) : (
+        <p>
+          The platform may retry it
+          {operation.retry_at ? <> (next attempt around {formatUtc(operation.retry_at)})</> : null}; this page keeps checking
+          every {Math.round(pollDelay / 1_000)} s.
+        </p>
+      )}
     </div>
   );
 }

@@ -1,10 +1,9 @@
 import { Link } from 'react-router-dom';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
-import { LiveDuration } from '../../components/live-duration';
+import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
 import { paths } from '../../config/paths';
-import { formatDuration, formatUtc, humanizeAction } from '../../lib/format';
-import { isTerminal } from '../../lib/operation-status';
+import { formatUtc, humanizeAction } from '../../lib/format';
 
 interface OperationFieldsProps {
   operation: Operation;
@@ -39,11 +38,7 @@ export function OperationFields({ operation, projectId, projectName, branch, com
       </dd>
       <dt>Duration</dt>
       <dd>
-        {isTerminal(operation.status) || operation.total_duration_ms > 0 ? (
-          formatDuration(operation.total_duration_ms)
-        ) : (
-          <LiveDuration since={operation.created_at} />
-        )}
+        <OperationDuration operation={operation} />
       </dd>
       <dt>Created</dt>
       <dd>

@@ -1,7 +1,7 @@
 import type { Operation } from '../../api/schemas';
 import { IntervalSelect } from '../../components/interval-select';
 import { WatchButton } from '../../features/watch/watch-button';
-import { secondsSince } from './seconds';
+import { secondsSince } from '../../lib/format';
 
 interface PollBarProps {
   operation: Operation;

@@ -1,11 +1,13 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
-import { describeError } from '../../api/api-error';
-import { useEndpointAction } from '../../api/endpoints';
+import { branchQueries } from '../../api/branches';
+import { endpointQueries, useEndpointAction } from '../../api/endpoints';
+import { loadFailure } from '../../api/load-failure';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
-import { ErrorCallout } from '../../components/error-callout';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useWatchStore } from '../../features/watch/watch-context';
+import { useShownInline } from '../../lib/inline-faults';
 import { countOperations, type ActionContext } from './action-context';
 import { BranchesTable, BRANCH_COLUMNS, computeNameOf } from './branches-table';
 import { ComputeActionDialog } from './compute-action-dialog';
@@ -84,7 +86,11 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
     setDialog(next);
   };
 
-  const failed = branches.isError ? branches : endpoints.isError ? endpoints : null;
+  const branchesFailure = loadFailure(branches, branchQueries.list(projectId).queryKey);
+  const endpointsFailure = loadFailure(endpoints, endpointQueries.list(projectId).queryKey);
+  const failed = branchesFailure ? { query: branches, failure: branchesFailure } : endpointsFailure ? { query: endpoints, failure: endpointsFailure } : null;
+  // Both lists failing the same way make one callout here, and no notice for either.
+  useShownInline(failed ? endpointsFailure?.id : undefined);
 
   return (
     <section className="branches" aria-labelledby={headingId}>
@@ -121,8 +127,13 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
           onRestart={(endpoint) => open({ kind: 'restart', endpoint })}
           onDelete={(branch) => open({ kind: 'delete', branch })}
         />
-      ) : failed && !failed.isFetching ? (
-        <ErrorCallout title="Could not load the branches and computes." {...describeError(failed.error)} onRetry={() => void failed.refetch()} />
+      ) : failed ? (
+        <LoadFailureCallout
+          title="Could not load the branches and computes."
+          failure={failed.failure}
+          onRetry={() => void failed.query.refetch()}
+          fetching={failed.query.isFetching}
+        />
       ) : (
         <TableSkeleton columns={BRANCH_COLUMNS} rows={2} label="Loading branches and computes…" />
       )}

@@ -45,7 +45,7 @@ export const CSV_COLUMNS = [
   'error',
 ] as const satisfies readonly (keyof ExportedOperation)[];
 
-/** Each operation once (pages and the live poll can both hold a copy; the first, newest copy wins), in table order. */
+/** Each operation once, in table order (the history store holds each once; should a list repeat one, its first copy wins). */
 export function exportedOperations({ operations, branchNames, computeNames }: OperationsExport): ExportedOperation[] {
   const seen = new Set<string>();
   const rows: ExportedOperation[] = [];

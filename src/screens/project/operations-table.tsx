@@ -1,6 +1,7 @@
 import { memo, useDeferredValue } from 'react';
 import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
+import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
 import { TableHead } from '../../components/table-head';
@@ -8,7 +9,6 @@ import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
 import { useWindowedRows } from '../../lib/use-windowed-rows';
-import { OperationDuration } from './operation-duration';
 import type { OperationsView } from './operations-view';
 
 export const OPERATION_COLUMNS = ['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { hashKey, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
@@ -6,6 +6,7 @@ import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
+import { operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
 import { BusyBanner } from '../../components/busy-banner';
 import { ErrorCallout } from '../../components/error-callout';
@@ -13,6 +14,7 @@ import { IntervalSelect } from '../../components/interval-select';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { paths } from '../../config/paths';
+import { useShownInline } from '../../lib/inline-faults';
 import { blocksChanges } from '../../lib/operation-status';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
@@ -25,12 +27,16 @@ import { useOperationHistory } from './use-operation-history';
 export function ProjectScreen() {
   const { projectId = '' } = useParams();
   const [intervalMs, setIntervalMs] = usePollInterval();
-  const project = useQuery(projectQueries.detail(projectId));
+  const projectOptions = projectQueries.detail(projectId);
+  const project = useQuery(projectOptions);
+  const projectFailure = loadFailure(project, projectOptions.queryKey);
+  useShownInline(projectFailure?.id);
   const branches = useQuery(branchQueries.list(projectId));
   const endpoints = useQuery(endpointQueries.list(projectId));
-  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs);
   const now = useNow(30_000);
-  const historyFailure = loadFailure(history);
+  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs, now);
+  const historyKey = operationQueries.history(projectId).queryKey;
+  const historyFailure = loadFailure(history, historyKey);
 
   const branchNames = useMemo(() => new Map(branches.data?.map((b) => [b.id, b.name])), [branches.data]);
   const computeNames = useMemo(
@@ -39,7 +45,7 @@ export function ProjectScreen() {
   );
   const title = project.data?.name ?? projectId;
   const view: OperationsView = { projectId, projectName: project.data?.name, operations, branchNames, computeNames };
-  const blockers = useMemo(() => operations.filter((op) => blocksChanges(op.status, op.action)), [operations]);
+  const blockers = useMemo(() => operations.filter((op) => blocksChanges(op, now)), [operations, now]);
 
   return (
     <section>
@@ -47,10 +53,8 @@ export function ProjectScreen() {
         <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span> {title}
       </p>
       <h1 tabIndex={-1}>{title}</h1>
-      {project.isError && !project.data && (
-        <p className="muted">Project details unavailable: {describeError(project.error).message}</p>
-      )}
-      <BusyBanner operations={blockers} branchNames={branchNames} />
+      {projectFailure && <p className="muted">Project details unavailable: {projectFailure.message}</p>}
+      <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <BranchesSection
         projectId={projectId}
         projectName={project.data?.name}
@@ -103,6 +107,7 @@ export function ProjectScreen() {
             <ErrorCallout
               title="Could not load more operations."
               {...describeError(history.error)}
+              faultId={hashKey(historyKey)}
               onRetry={() => void history.fetchNextPage()}
             />
           )}

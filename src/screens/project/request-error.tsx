@@ -1,5 +1,6 @@
-import { describeError, isApiError } from '../../api/api-error';
-import { isLocked, LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { describeError } from '../../api/api-error';
+import { LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { isLocked, mayOfferRetry } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { humanizeAction } from '../../lib/format';
@@ -41,6 +42,5 @@ export function RequestError({
     );
   }
   const { message, requestId } = describeError(error);
-  const retryable = isApiError(error) && error.isRetryable;
-  return <ErrorCallout title={failedTitle} message={message} requestId={requestId} {...(retryable ? { onRetry } : {})} />;
+  return <ErrorCallout title={failedTitle} message={message} requestId={requestId} {...(mayOfferRetry(error) ? { onRetry } : {})} />;
 }

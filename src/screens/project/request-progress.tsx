@@ -1,11 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { describeProblem } from '../../api/api-error';
-import { isLocked, isRefusedForNow, LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { LOCKED_MAX_TRIES } from '../../api/locked-retry';
 import { invalidateLatestOperations } from '../../api/operations';
+import { isLocked, isRefusedForNow, nextRequest } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
-import { formatDuration } from '../../lib/format';
-import { backoffDelay } from '../../lib/operation-status';
+import { secondsLeft } from '../../lib/format';
+import { useNow } from '../../lib/use-now';
 import { RequestError, waitingFor } from './request-error';
 
 export interface RequestState {
@@ -42,6 +43,9 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
   const waiting = status === 'pending' && failureCount > 0 && isRefusedForNow(failureReason) ? failureReason : null;
   const firstRefusal = waiting !== null && isLocked(waiting) && failureCount === 1;
   const queryClient = useQueryClient();
+  const now = useNow(1_000, waiting !== null);
+  const nextTry = waiting ? nextRequest({ failureCount, failureReason: waiting, fetching: true, answeredAt: 0 }, false, retryBaseMs) : null;
+  const left = nextTry ? secondsLeft(nextTry, now) : 0;
   // Learn what holds the project (the newest page may predate it): one refresh per wait, not per try.
   useEffect(() => {
     if (firstRefusal) void invalidateLatestOperations(queryClient, projectId);
@@ -57,7 +61,7 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
               {isLocked(waiting) ? `The project is busy: waiting for ${waitingFor(blockers)}.` : `${describeProblem(waiting)} Waiting to send it again.`}
             </p>
             <p>
-              Trying again in about {formatDuration(backoffDelay(failureCount, retryBaseMs, waiting.retryAfterMs))} (try{' '}
+              {left ? `Trying again in ${left} s` : 'Trying again now'} (try{' '}
               {failureCount + 1} of {LOCKED_MAX_TRIES}). Nothing has been changed yet.
             </p>
             <p className="muted">{waiting.message}</p>

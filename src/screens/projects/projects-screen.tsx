@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { hashKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
@@ -48,8 +48,9 @@ export function ProjectsScreen() {
   const [term, setTerm] = useState('');
   const now = useNow(30_000);
   const auth = useQuery(authQueries.details());
-  const projects = useInfiniteQuery(projectQueries.list(orgId));
-  const projectsFailure = loadFailure(projects);
+  const projectsOptions = projectQueries.list(orgId);
+  const projects = useInfiniteQuery(projectsOptions);
+  const projectsFailure = loadFailure(projects, projectsOptions.queryKey);
 
   const loaded = useMemo(() => projects.data?.pages.flatMap((p) => p.projects) ?? [], [projects.data]);
   const shown = useMemo(() => loaded.filter((p) => matches(p, term)), [loaded, term]);
@@ -117,7 +118,12 @@ export function ProjectsScreen() {
             </button>
           )}
           {projects.isFetchNextPageError && (
-            <ErrorCallout title="Could not load more projects." {...describeError(projects.error)} onRetry={() => void projects.fetchNextPage()} />
+            <ErrorCallout
+              title="Could not load more projects."
+              {...describeError(projects.error)}
+              faultId={hashKey(projectsOptions.queryKey)}
+              onRetry={() => void projects.fetchNextPage()}
+            />
           )}
         </>
       )}

@@ -37,6 +37,21 @@ describe('watch store', () => {
     expect(store.getState().groups[0]?.entries.map((e) => e.operation.status)).toEqual(['finished', 'failed']);
   });
 
+  it('never lets a copy with the same updated_at undo a final status, but takes it for an unfinished one', () => {
+    const store = createWatchStore();
+    const events: SettledEvent[] = [];
+    store.onSettled((e) => events.push(...e));
+    store.watch({ operations: [op('a', 'running', '2026-11-22T12:00:01Z'), op('b', 'running', '2026-11-22T12:00:01Z')] });
+    store.update([op('a', 'finished', '2026-11-22T12:00:05Z', { total_duration_ms: 4_000 })]);
+    // A faulty answer: the same moment, a status no client knows (which would count as in flight).
+    store.update([op('a', 'quarantined', '2026-11-22T12:00:05Z'), op('b', 'quarantined', '2026-11-22T12:00:01Z')]);
+    store.update([op('a', 'running', '2026-11-22T12:00:03Z')]);
+
+    const statuses = store.getState().groups[0]?.entries.map((e) => e.operation.status);
+    expect(statuses).toEqual(['finished', 'quarantined']);
+    expect(events.map((e) => [e.kind, e.entry.operation.id])).toEqual([['ended', 'a']]);
+  });
+
   it('clears finished operations but keeps failures until dismissed, dropping empty groups', () => {
     const store = createWatchStore();
     store.watch({ title: 'one', operations: [op('ok', 'finished', 't1')] });
@@ -86,10 +101,17 @@ describe('watch store', () => {
 });
 
 describe('which operations hold a project', () => {
-  it('counts every unfinished operation except the availability check', () => {
-    expect(blocksChanges('running', 'apply_config')).toBe(true);
-    expect(blocksChanges('failed', 'suspend_compute')).toBe(true);
-    expect(blocksChanges('running', 'check_availability')).toBe(false);
-    expect(blocksChanges('finished', 'apply_config')).toBe(false);
+  const now = Date.parse('2026-11-22T12:00:00Z');
+  it('counts every operation in flight except the availability check', () => {
+    expect(blocksChanges({ status: 'running', action: 'apply_config' }, now)).toBe(true);
+    expect(blocksChanges({ status: 'failed', action: 'suspend_compute', updated_at: '2026-11-22T11:55:00Z' }, now)).toBe(true);
+    expect(blocksChanges({ status: 'running', action: 'check_availability' }, now)).toBe(false);
+    expect(blocksChanges({ status: 'finished', action: 'apply_config' }, now)).toBe(false);
+  });
+
+  it('does not count a failure the platform is done with (no retry ahead, no change for 15 minutes)', () => {
+    const old = { status: 'failed', action: 'suspend_compute', updated_at: '2026-08-01T09:00:00Z', retry_at: '2026-08-01T09:01:00Z' };
+    expect(blocksChanges(old, now)).toBe(false);
+    expect(blocksChanges({ ...old, retry_at: '2026-11-22T12:05:00Z' }, now)).toBe(true);
   });
 });

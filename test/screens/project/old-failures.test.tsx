@@ -1,0 +1,80 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderApp } from '../../support/render-app';
+import { setupSimServer } from '../../support/sim-server';
+
+// A `failed` operation is in flight only while the platform may still retry it (a retry ahead, or a
+// status change in the last 15 minutes); an old one is Error and final everywhere (DESIGN §3).
+
+const sim = setupSimServer({ start: Date.now() });
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const INTERVAL_MS = 100;
+
+let requests: URL[] = [];
+beforeEach(() => {
+  localStorage.setItem('ops-console.poll-interval-ms', String(INTERVAL_MS));
+  requests = [];
+  sim.server.events.on('request:start', ({ request }) => {
+    requests.push(new URL(request.url));
+  });
+});
+afterEach(() => sim.server.events.removeAllListeners());
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const operationRequests = (projectId: string) => requests.filter((u) => u.pathname.startsWith(`/api/v2/projects/${projectId}/operations`));
+
+/** A project whose history holds one failed operation, its status changed `ago` ms ago (its retry was due a minute later). */
+function projectWithFailure(ago: number) {
+  const project = sim.cp.addProject({ name: 'Failures', ownerId: sim.seed.userId, compute: false });
+  const op = sim.cp.addOperation({ projectId: project.id, action: 'suspend_compute', status: 'failed', createdAt: sim.clock.now() - ago, error: 'pod termination timed out' });
+  return { project, op };
+}
+
+async function statusCell() {
+  const table = await screen.findByRole('table', { name: /operations/i });
+  return within(table).getAllByRole('row')[1]!.querySelectorAll('td')[2]!;
+}
+
+describe('a failure the platform is done with', () => {
+  it('is Error and final: the project is not busy, its newest page is polled at the slow pace, and the watch list and detail page agree', async () => {
+    const { project, op } = projectWithFailure(90 * DAY);
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    expect(await statusCell()).toHaveTextContent('Error');
+    expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/^Live:/)).not.toBeInTheDocument();
+
+    // At the live pace this would be ten refreshes; at the slow one (30 s) there is none.
+    let before = operationRequests(project.id).length;
+    await pause(10 * INTERVAL_MS);
+    expect(operationRequests(project.id).length).toBe(before);
+
+    // Watched, it counts as failed, and nothing polls for it.
+    await user.click(screen.getByRole('button', { name: 'Watch Suspend compute' }));
+    const tray = screen.getByRole('complementary', { name: 'Watched operations' });
+    await waitFor(() => expect(tray).toHaveTextContent('1 failed'));
+    expect(within(tray).queryByText(/may retry it/)).not.toBeInTheDocument();
+    before = operationRequests(project.id).length;
+    await pause(10 * INTERVAL_MS);
+    expect(operationRequests(project.id).length).toBe(before);
+
+    // Its page says it has ended and checks no more.
+    await user.click(within(screen.getByRole('table', { name: /operations/i })).getByRole('link', { name: 'Suspend compute' }));
+    expect(await screen.findByText(/This operation has ended; no more checks/)).toBeInTheDocument();
+    expect(screen.getByText(/No retry is ahead/)).toBeInTheDocument();
+    expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
+    before = operationRequests(project.id).length;
+    await pause(10 * INTERVAL_MS);
+    expect(operationRequests(project.id).length).toBe(before);
+    expect(op.id).toBeTruthy();
+  });
+
+  it('is still in flight while it changed in the last 15 minutes: the project is busy, and its page keeps checking', async () => {
+    const { project, op } = projectWithFailure(5 * MINUTE);
+    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    expect(await statusCell()).toHaveTextContent('Error');
+    expect(screen.getByText(/An operation is running/)).toBeInTheDocument();
+    expect(screen.getByText(/^Live:/)).toBeInTheDocument();
+    expect(op.id).toBeTruthy();
+  });
+});
