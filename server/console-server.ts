@@ -7,7 +7,7 @@ import type { PageData } from '../src/api/page-data';
 import type { ApiBackend } from './api-backend';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
-import { isApiPath, isFaultControlPath, sendJsonError } from './node-adapter';
+import { isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
 import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { securityHeaders } from './security-headers';
 import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
@@ -42,9 +42,20 @@ function isUnderSession(path: string): boolean {
   return path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`);
 }
 
-/** Answers without reading the request: its body is read and dropped, so the client is not cut off mid-send. */
-function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): void {
-  req.resume();
+/**
+ * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
+ * still sending (answering first makes Node close the connection under it); a body past the limit is cut off.
+ */
+async function discardBody(req: IncomingMessage): Promise<void> {
+  try {
+    await readBody(req);
+  } catch {
+    req.destroy();
+  }
+}
+
+async function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): Promise<void> {
+  await discardBody(req);
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
@@ -85,7 +96,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     }
     const refused = crossSiteWriteProblem(req);
     if (refused) {
-      req.resume();
+      await discardBody(req);
       res.setHeader('Cache-Control', 'no-store');
       sendJsonError(res, 403, refused);
       return;
@@ -94,7 +105,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       res.setHeader('Cache-Control', 'no-store');
       // Unmounted, it answers like any unknown path would, not with the app's HTML.
       if (options.faultControl && backend.faultControl) await backend.faultControl(req, res);
-      else sendText(req, res, 404, 'Not found');
+      else await sendText(req, res, 404, 'Not found');
       return;
     }
     if (isApiPath(req.url)) {
@@ -110,8 +121,8 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     }
     assets(req, res, () => {
       // Any other GET is a page the client's router resolves (its own "Page not found" included); never a missing asset.
-      if (isGet && !path.startsWith(ASSETS_PREFIX)) page(req, res).catch((error: unknown) => fail(res, error));
-      else sendText(req, res, isGet ? 404 : 405, isGet ? 'Not found' : 'Method not allowed');
+      const answer = isGet && !path.startsWith(ASSETS_PREFIX) ? page(req, res) : sendText(req, res, isGet ? 404 : 405, isGet ? 'Not found' : 'Method not allowed');
+      answer.catch((error: unknown) => fail(res, error));
     });
   };
 

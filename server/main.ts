@@ -10,7 +10,7 @@ try {
   const template = await readFile(`${CLIENT_DIR}index.html`, 'utf8');
   const running = await startServer({
     mode: 'production',
-    serving: async () => ({ template: { html: async () => template }, assets: createStaticAssets(CLIENT_DIR) }),
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(template) }, assets: createStaticAssets(CLIENT_DIR) }),
   });
   exitOnSignals(running);
 } catch (error) {

@@ -50,7 +50,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv): Promise<TestServe
     env: { HOST: '127.0.0.1', PORT: '0', ...env },
     print: (line) => void printed.push(line),
     log: (line) => void logged.push(line),
-    serving: async () => ({ template: { html: async () => TEST_HTML }, assets: createStaticAssets(dir) }),
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir) }),
   });
   const port = new URL(running.url).port;
   return {

@@ -47,7 +47,7 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     return { cp, clock, seed };
   }
 
-  let unwrap = () => undefined as void;
+  let unwrap: () => void = () => undefined;
   beforeAll(() => {
     server.listen({ onUnhandledRequest: 'error' });
     // After MSW patched fetch: the page's relative requests go through the console server's stand-in, then MSW.

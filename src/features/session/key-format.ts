@@ -9,7 +9,7 @@ export const MAX_API_KEY_LENGTH = 512;
 export function keyFormatProblem(key: string): string | null {
   if (key === '') return 'Enter an API key.';
   if (key.length > MAX_API_KEY_LENGTH) return `This is longer than any API key (${MAX_API_KEY_LENGTH} characters at most). Check that only the key was pasted.`;
-  const odd = [...key].find((ch) => ch < '!' || ch > '~');
+  const odd = /[^!-~]/u.exec(key)?.[0];
   if (odd === undefined) return null;
   const code = odd.codePointAt(0) ?? 0;
   const named = /\s/.test(odd) ? 'a space' : code < 0x20 || code === 0x7f ? 'a control character' : `“${odd}”`;

@@ -55,7 +55,7 @@ describe('watch store', () => {
     expect(store.isWatched('a')).toBe(true);
   });
 
-  it("opens a key's stored list, keeping what was watched before, and forgets it on sign-out", async () => {
+  it("opens a key's stored list, keeping what was watched before, and forgets it on sign-out", () => {
     // A session fingerprint, as the server puts it in the page's data block.
     const namespace = 'lgQVJQPe_iD3ijy5fPR7jU4xpiaU7l0H';
 
