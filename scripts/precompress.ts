@@ -9,7 +9,6 @@ const gz = promisify(gzip);
 
 // Text files worth compressing; index.html is left out: it is the server's per-request template.
 const COMPRESSIBLE = /\.(?:js|mjs|css|svg|json|txt|map|webmanifest)$/;
-const MIN_BYTES = 1024;
 
 async function* files(dir: string): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -41,7 +40,6 @@ export function precompress(): Plugin {
         work.push(
           (async () => {
             const source = await readFile(path);
-            if (source.length < MIN_BYTES) return;
             const [br, gzipped] = await Promise.all([
               brotli(source, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: source.length } }),
               gz(source, { level: 9 }),
