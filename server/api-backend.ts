@@ -20,11 +20,13 @@ export interface ApiBackendOptions {
   apiUrl?: string | undefined;
   simApiKey?: string | undefined;
   simHugeProject?: boolean;
+  /** False: no platform rate limits in the simulator (the bench's load test). */
+  simRateLimits?: boolean;
   /** Where the proxy reports an API it cannot reach. */
   log?: UpstreamLog;
 }
 
-export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, log }: ApiBackendOptions): ApiBackend {
+export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log }: ApiBackendOptions): ApiBackend {
   if (apiUrl) {
     return {
       fetch: createForwardFetch({ apiUrl, ...(log ? { log } : {}) }),
@@ -37,7 +39,7 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, lo
   // Off until someone sets a plan through the control route (which the server decides to mount).
   const faults = createFaultInjector();
   return {
-    fetch: createSimulatorFetch(createHandlers(controlPlane, { faults })),
+    fetch: createSimulatorFetch(createHandlers(controlPlane, { faults, ...(simRateLimits ? {} : { rateLimits: false as const }) })),
     faultControl: createFaultControl(faults),
     banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
   };

@@ -10,6 +10,8 @@ export interface ServerConfig {
   simApiKey: string | undefined;
   simFaults: boolean;
   simHugeProject: boolean;
+  /** False with SIM_RATE_LIMITS=off: the simulator answers without the platform's rate limits (the load test). */
+  simRateLimits: boolean;
   /** Undefined: a random secret per start (sessions end when the server restarts). */
   sessionSecret: string | undefined;
 }
@@ -41,6 +43,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     simApiKey: optional(env.SIM_API_KEY),
     simFaults: env.SIM_FAULTS === '1',
     simHugeProject: env.SIM_HUGE_PROJECT === '1',
+    simRateLimits: env.SIM_RATE_LIMITS !== 'off',
     sessionSecret,
   };
 }

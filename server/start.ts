@@ -69,7 +69,7 @@ export interface StartOptions {
 
 export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, log });
+  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const sessions = createSessions({ secret: config.sessionSecret });
   const server = http.createServer();
   const drain = createDrain(server);

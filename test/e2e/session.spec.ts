@@ -88,7 +88,8 @@ test('a cross-site write is refused with 403 and reaches no API, even with the s
   expect((await answer.request().allHeaders()).origin).toBe(ELSEWHERE);
 
   // The same write carrying the session cookie, as a browser without SameSite would send it.
-  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: ELSEWHERE }]) {
+  const refusals: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { origin: ELSEWHERE }];
+  for (const headers of refusals) {
     const response = await context.request.post('/api/v2/api_keys', { data: { key_name: 'csrf-with-cookie' }, headers });
     expect(response.status(), JSON.stringify(headers)).toBe(403);
   }
