@@ -1,7 +1,7 @@
 // How the operations table of a 20,000-operation project responds as "Load more" pages through all of
 // it: an interaction-to-next-paint figure from the Event Timing API, for clicks on "Load more" and for
 // keys that scroll or move focus, at up to 5,000 and at up to 20,000 loaded rows; plus the JS heap
-// and the DOM size at 5,000 and 20,000 rows. Runs its own `vite preview` of the built dist/ with
+// and the DOM size at 5,000 and 20,000 rows. Runs its own console server over the built dist/ with
 // SIM_HUGE_PROJECT=1, so the other measurements keep the default demo data.
 import { chromium, type Page } from '@playwright/test';
 import playwrightConfig from '../playwright.config';
