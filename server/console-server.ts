@@ -28,6 +28,8 @@ export interface ConsoleServerOptions {
   /** True once shutdown has begun: /healthz says so. */
   draining?: () => boolean;
   render?: PageRenderer;
+  /** Where an internal error is reported (stderr by default). */
+  log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
   pagesFirst?: (req: IncomingMessage) => boolean;
 }
@@ -68,7 +70,11 @@ function isCrossSiteNavigation(req: IncomingMessage): boolean {
 }
 
 export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
-  const { backend, sessions, template, assets, render, draining = () => false } = options;
+  const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
+  const fail = (res: ServerResponse, error: unknown) => {
+    log(`Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    sendJsonError(res, 500, 'Internal error while answering the request.');
+  };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp }));
 
   const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
@@ -79,7 +85,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       return;
     }
     const session = current.state === 'open' ? current.session : null;
-    await servePage(req, res, { template, session, render, status, data: data ?? { session: sessions.describe(session) } });
+    await servePage(req, res, { template, session, render, status, fetchApi: backend.fetch, data: data ?? { session: sessions.describe(session) } });
   };
   const sessionContext = { sessions, fetchApi: backend.fetch, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
 
@@ -129,9 +135,4 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
   return (req, res) => {
     handle(req, res).catch((error: unknown) => fail(res, error));
   };
-}
-
-function fail(res: ServerResponse, error: unknown): void {
-  process.stderr.write(`[ops-console] Internal error: ${error instanceof Error ? error.message : String(error)}\n`);
-  sendJsonError(res, 500, 'Internal error while answering the request.');
 }

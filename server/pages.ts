@@ -4,6 +4,7 @@
 // over (the dehydrated query cache); the template, headers and escaping stay here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PAGE_DATA_ELEMENT_ID, serializePageData, type PageData } from '../src/api/page-data';
+import type { ApiFetch } from './node-adapter';
 import type { Session } from './session/session-crypto';
 
 /** Where the rendered app goes in index.html. */
@@ -19,6 +20,8 @@ export interface RenderRequest {
   /** The open session (with the key, for the server's own requests); null when signed out. */
   session: Session | null;
   data: PageData;
+  /** The API backend in process; `serverTransport(fetchApi, session.key)` gives request() its transport. */
+  fetchApi: ApiFetch;
 }
 
 /** Server rendering's hook; null leaves the plain client shell (the client loads as without it). */
@@ -40,13 +43,14 @@ export interface PageOptions {
   template: PageTemplate;
   data: PageData;
   session: Session | null;
+  fetchApi: ApiFetch;
   render?: PageRenderer | undefined;
   status?: number;
 }
 
-export async function servePage(req: IncomingMessage, res: ServerResponse, { template, data, session, render, status = 200 }: PageOptions): Promise<void> {
+export async function servePage(req: IncomingMessage, res: ServerResponse, { template, data, session, fetchApi, render, status = 200 }: PageOptions): Promise<void> {
   const url = req.url ?? '/';
-  const rendered = render ? await render({ url, session, data }) : null;
+  const rendered = render ? await render({ url, session, data, fetchApi }) : null;
   const html = injectPage(await template.html(url), rendered?.data ?? data, rendered?.appHtml);
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');

@@ -77,7 +77,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const faultControl = faultControlEnabled(mode, config);
   server.on(
     'request',
-    createRequestHandler({ ...parts, backend, sessions, faultControl, withCsp: mode === 'production', draining: () => drain.draining }),
+    createRequestHandler({ ...parts, backend, sessions, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining }),
   );
   const address = await listen(server, config.host, config.port);
   const url = consoleUrl(address, config.host);
