@@ -19,7 +19,8 @@ export function SessionGate({ formProblem }: { formProblem?: SignInProblem | und
         isSimulator={apiTarget.isSimulator}
         signedOutBecause={state.signedOutBecause}
         signedOutElsewhere={state.signedOutElsewhere}
-        initialProblem={formProblem}
+        // Only the first key screen of the page: a later sign-out has its own reason.
+        initialProblem={state.signedOutBecause === null ? formProblem : undefined}
         onSignIn={(key, remember, signal) => session.signIn(key, remember, signal)}
       />
     );

@@ -1,6 +1,9 @@
-import { screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { App } from '../../../src/app/app';
+import { createAppState } from '../../../src/app/app-state';
 import { heldKey } from '../../support/console-server';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -38,6 +41,21 @@ describe('signing in', () => {
     expect(form).toHaveAttribute('action', '/session');
     expect(form?.querySelector('input[name="return-to"]')).toHaveValue('/projects/p-1?status=failed');
     expect(screen.getByRole('checkbox', { name: 'Remember on this device' })).toHaveAttribute('name', 'remember');
+  });
+
+  it('shows why a sign-in posted before the script arrived failed, on the first key screen only', async () => {
+    window.history.pushState({}, '', '/');
+    const state = createAppState({ retries: false, signInProblem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-1' } });
+    const user = userEvent.setup();
+    render(<App state={state} />);
+    expect(screen.getByRole('alert')).toHaveTextContent('This key was rejected (invalid or revoked).Request id: req-1');
+    expect(screen.getByLabelText(/API key/)).toHaveAttribute('aria-invalid', 'true');
+
+    await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
+    await screen.findByRole('heading', { level: 1, name: 'Projects' });
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByText(/You signed out/)).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('shows and hides the key on request', async () => {
