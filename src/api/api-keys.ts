@@ -2,7 +2,8 @@ import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@ta
 import { useCallback } from 'react';
 import { isApiError } from './api-error';
 import { fetchAuthDetails } from './auth';
-import { request } from './request';
+import { callOf, transportOf } from './query-transport';
+import { request, type Call } from './request';
 import { ApiKeyCreatedSchema, ApiKeyListSchema, ApiKeyRevokedSchema, type ApiKey, type ApiKeyCreated } from './schemas';
 
 /** Whose keys: the signed-in user's personal keys, or one organization's (incl. project-scoped) keys. */
@@ -14,8 +15,8 @@ function keysPath(owner: KeyOwner): string {
   return owner.kind === 'personal' ? '/api_keys' : `/organizations/${encodeURIComponent(owner.orgId)}/api_keys`;
 }
 
-export function fetchApiKeys(owner: KeyOwner, signal?: AbortSignal): Promise<ApiKey[]> {
-  return request(keysPath(owner), ApiKeyListSchema, { signal });
+export function fetchApiKeys(owner: KeyOwner, call: Call = {}): Promise<ApiKey[]> {
+  return request(keysPath(owner), ApiKeyListSchema, call);
 }
 
 export interface CreateApiKeyInput {
@@ -26,13 +27,13 @@ export interface CreateApiKeyInput {
 }
 
 /** The one call that answers with a secret: the result goes to the caller and nowhere else. */
-export function createApiKey({ owner, name, projectId }: CreateApiKeyInput): Promise<ApiKeyCreated> {
+export function createApiKey({ owner, name, projectId }: CreateApiKeyInput, call: Call = {}): Promise<ApiKeyCreated> {
   const body = owner.kind === 'organization' && projectId ? { key_name: name, project_id: projectId } : { key_name: name };
-  return request(keysPath(owner), ApiKeyCreatedSchema, { method: 'POST', body });
+  return request(keysPath(owner), ApiKeyCreatedSchema, { method: 'POST', body, ...call });
 }
 
-export async function revokeApiKey(owner: KeyOwner, keyId: number): Promise<void> {
-  await request(`${keysPath(owner)}/${encodeURIComponent(String(keyId))}`, ApiKeyRevokedSchema, { method: 'DELETE' });
+export async function revokeApiKey(owner: KeyOwner, keyId: number, call: Call = {}): Promise<void> {
+  await request(`${keysPath(owner)}/${encodeURIComponent(String(keyId))}`, ApiKeyRevokedSchema, { method: 'DELETE', ...call });
 }
 
 /** 1..64 characters (the platform's limit); an error message in plain words, or null when valid. */
@@ -52,7 +53,7 @@ export const apiKeyQueries = {
   list: (owner: KeyOwner) =>
     queryOptions({
       queryKey: [...apiKeyQueries.all(), ...ownerKey(owner)] as const,
-      queryFn: ({ signal }) => fetchApiKeys(owner, signal),
+      queryFn: (context) => fetchApiKeys(owner, callOf(context)),
     }),
   personal: () => apiKeyQueries.list({ kind: 'personal' }),
   organization: (orgId: string) => apiKeyQueries.list({ kind: 'organization', orgId }),
@@ -84,7 +85,7 @@ export function useCreateApiKey() {
     mutationKey: [...apiKeyQueries.all(), 'create'],
     gcTime: 0,
     mutationFn: async ({ handOver, ...input }: CreateVariables) => {
-      const { key, ...record } = await createApiKey(input);
+      const { key, ...record } = await createApiKey(input, { transport: transportOf(queryClient) });
       handOver({ ...record, key });
       return record;
     },
@@ -120,9 +121,9 @@ export function useCreateApiKey() {
 }
 
 /** Which key is "in use" is unknowable beforehand (the API never names the key behind a request), so after a revoke we ask: a 401 on our own key now means we revoked it. */
-async function ownKeyWasRevoked(): Promise<boolean> {
+async function ownKeyWasRevoked(call: Call): Promise<boolean> {
   try {
-    await fetchAuthDetails();
+    await fetchAuthDetails(call);
     return false;
   } catch (error) {
     return isApiError(error) && error.isUnauthorized;
@@ -151,8 +152,9 @@ export function useRevokeApiKey() {
   return useMutation({
     mutationKey: [...apiKeyQueries.all(), 'revoke'],
     mutationFn: async ({ owner, key }: RevokeApiKeyInput): Promise<RevokeApiKeyResult> => {
-      await revokeApiKey(owner, key.id);
-      return { revokedKeyInUse: await ownKeyWasRevoked() };
+      const call = { transport: transportOf(queryClient) };
+      await revokeApiKey(owner, key.id, call);
+      return { revokedKeyInUse: await ownKeyWasRevoked(call) };
     },
     onMutate: async ({ owner, key }) => {
       await queryClient.cancelQueries({ queryKey: listKey(owner) });

@@ -1,7 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { KeyKind } from './page-data';
 import { AuthDetailsSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
-import { request } from './request';
+import { callOf } from './query-transport';
+import { request, type Call } from './request';
 
 export type { KeyKind };
 
@@ -13,22 +14,22 @@ export function keyKindOf(auth: AuthDetails): KeyKind {
 }
 
 /** What the session's key is: resolves with its details, or throws ApiError. */
-export function fetchAuthDetails(options: { signal?: AbortSignal } = {}): Promise<AuthDetails> {
-  return request('/auth', AuthDetailsSchema, options);
+export function fetchAuthDetails(call: Call = {}): Promise<AuthDetails> {
+  return request('/auth', AuthDetailsSchema, call);
 }
 
 export const authQueries = {
   details: () =>
     queryOptions({
       queryKey: ['auth', 'details'] as const,
-      queryFn: ({ signal }) => fetchAuthDetails({ signal }),
+      queryFn: (context) => fetchAuthDetails(callOf(context)),
       staleTime: Infinity,
     }),
   /** Only meaningful for personal keys: the organizations the user belongs to. */
   organizations: () =>
     queryOptions({
       queryKey: ['auth', 'organizations'] as const,
-      queryFn: async ({ signal }) => (await request('/users/me/organizations', OrganizationsResponseSchema, { signal })).organizations,
+      queryFn: async (context) => (await request('/users/me/organizations', OrganizationsResponseSchema, callOf(context))).organizations,
       staleTime: 5 * 60_000,
     }),
 };

@@ -4,15 +4,16 @@ import { endpointQueries } from './endpoints';
 import { retryWhileLocked, type Abortable, type StartOptions } from './locked-retry';
 import { invalidateLatestOperations } from './operations';
 import { BranchDeletedSchema, BranchesResponseSchema, BranchOperationsSchema } from './schemas';
-import { request } from './request';
+import { callOf, transportOf } from './query-transport';
+import { request, type Call } from './request';
 
 export const branchQueries = {
   all: () => ['branches'] as const,
   list: (projectId: string) =>
     queryOptions({
       queryKey: [...branchQueries.all(), 'list', projectId] as const,
-      queryFn: async ({ signal }) =>
-        (await request(`/projects/${encodeURIComponent(projectId)}/branches`, BranchesResponseSchema, { signal })).branches,
+      queryFn: async (context) =>
+        (await request(`/projects/${encodeURIComponent(projectId)}/branches`, BranchesResponseSchema, callOf(context))).branches,
       staleTime: 30_000,
     }),
 };
@@ -28,21 +29,21 @@ export type CreatedBranch = z.infer<typeof BranchOperationsSchema>;
 /** Null when the branch was already gone (204): nothing was started. */
 export type DeletedBranch = z.infer<typeof BranchDeletedSchema>;
 
-export function createBranch(projectId: string, input: CreateBranchInput, signal?: AbortSignal): Promise<CreatedBranch> {
+export function createBranch(projectId: string, input: CreateBranchInput, call: Call = {}): Promise<CreatedBranch> {
   return request(`/projects/${encodeURIComponent(projectId)}/branches`, BranchOperationsSchema, {
     method: 'POST',
     body: {
       branch: { name: input.name, parent_id: input.parentId },
       ...(input.withCompute ? { endpoints: [{ type: 'read_write' }] } : {}),
     },
-    signal,
+    ...call,
   });
 }
 
-export function deleteBranch(projectId: string, branchId: string, signal?: AbortSignal): Promise<DeletedBranch> {
+export function deleteBranch(projectId: string, branchId: string, call: Call = {}): Promise<DeletedBranch> {
   return request(`/projects/${encodeURIComponent(projectId)}/branches/${encodeURIComponent(branchId)}`, BranchDeletedSchema, {
     method: 'DELETE',
-    signal,
+    ...call,
   });
 }
 
@@ -61,7 +62,7 @@ export function useCreateBranch(projectId: string, { onStarted, retryBaseMs }: S
   return useMutation({
     mutationFn: ({ signal, ...input }: CreateBranchVariables) => {
       signal?.throwIfAborted();
-      return createBranch(projectId, input, signal);
+      return createBranch(projectId, input, { signal, transport: transportOf(queryClient) });
     },
     ...retryWhileLocked(retryBaseMs),
     onSuccess: (data, variables) => {
@@ -78,7 +79,7 @@ export function useDeleteBranch(projectId: string, { onStarted, retryBaseMs }: S
   return useMutation({
     mutationFn: ({ branchId, signal }: DeleteBranchVariables) => {
       signal?.throwIfAborted();
-      return deleteBranch(projectId, branchId, signal);
+      return deleteBranch(projectId, branchId, { signal, transport: transportOf(queryClient) });
     },
     ...retryWhileLocked(retryBaseMs),
     onSuccess: (data, variables) => {

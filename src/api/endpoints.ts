@@ -3,15 +3,16 @@ import type * as z from 'zod/mini';
 import { retryWhileLocked, type Abortable, type StartOptions } from './locked-retry';
 import { invalidateLatestOperations } from './operations';
 import { EndpointOperationsSchema, EndpointsResponseSchema } from './schemas';
-import { request } from './request';
+import { callOf, transportOf } from './query-transport';
+import { request, type Call } from './request';
 
 export const endpointQueries = {
   all: () => ['endpoints'] as const,
   list: (projectId: string) =>
     queryOptions({
       queryKey: [...endpointQueries.all(), 'list', projectId] as const,
-      queryFn: async ({ signal }) =>
-        (await request(`/projects/${encodeURIComponent(projectId)}/endpoints`, EndpointsResponseSchema, { signal })).endpoints,
+      queryFn: async (context) =>
+        (await request(`/projects/${encodeURIComponent(projectId)}/endpoints`, EndpointsResponseSchema, callOf(context))).endpoints,
       staleTime: 30_000,
     }),
 };
@@ -23,12 +24,12 @@ export function runEndpointAction(
   projectId: string,
   endpointId: string,
   action: EndpointAction,
-  signal?: AbortSignal,
+  call: Call = {},
 ): Promise<EndpointActionResult> {
   return request(
     `/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}/${action}`,
     EndpointOperationsSchema,
-    { method: 'POST', signal },
+    { method: 'POST', ...call },
   );
 }
 
@@ -43,7 +44,7 @@ export function useEndpointAction(
   return useMutation({
     mutationFn: ({ endpointId, action, signal }: EndpointActionVariables) => {
       signal?.throwIfAborted();
-      return runEndpointAction(projectId, endpointId, action, signal);
+      return runEndpointAction(projectId, endpointId, action, { signal, transport: transportOf(queryClient) });
     },
     ...retryWhileLocked(retryBaseMs),
     onSuccess: (data, variables) => {

@@ -10,6 +10,7 @@ import {
   type History,
 } from './operations';
 import { readMeta } from './query-meta';
+import { callOf } from './query-transport';
 import type { Operation, OperationsPage } from './schemas';
 
 // A project's loaded history is the one store of its operations (DESIGN §2). Each refresh of the
@@ -151,7 +152,7 @@ export function connectHistoryRefresh(queryClient: QueryClient, { paceMs = CATCH
         const cursor = next;
         const page = await queryClient.query({
           queryKey: [...operationQueries.lists(), { projectId, view: 'catch-up', cursor, limit: CATCH_UP_LIMIT }],
-          queryFn: ({ signal }) => fetchOperationsPage(projectId, { cursor, limit: CATCH_UP_LIMIT, signal }),
+          queryFn: (context) => fetchOperationsPage(projectId, { cursor, limit: CATCH_UP_LIMIT, ...callOf(context) }),
           staleTime: 0,
           gcTime: 0,
         });

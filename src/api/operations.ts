@@ -1,8 +1,9 @@
 import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { newerCopy } from '../lib/operation-status';
 import type { QueryMeta } from './query-meta';
+import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
-import { request } from './request';
+import { request, type Call } from './request';
 
 export const OPERATIONS_PAGE_SIZE = 100;
 /** The platform's largest `limit` for the operations list. */
@@ -10,20 +11,20 @@ export const OPERATIONS_MAX_LIMIT = 1_000;
 
 export function fetchOperationsPage(
   projectId: string,
-  { cursor, limit, signal }: { cursor?: string | undefined; limit: number; signal?: AbortSignal },
+  { cursor, limit, ...call }: { cursor?: string | undefined; limit: number } & Call,
 ): Promise<OperationsPage> {
   // Always send limit: the end of the list is a page shorter than it (the cursor never runs out).
   return request(`/projects/${encodeURIComponent(projectId)}/operations`, OperationsPageSchema, {
     query: { limit, cursor },
-    signal,
+    ...call,
   });
 }
 
-export async function fetchOperation(projectId: string, operationId: string, signal?: AbortSignal): Promise<Operation> {
+export async function fetchOperation(projectId: string, operationId: string, call: Call = {}): Promise<Operation> {
   const body = await request(
     `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
     OperationResponseSchema,
-    { signal },
+    call,
   );
   return body.operation;
 }
@@ -58,8 +59,8 @@ export const operationQueries = {
   history: (projectId: string, limit = OPERATIONS_PAGE_SIZE) =>
     infiniteQueryOptions({
       queryKey: [...operationQueries.lists(), { projectId, view: 'history', limit }] as const,
-      queryFn: async ({ pageParam, signal }): Promise<HistoryPage> => {
-        const page = await fetchOperationsPage(projectId, { cursor: pageParam, limit, signal });
+      queryFn: async (context): Promise<HistoryPage> => {
+        const page = await fetchOperationsPage(projectId, { cursor: context.pageParam, limit, ...callOf(context) });
         return { operations: page.operations, next: nextOperationsCursor(page, limit) };
       },
       initialPageParam: undefined as string | undefined,
@@ -75,14 +76,14 @@ export const operationQueries = {
   latest: (projectId: string, limit = OPERATIONS_PAGE_SIZE) =>
     queryOptions({
       queryKey: [...operationQueries.lists(), { projectId, view: 'latest', limit }] as const,
-      queryFn: ({ signal }) => fetchOperationsPage(projectId, { limit, signal }),
+      queryFn: (context) => fetchOperationsPage(projectId, { limit, ...callOf(context) }),
       meta: meta({ data: 'newest-page', projectId, limit }),
     }),
   details: () => [...operationQueries.all(), 'detail'] as const,
   detail: (projectId: string, operationId: string) =>
     queryOptions({
       queryKey: [...operationQueries.details(), projectId, operationId] as const,
-      queryFn: ({ signal }) => fetchOperation(projectId, operationId, signal),
+      queryFn: (context) => fetchOperation(projectId, operationId, callOf(context)),
       meta: meta({ data: 'operation', projectId, operationId }),
     }),
 };

@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { ProjectResponseSchema, ProjectsPageSchema, type Project, type ProjectsPage } from './schemas';
-import { request } from './request';
+import { callOf } from './query-transport';
+import { request, type Call } from './request';
 
 export const PROJECTS_PAGE_SIZE = 100;
 
@@ -8,18 +9,17 @@ export function fetchProjectsPage({
   orgId,
   cursor,
   limit,
-  signal,
+  ...call
 }: {
   orgId?: string | undefined;
   cursor?: string | undefined;
   limit: number;
-  signal?: AbortSignal;
-}): Promise<ProjectsPage> {
-  return request('/projects', ProjectsPageSchema, { query: { limit, cursor, org_id: orgId }, signal });
+} & Call): Promise<ProjectsPage> {
+  return request('/projects', ProjectsPageSchema, { query: { limit, cursor, org_id: orgId }, ...call });
 }
 
-export async function fetchProject(projectId: string, signal?: AbortSignal): Promise<Project> {
-  const body = await request(`/projects/${encodeURIComponent(projectId)}`, ProjectResponseSchema, { signal });
+export async function fetchProject(projectId: string, call: Call = {}): Promise<Project> {
+  const body = await request(`/projects/${encodeURIComponent(projectId)}`, ProjectResponseSchema, call);
   return body.project;
 }
 
@@ -28,7 +28,7 @@ export const projectQueries = {
   list: (orgId: string | undefined, limit = PROJECTS_PAGE_SIZE) =>
     infiniteQueryOptions({
       queryKey: [...projectQueries.all(), 'list', { orgId: orgId ?? null, limit }] as const,
-      queryFn: ({ pageParam, signal }) => fetchProjectsPage({ orgId, cursor: pageParam, limit, signal }),
+      queryFn: (context) => fetchProjectsPage({ orgId, cursor: context.pageParam, limit, ...callOf(context) }),
       initialPageParam: undefined as string | undefined,
       // The cursor is the last project's id; a short page is the last one.
       getNextPageParam: (lastPage) =>
@@ -37,7 +37,7 @@ export const projectQueries = {
   detail: (projectId: string) =>
     queryOptions({
       queryKey: [...projectQueries.all(), 'detail', projectId] as const,
-      queryFn: ({ signal }) => fetchProject(projectId, signal),
+      queryFn: (context) => fetchProject(projectId, callOf(context)),
       staleTime: 60_000,
     }),
 };

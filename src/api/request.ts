@@ -25,6 +25,9 @@ export interface RequestOptions {
   transport?: Transport;
 }
 
+/** What a fetcher passes on to request() for its caller: the abort signal, and the transport to use. */
+export type Call = Pick<RequestOptions, 'signal' | 'transport'>;
+
 /** `/api/v2/...` with the query, relative to whatever origin the transport talks to. */
 function buildPath(path: string, query: RequestOptions['query']): string {
   const params = new URLSearchParams();

@@ -1,5 +1,7 @@
-import { MutationCache, QueryCache, QueryClient, type QueryCacheNotifyEvent } from '@tanstack/react-query';
+import { MutationCache, QueryCache, type QueryCacheNotifyEvent } from '@tanstack/react-query';
 import { describeProblem, isApiError } from '../api/api-error';
+import { TransportQueryClient } from '../api/query-transport';
+import { sameOriginTransport, type Transport } from '../api/request';
 import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
 import type { Notice, NoticeStore } from './notices';
 
@@ -8,6 +10,8 @@ export interface QueryPolicy {
   notices: NoticeStore;
   /** Tests of single failures may turn automatic retries off; polled screens are tested with them on. */
   retries?: boolean;
+  /** How the queries reach the API: the page's same-origin fetch, or a server render's own transport. */
+  transport?: Transport;
 }
 
 function isLoadingMore(meta: unknown): boolean {
@@ -63,7 +67,7 @@ function followFailures(notices: NoticeStore) {
  * try, while its data stays on screen; any other failed background refresh keeps its data and raises
  * a notice; any other failed first load is left to the screen (inline + Retry).
  */
-export function createQueryClient({ onUnauthorized, notices, retries = true }: QueryPolicy): QueryClient {
+export function createQueryClient({ onUnauthorized, notices, retries = true, transport = sameOriginTransport }: QueryPolicy): TransportQueryClient {
   const queryCache = new QueryCache({
     onError(error, query) {
       if (isApiError(error) && error.isUnauthorized) {
@@ -90,7 +94,8 @@ export function createQueryClient({ onUnauthorized, notices, retries = true }: Q
     },
   });
   queryCache.subscribe(followFailures(notices));
-  return new QueryClient({
+  return new TransportQueryClient({
+    transport,
     queryCache,
     mutationCache: new MutationCache({
       onError(error) {
