@@ -74,6 +74,9 @@ export function createNoticeStore(): NoticeStore {
   };
 }
 
+// The server renders no notices: hydration starts from none, whatever failed in the browser meanwhile.
+const SERVER_NOTICES: readonly Notice[] = [];
+
 export function useNotices(store: NoticeStore): readonly Notice[] {
-  return useSyncExternalStore(store.subscribe, store.list, store.list);
+  return useSyncExternalStore(store.subscribe, store.list, () => SERVER_NOTICES);
 }

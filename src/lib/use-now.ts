@@ -1,4 +1,5 @@
-import { useCallback, useSyncExternalStore } from 'react';
+import { useCallback, useContext, useSyncExternalStore } from 'react';
+import { RenderTimeContext } from './render-time';
 
 // One ticker per interval, shared by every component that asks for it: everything on screen that
 // counts (a countdown in a notice and the same countdown on the page) reads the very same `now`.
@@ -39,9 +40,13 @@ function subscribeTo(intervalMs: number, listener: () => void): () => void {
   };
 }
 
-/** The current time, re-rendered every `intervalMs` while `active`; drives countdowns, live durations and "Ns ago". */
+/**
+ * The current time, re-rendered every `intervalMs` while `active`; drives countdowns, live durations and
+ * "Ns ago". On the server and while hydrating its HTML, the render time the page was rendered at.
+ */
 export function useNow(intervalMs = 1_000, active = true): number {
+  const renderedAt = useContext(RenderTimeContext);
   const subscribe = useCallback((listener: () => void) => (active ? subscribeTo(intervalMs, listener) : () => undefined), [intervalMs, active]);
   const snapshot = () => tickerFor(intervalMs).now;
-  return useSyncExternalStore(subscribe, snapshot, snapshot);
+  return useSyncExternalStore(subscribe, snapshot, renderedAt === null ? snapshot : () => renderedAt);
 }

@@ -9,8 +9,11 @@ export function useWatchStore(): WatchStore {
   return store;
 }
 
+// The list lives in this browser's storage: a page's server-rendered HTML never shows it, so hydration starts without it.
+const SERVER_STATE: WatchState = { groups: [] };
+
 export function useWatchState(store: WatchStore): WatchState {
-  return useSyncExternalStore(store.subscribe, store.getState, store.getState);
+  return useSyncExternalStore(store.subscribe, store.getState, () => SERVER_STATE);
 }
 
 export function useIsWatched(store: WatchStore, operationId: string): boolean {
