@@ -1,10 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { matchPath } from 'react-router-dom';
-import { branchQueries } from '../api/branches';
-import { endpointQueries } from '../api/endpoints';
-import { operationQueries } from '../api/operations';
-import { projectQueries } from '../api/projects';
-import { routePatterns } from '../config/paths';
+import type { KeyKind } from '../api/page-data';
+import { firstScreenOf } from './first-screen';
 import { screenModules } from './screen-modules';
 
 // A failed early request is left in the cache as it is; the screen shows it (and retries) as usual.
@@ -12,28 +8,14 @@ const noop = () => undefined;
 
 /**
  * The first thing a signed-in page does, before the app's own code (React DOM, the router's
- * screens) has arrived: starts the first requests of the screen at `pathname` in the app's query
- * client, and that screen's code, side by side. Returns the code's loading (for the first render to
- * wait on); null when there is nothing to start.
+ * screens) has arrived: starts the first requests of the screen at `url` (a path, with its query) in
+ * the app's query client, and that screen's code, side by side. Data a server-rendered page brought
+ * along is fresh in the cache and not asked for again. Returns the code's loading (for the first
+ * render to wait on); null when there is nothing to start.
  */
-export function startEarly(pathname: string, queryClient: QueryClient): Promise<unknown> | null {
-  const operation = matchPath(routePatterns.operation, pathname);
-  if (operation?.params.projectId && operation.params.operationId) {
-    const { projectId, operationId } = operation.params;
-    queryClient.query(operationQueries.detail(projectId, operationId)).catch(noop);
-    queryClient.query(projectQueries.detail(projectId)).catch(noop);
-    return screenModules.operation.load();
-  }
-  const project = matchPath(routePatterns.project, pathname);
-  if (project?.params.projectId) {
-    const { projectId } = project.params;
-    queryClient.infiniteQuery(operationQueries.history(projectId)).catch(noop);
-    queryClient.query(projectQueries.detail(projectId)).catch(noop);
-    queryClient.query(branchQueries.list(projectId)).catch(noop);
-    queryClient.query(endpointQueries.list(projectId)).catch(noop);
-    return screenModules.project.load();
-  }
-  if (matchPath(routePatterns.apiKeys, pathname)) return screenModules.apiKeys.load();
-  if (matchPath(routePatterns.home, pathname)) return screenModules.projects.load();
-  return null;
+export function startEarly(url: string, queryClient: QueryClient, keyKind: KeyKind | null = null): Promise<unknown> | null {
+  const first = firstScreenOf(url, keyKind);
+  if (!first) return null;
+  for (const started of first.load(queryClient)) started.catch(noop);
+  return screenModules[first.screen].load();
 }

@@ -1,0 +1,75 @@
+import type { QueryClient } from '@tanstack/react-query';
+import { matchPath } from 'react-router-dom';
+import { authQueries } from '../api/auth';
+import { branchQueries } from '../api/branches';
+import { endpointQueries } from '../api/endpoints';
+import { operationQueries } from '../api/operations';
+import type { KeyKind } from '../api/page-data';
+import { projectQueries } from '../api/projects';
+import { routePatterns } from '../config/paths';
+import type { screenModules } from './screen-modules';
+
+export type ScreenName = keyof typeof screenModules;
+
+/** The screen a signed-in page opens on, and the data it shows first. */
+export interface FirstScreen {
+  screen: ScreenName;
+  /** Whether the server renders it with its first data; the API keys page is left to the browser. */
+  serverRendered: boolean;
+  /** Starts the screen's first requests in `client`, one promise each (they reject with the request's failure). */
+  load: (client: QueryClient) => Promise<unknown>[];
+}
+
+/**
+ * The one list of what each screen needs first, read by the browser's early start (before React has
+ * arrived) and by the server's render (before it renders the screen), so both fetch the same queries
+ * and a server-rendered page's data block holds exactly what the screen reads. `url` is a path with its
+ * query; null for an address no screen owns.
+ */
+export function firstScreenOf(url: string, keyKind: KeyKind | null = null): FirstScreen | null {
+  const { pathname, searchParams } = new URL(url, 'http://console.invalid');
+  const operation = matchPath(routePatterns.operation, pathname);
+  if (operation?.params.projectId && operation.params.operationId) {
+    const { projectId, operationId } = operation.params;
+    return {
+      screen: 'operation',
+      serverRendered: true,
+      load: (client) => [
+        client.query(operationQueries.detail(projectId, operationId)),
+        client.query(projectQueries.detail(projectId)),
+        client.query(branchQueries.list(projectId)),
+        client.query(endpointQueries.list(projectId)),
+      ],
+    };
+  }
+  const project = matchPath(routePatterns.project, pathname);
+  if (project?.params.projectId) {
+    const { projectId } = project.params;
+    return {
+      screen: 'project',
+      serverRendered: true,
+      load: (client) => [
+        client.infiniteQuery(operationQueries.history(projectId)),
+        client.query(projectQueries.detail(projectId)),
+        client.query(branchQueries.list(projectId)),
+        client.query(endpointQueries.list(projectId)),
+      ],
+    };
+  }
+  // Its lists depend on the key's kind and organizations, one answer after another; nothing there is urgent.
+  if (matchPath(routePatterns.apiKeys, pathname)) return { screen: 'apiKeys', serverRendered: false, load: () => [] };
+  if (matchPath(routePatterns.home, pathname)) {
+    const orgId = searchParams.get('org') ?? undefined;
+    return {
+      screen: 'projects',
+      serverRendered: true,
+      load: (client) => [
+        client.query(authQueries.details()),
+        client.infiniteQuery(projectQueries.list(orgId)),
+        // A personal key's projects page offers its organizations.
+        ...(keyKind === 'personal' ? [client.query(authQueries.organizations())] : []),
+      ],
+    };
+  }
+  return null;
+}
