@@ -1,4 +1,5 @@
 import { PAGE_DATA_ELEMENT_ID, parsePageData } from './api/page-data';
+import { hydrateFromPage } from './api/rendered-queries';
 import { createAppState } from './app/app-state';
 import { startEarly } from './app/early-start';
 import { openSessionChannel } from './features/session/session-channel';
@@ -11,17 +12,26 @@ if (root) {
   // A sign-in form posted without the script answers at /session: show the address it was posted from.
   if (data.signIn) window.history.replaceState(null, '', data.signIn.returnTo);
   const state = createAppState({ session: data.session, channel: openSessionChannel(), signInProblem: data.signIn?.problem });
-  // A signed-in deep link's requests and screen code start now, not after React has evaluated.
-  const screen = data.session.signedIn ? startEarly(window.location.pathname, state.queryClient) : null;
+  // The API refused the key while the server rendered this page: signed out, as after any 401.
+  if (data.sessionEnded) state.session.signOut('rejected');
+  // A server-rendered page: the queries its HTML shows go into the cache before anything renders.
+  const renderedAt = data.queries && data.renderedAt !== undefined && root.hasChildNodes() ? data.renderedAt : null;
+  if (data.queries && renderedAt !== null) hydrateFromPage(state.queryClient, data.queries);
+  // A signed-in deep link's requests and screen code start now, not after React has evaluated (what
+  // the server rendered with is fresh in the cache: only the screen's code is fetched then).
+  const { pathname, search } = window.location;
+  const screen = state.session.getState().signedIn ? startEarly(`${pathname}${search}`, state.queryClient, data.session.keyKind) : null;
   // Handled here too, so a failure before the app arrives is not reported as unhandled.
   void screen?.catch(() => undefined);
   import('./app/mount-app').then(
-    ({ mountApp }) => mountApp(root, state, screen),
+    ({ mountApp }) => mountApp(root, state, screen, renderedAt),
     () => {
       const alert = document.createElement('p');
       alert.setAttribute('role', 'alert');
       alert.textContent = 'The console could not load its code. Check your connection and reload the page.';
-      root.replaceChildren(alert);
+      // Over a server-rendered page, the rows stay: the alert goes above them.
+      if (renderedAt === null) root.replaceChildren(alert);
+      else root.prepend(alert);
     },
   );
 }

@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
+import { RenderedQueriesSchema } from './rendered-queries';
 
 // What the console's server tells the page it serves, in a `<script type="application/json">` block
 // (never an inline script: the CSP allows none): whether a session is held, a fingerprint naming it
-// for tab sharing (never the key, nor its plain hash), the key's kind, and room for the React Query
-// cache that server rendering hands over. Read once at start-up; parsed like any wire data.
+// for tab sharing (never the key, nor its plain hash), the key's kind, and on a server-rendered page
+// the React Query cache its screen was rendered from, with the time it was rendered at. Read once at
+// start-up; parsed like any wire data.
 
 export const PAGE_DATA_ELEMENT_ID = 'ops-console-data';
 
@@ -28,27 +30,45 @@ export const SignInProblemSchema = z.object({
 });
 export type SignInProblem = z.infer<typeof SignInProblemSchema>;
 
-export const PageDataSchema = z.object({
+const PageBaseSchema = z.object({
   session: PageSessionSchema,
   /** A sign-in form posted without JavaScript that failed: why, and the address it was posted from. */
   signIn: z.optional(z.object({ problem: SignInProblemSchema, returnTo: z.string() })),
-  /** Server rendering's dehydrated React Query cache (not sent yet). */
-  queries: z.optional(z.unknown()),
+  /** The server's own request for the page's data was refused (401): the session is over, and the page signs out. */
+  sessionEnded: z.optional(z.literal('rejected')),
+});
+
+/** What a server-rendered page adds: the queries it was rendered from (dehydrated) and when (epoch ms). */
+const RenderedPageSchema = z.object({
+  queries: RenderedQueriesSchema,
+  renderedAt: z.number(),
+});
+
+export const PageDataSchema = z.object({
+  ...PageBaseSchema.shape,
+  queries: z.optional(RenderedQueriesSchema),
+  renderedAt: z.optional(z.number()),
 });
 export type PageData = z.infer<typeof PageDataSchema>;
 
 export const SIGNED_OUT: PageSession = { signedIn: false, fingerprint: null, keyKind: null, remembered: false };
 
-/** The data block's contents; a page without one (or with a broken one) is a signed-out page. */
+/**
+ * The data block's contents; a page without one (or with a broken one) is a signed-out page. A broken
+ * rendered part alone leaves a page the browser renders itself (its HTML is then replaced, not hydrated).
+ */
 export function parsePageData(text: string | null | undefined): PageData {
   if (!text) return { session: SIGNED_OUT };
+  let json: unknown;
   try {
-    const parsed = PageDataSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
+    json = JSON.parse(text);
   } catch {
-    // Not JSON: treated as no data.
+    return { session: SIGNED_OUT };
   }
-  return { session: SIGNED_OUT };
+  const base = PageBaseSchema.safeParse(json);
+  if (!base.success) return { session: SIGNED_OUT };
+  const rendered = RenderedPageSchema.safeParse(json);
+  return rendered.success ? { ...base.data, ...rendered.data } : base.data;
 }
 
 /**

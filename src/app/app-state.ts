@@ -1,6 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { connectHistoryRefresh } from '../api/operation-history';
 import { SIGNED_OUT, type PageSession, type SignInProblem } from '../api/page-data';
+import type { Transport } from '../api/request';
 import { sharedSchemaOf } from '../api/query-meta';
 import { followSessionNamespace } from '../features/session/key-namespace';
 import type { SessionChannel } from '../features/session/session-channel';
@@ -63,4 +64,18 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
   followSessionNamespace(session, { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
   return { queryClient, session, notices, watch, pollSharing, signInProblem };
+}
+
+/**
+ * The stores of one server render: the session the request holds, a query client of its own fetching
+ * through `transport` (that request's key), and inert stores for what lives only in a browser (the watch
+ * list's storage, notices, tab sharing: no storage read, no channel, no lock). Nothing outlives the request.
+ */
+export function createServerAppState({ session: initial, transport }: { session: PageSession; transport: Transport }): AppState {
+  const notices = createNoticeStore();
+  // A 401 is the server's to act on (it ends the session): the render reports it, nothing here signs out.
+  const queryClient = createQueryClient({ onUnauthorized: () => undefined, notices, retries: false, transport });
+  const session = createSessionStore({ initial, onSignedOut: () => undefined });
+  const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf, locks: undefined, channel: undefined, document: undefined });
+  return { queryClient, session, notices, watch: createWatchStore(), pollSharing };
 }

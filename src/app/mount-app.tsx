@@ -1,5 +1,5 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { StrictMode, type ErrorInfo } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './app';
 import type { AppState } from './app-state';
 
@@ -7,17 +7,32 @@ import type { AppState } from './app-state';
 const PRELOAD_WAIT_MS = 2_000;
 
 /**
- * Renders the console into `container` with the state main.tsx made (a deep link's requests may
- * already be under way in its query client). Given the opened screen's code loading (`screen`), the
- * first render waits for it, so the screen appears whole rather than after a loading fallback.
+ * React rendered part of the page again itself (a server-rendered page that did not match, say): reported
+ * like an uncaught error, so it is seen, never silently absorbed (the browser tests count them).
  */
-export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null): void {
-  const render = () =>
-    createRoot(container).render(
-      <StrictMode>
-        <App state={state} />
-      </StrictMode>,
-    );
+function reportRecovered(error: unknown, { componentStack }: ErrorInfo): void {
+  const where = componentStack?.trim().split('\n')[0]?.trim();
+  const message = error instanceof Error ? error.message : String(error);
+  reportError(new Error(`React recovered from an error${where ? ` (${where})` : ''}: ${message}`, { cause: error }));
+}
+
+/**
+ * Renders the console into `container` with the state main.tsx made (a deep link's requests may
+ * already be under way in its query client), or hydrates the server's HTML in it when the page was
+ * rendered on the server at `renderedAt` (its queries are in the cache already). Given the opened
+ * screen's code loading (`screen`), the first render waits for it, so the screen appears whole rather
+ * than after a loading fallback (a server-rendered page shows its HTML meanwhile).
+ */
+export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null): void {
+  const app = (
+    <StrictMode>
+      <App state={state} renderedAt={renderedAt ?? undefined} />
+    </StrictMode>
+  );
+  const render = () => {
+    if (renderedAt === null) createRoot(container).render(app);
+    else hydrateRoot(container, app, { onRecoverableError: reportRecovered });
+  };
   if (!screen) {
     render();
     return;

@@ -1,0 +1,101 @@
+import { StrictMode, type ReactNode } from 'react';
+import { renderToReadableStream } from 'react-dom/server';
+import { StaticRouter } from 'react-router-dom';
+import { describeProblem, isApiError } from './api/api-error';
+import type { PageSession } from './api/page-data';
+import { dehydrateForPage, type RenderedQueries } from './api/rendered-queries';
+import type { Transport } from './api/request';
+import { AppProviders } from './app/app-providers';
+import { createServerAppState } from './app/app-state';
+import { firstScreenOf, type ScreenName } from './app/first-screen';
+import { AppRoutes } from './app/routes';
+import { screenModules } from './app/screen-modules';
+
+// The console rendered on the server (server/pages.ts streams it): a signed-in request's screen with its
+// first data, fetched through that request's own transport into that request's own query client. Nothing
+// here is shared between requests but code: each render makes its stores, and drops them when done.
+
+export type { ScreenName };
+
+export interface ScreenRequest {
+  /** The page's path with its query. */
+  url: string;
+  session: PageSession;
+  /** How this request's queries reach the API (the server adds its session's key). */
+  transport: Transport;
+  /** Aborted when the page stops waiting (the deadline passed, the browser went away). */
+  signal: AbortSignal;
+}
+
+export type ScreenRender =
+  | { kind: 'rendered'; html: string; queries: RenderedQueries; renderedAt: number }
+  /** The API refused the session's key: the session is over. */
+  | { kind: 'unauthorized' }
+  /** A first-data request failed (or was abandoned): the page goes out as the browser's shell, which asks again. */
+  | { kind: 'unavailable'; problem: string }
+  /** Rendering itself failed: a bug, reported by the server; the page goes out as the shell too. */
+  | { kind: 'broken'; error: unknown };
+
+/** Each screen's source file: the server looks its chunks up in the client build's manifest to preload them. */
+export const screenSources = Object.fromEntries(Object.entries(screenModules).map(([screen, module]) => [screen, module.source])) as Record<ScreenName, string>;
+
+/** The screen the server renders at `url` with its data, or null when the page is left to the browser. */
+export function serverRenderedScreen(url: string, session: PageSession): ScreenName | null {
+  if (!session.signedIn) return null;
+  const first = firstScreenOf(url, session.keyKind);
+  return first?.serverRendered ? first.screen : null;
+}
+
+/**
+ * Everything rendered, nothing left suspended: React then writes no inline script (the CSP allows
+ * none); an error anywhere fails the render rather than leaving a part for the browser to fill in.
+ */
+async function renderToHtml(element: ReactNode, signal: AbortSignal): Promise<string> {
+  let failure: { error: unknown } | undefined;
+  // No boundary is ever sent apart however large (React would move it with a script): one document.
+  const stream = await renderToReadableStream(element, { signal, progressiveChunkSize: Infinity, onError: (error) => void (failure ??= { error }) });
+  await stream.allReady;
+  const html = await new Response(stream).text();
+  if (failure) throw failure.error;
+  if (html.includes('<script')) throw new Error('The server render wrote a script, which the CSP would block.');
+  return html;
+}
+
+export async function renderScreen({ url, session, transport, signal }: ScreenRequest): Promise<ScreenRender> {
+  const first = session.signedIn ? firstScreenOf(url, session.keyKind) : null;
+  if (!first?.serverRendered) return { kind: 'broken', error: new Error(`${url} is not rendered on the server`) };
+  const state = createServerAppState({ session, transport });
+  const { queryClient } = state;
+  const abandon = () => void queryClient.cancelQueries();
+  signal.addEventListener('abort', abandon, { once: true });
+  try {
+    try {
+      await Promise.all([screenModules[first.screen].load(), ...first.load(queryClient)]);
+    } catch (error) {
+      if (isApiError(error) && error.isUnauthorized) return { kind: 'unauthorized' };
+      return { kind: 'unavailable', problem: describeProblem(error) };
+    }
+    if (signal.aborted) return { kind: 'unavailable', problem: 'The page stopped waiting for the API.' };
+    const queries = dehydrateForPage(queryClient);
+    // The one clock reading of the render: the HTML's relative times, and the browser's first render over it.
+    const renderedAt = Date.now();
+    const html = await renderToHtml(
+      <StrictMode>
+        <AppProviders state={state} renderedAt={renderedAt}>
+          <StaticRouter location={url}>
+            <AppRoutes notices={state.notices} />
+          </StaticRouter>
+        </AppProviders>
+      </StrictMode>,
+      signal,
+    );
+    return { kind: 'rendered', html, queries, renderedAt };
+  } catch (error) {
+    return { kind: 'broken', error };
+  } finally {
+    signal.removeEventListener('abort', abandon);
+    // Requests still out (one failed first, or the page stopped waiting) are abandoned with the render.
+    void queryClient.cancelQueries();
+    queryClient.clear();
+  }
+}
