@@ -9,7 +9,8 @@ export default defineConfig({
   // The key screen says which API it talks to; the build and the server share one process env.
   define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
-  build: { target: 'es2022', sourcemap: false, outDir: 'dist/client', emptyOutDir: true },
+  // The manifest tells the server which chunks each screen needs, to preload them on a server-rendered page.
+  build: { target: 'es2022', sourcemap: false, outDir: 'dist/client', emptyOutDir: true, manifest: true },
   test: {
     // CI (.ci/run) totals the run from this report; Playwright wipes test-results/ when it starts.
     ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: 'reports/unit.json' } } : {}),

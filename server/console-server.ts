@@ -1,7 +1,7 @@
 // The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
 // response, /healthz, the cross-site write rule, the simulator's fault control, /api/v2 with the
 // session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
-// other GET is a page: index.html with the request's data block (and, later, the rendered screen).
+// other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../src/api/page-data';
 import type { ApiBackend } from './api-backend';
@@ -28,6 +28,8 @@ export interface ConsoleServerOptions {
   /** True once shutdown has begun: /healthz says so. */
   draining?: () => boolean;
   render?: PageRenderer;
+  /** How long a rendered page waits for its data before it goes out as the shell (pages.ts's default otherwise). */
+  renderDeadlineMs?: number;
   /** Where an internal error is reported (stderr by default). */
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
@@ -85,7 +87,18 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       return;
     }
     const session = current.state === 'open' ? current.session : null;
-    await servePage(req, res, { template, session, render, status, fetchApi: backend.fetch, data: data ?? { session: sessions.describe(session) } });
+    await servePage(req, res, {
+      template,
+      session,
+      render,
+      status,
+      fetchApi: backend.fetch,
+      data: data ?? { session: sessions.describe(session) },
+      ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
+      // The API refused the key while the page was rendered: the session ends here as on any 401.
+      endSession: () => void sessions.end(req),
+      log,
+    });
   };
   const sessionContext = { sessions, fetchApi: backend.fetch, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
 

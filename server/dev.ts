@@ -1,9 +1,11 @@
 // `npm run dev`: the same server as `npm start`, with Vite in middleware mode for the client (HMR over
-// this server's own socket) instead of the built files.
+// this server's own socket) instead of the built files, and server rendering through Vite's own module
+// loading (ssrLoadModule), so an edited screen renders anew on the next page.
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer } from 'vite';
+import { asEntryServer, createPageRenderer } from './server-render';
 import { exitOnSignals, startServer, stderrLog } from './start';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -24,6 +26,7 @@ try {
         template: { html: async (url) => vite.transformIndexHtml(url, await readFile(`${ROOT}index.html`, 'utf8')) },
         assets: (req, res, next) => vite.middlewares(req, res, next),
         pagesFirst: isNavigation,
+        render: createPageRenderer({ entry: async () => asEntryServer(await vite.ssrLoadModule('/src/entry-server.tsx')) }),
         close: () => vite.close(),
       };
     },

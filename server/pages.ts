@@ -1,14 +1,20 @@
 // The HTML step of the pipeline: the app's index.html with a per-request data block (src/api/page-data.ts)
-// and, once server rendering lands, the rendered screen. Server rendering plugs in as a PageRenderer:
-// given the request's URL, its session and the data block, it returns the app's HTML and the data to hand
-// over (the dehydrated query cache); the template, headers and escaping stay here.
+// and, for a signed-in request of a screen the server renders, that screen with its first data. Such a
+// page streams: the head (CSS, the screen's modulepreloads) goes out at once, the body once the data and
+// the screen's code are in, or, past a short deadline, as the browser's plain shell (which then fetches
+// the data itself, as on a page the server does not render). The template, headers and escaping are here;
+// what renders the screen is a PageRenderer (server/server-render.ts over src/entry-server.tsx).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PAGE_DATA_ELEMENT_ID, serializePageData, type PageData } from '../src/api/page-data';
+import type { ScreenRender } from '../src/entry-server';
 import type { ApiFetch } from './node-adapter';
 import type { Session } from './session/session-crypto';
 
 /** Where the rendered app goes in index.html. */
 export const APP_HTML_MARKER = '<!--app-html-->';
+
+/** How long a page waits for its screen's data before it goes out as the shell and the browser asks itself. */
+export const RENDER_DEADLINE_MS = 250;
 
 export interface PageTemplate {
   /** index.html as built (production) or as Vite transforms it for `url` (dev). */
@@ -24,8 +30,15 @@ export interface RenderRequest {
   fetchApi: ApiFetch;
 }
 
+/** A page the server renders: what its head adds, and the render of its screen (aborted when the page stops waiting). */
+export interface RenderPlan {
+  /** `<link>` tags for the screen's code (modulepreload, stylesheets), sent with the head. */
+  headTags: string;
+  render: (signal: AbortSignal) => Promise<ScreenRender>;
+}
+
 /** Server rendering's hook; null leaves the plain client shell (the client loads as without it). */
-export type PageRenderer = (request: RenderRequest) => Promise<{ appHtml: string; data: PageData } | null>;
+export type PageRenderer = (request: RenderRequest) => Promise<RenderPlan | null>;
 
 export function dataBlock(data: PageData): string {
   return `<script type="application/json" id="${PAGE_DATA_ELEMENT_ID}">${serializePageData(data)}</script>`;
@@ -39,6 +52,24 @@ export function injectPage(template: string, data: PageData, appHtml = ''): stri
   return withData.replace(APP_HTML_MARKER, () => appHtml);
 }
 
+/**
+ * index.html cut where the app's HTML goes: the head part (with `headTags` at the end of `<head>`) to send
+ * at once, and a function finishing the page with the app's HTML and the data block (at the end of
+ * `<body>`: the app's module script is deferred, so it still reads the block once the page is parsed).
+ */
+export function splitPage(template: string, headTags: string): { head: string; finish: (data: PageData, appHtml?: string) => string } {
+  const marker = template.indexOf(APP_HTML_MARKER);
+  const headEnd = template.indexOf('</head>');
+  const bodyEnd = template.lastIndexOf('</body>');
+  if (marker === -1 || headEnd === -1 || bodyEnd < marker) throw new Error('index.html needs </head>, the app marker and </body>, in that order');
+  const tail = template.slice(marker + APP_HTML_MARKER.length);
+  const tailBodyEnd = bodyEnd - marker - APP_HTML_MARKER.length;
+  return {
+    head: `${template.slice(0, headEnd)}${headTags}${template.slice(headEnd, marker)}`,
+    finish: (data, appHtml = '') => `${appHtml}${tail.slice(0, tailBodyEnd)}${dataBlock(data)}${tail.slice(tailBodyEnd)}`,
+  };
+}
+
 export interface PageOptions {
   template: PageTemplate;
   data: PageData;
@@ -46,16 +77,68 @@ export interface PageOptions {
   fetchApi: ApiFetch;
   render?: PageRenderer | undefined;
   status?: number;
+  deadlineMs?: number;
+  /** The API refused the session's key during the render: end the session as a 401 anywhere does. */
+  endSession?: () => void;
+  /** Where a render that broke (a bug, not the API) is reported. */
+  log?: (line: string) => void;
 }
 
-export async function servePage(req: IncomingMessage, res: ServerResponse, { template, data, session, fetchApi, render, status = 200 }: PageOptions): Promise<void> {
-  const url = req.url ?? '/';
-  const rendered = render ? await render({ url, session, data, fetchApi }) : null;
-  const html = injectPage(await template.html(url), rendered?.data ?? data, rendered?.appHtml);
+function pageHeaders(res: ServerResponse, status: number): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   // The data block is this session's: no shared cache may keep it, nor the browser's back-forward copy.
   res.setHeader('Cache-Control', 'no-store');
+}
+
+/** Resolves with `fallback` once `ms` have passed, unless cancelled first. */
+function deadline<T>(ms: number, fallback: T): { reached: Promise<T>; cancel: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const reached = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  return { reached, cancel: () => clearTimeout(timer) };
+}
+
+async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, plan: RenderPlan, page: Required<Pick<PageOptions, 'data' | 'deadlineMs'>> & PageOptions): Promise<void> {
+  const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
+  pageHeaders(res, page.status ?? 200);
+  // The head now: the browser fetches the CSS and the screen's code while the server fetches its data.
+  res.write(head);
+  const stop = new AbortController();
+  res.once('close', () => stop.abort());
+  const timeout = deadline<ScreenRender>(page.deadlineMs, { kind: 'unavailable', problem: 'The API did not answer before the deadline.' });
+  const outcome = await Promise.race([plan.render(stop.signal), timeout.reached]);
+  timeout.cancel();
+  switch (outcome.kind) {
+    case 'rendered':
+      res.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));
+      return;
+    case 'unauthorized':
+      page.endSession?.();
+      // The head went out already, so no Set-Cookie: the page signs out (its sign-out expires the cookie).
+      res.end(finish({ ...page.data, sessionEnded: 'rejected' }));
+      return;
+    case 'broken':
+      page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
+      break;
+    case 'unavailable':
+      break;
+  }
+  stop.abort();
+  res.end(finish(page.data));
+}
+
+export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
+  const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
+  const url = req.url ?? '/';
+  const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi }) : null;
+  if (plan) {
+    await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
+    return;
+  }
+  const html = injectPage(await template.html(url), data);
+  pageHeaders(res, status);
   res.setHeader('Content-Length', Buffer.byteLength(html));
   res.end(req.method === 'HEAD' ? undefined : html);
 }

@@ -1,19 +1,23 @@
-// `npm start`: the production server over the built client (dist/client), compiled to dist/server/main.js.
+// `npm start`: the production server over the built client (dist/client), started by main.ts once the
+// environment is set.
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { createPageRenderer, parseManifest, screenHeadTags } from './server-render';
 import { exitOnSignals, startServer, stderrLog } from './start';
 import { createStaticAssets } from './static-assets';
 
-const CLIENT_DIR = fileURLToPath(new URL('../client/', import.meta.url));
-
-try {
-  const template = await readFile(`${CLIENT_DIR}index.html`, 'utf8');
-  const running = await startServer({
-    mode: 'production',
-    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(template) }, assets: createStaticAssets(CLIENT_DIR) }),
-  });
-  exitOnSignals(running);
-} catch (error) {
-  stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+export async function serveBuilt(clientDir: string): Promise<void> {
+  try {
+    const template = await readFile(`${clientDir}index.html`, 'utf8');
+    const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
+    const entry = await import('../src/entry-server');
+    const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources) });
+    const running = await startServer({
+      mode: 'production',
+      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(template) }, assets: createStaticAssets(clientDir), render }),
+    });
+    exitOnSignals(running);
+  } catch (error) {
+    stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }

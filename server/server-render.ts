@@ -1,0 +1,79 @@
+// Server rendering plugged into the page step (pages.ts): for a signed-in request of a screen the server
+// renders, the screen's code to preload in the head, and its render (src/entry-server.tsx) through a
+// transport of this request alone, carrying its session's key. Production loads the built entry once;
+// dev loads it through Vite on every page (ssrLoadModule), so an edit shows on the next reload.
+import * as z from 'zod/mini';
+import type * as EntryServerModule from '../src/entry-server';
+import type { PageRenderer } from './pages';
+import { serverTransport } from './server-transport';
+
+export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen'>;
+export type ScreenName = NonNullable<ReturnType<EntryServer['serverRenderedScreen']>>;
+
+/** A module loaded by Vite (dev), checked for what the server calls. */
+export function asEntryServer(module: Record<string, unknown>): EntryServer {
+  const { serverRenderedScreen, renderScreen } = module;
+  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function') {
+    throw new Error('src/entry-server.tsx must export serverRenderedScreen and renderScreen');
+  }
+  return module as unknown as EntryServer;
+}
+
+export interface PageRendererOptions {
+  entry: () => Promise<EntryServer>;
+  /** The `<link>` tags for a screen's code; none in dev (Vite serves modules as they are asked for). */
+  headTags?: (screen: ScreenName) => string;
+}
+
+export function createPageRenderer({ entry, headTags = () => '' }: PageRendererOptions): PageRenderer {
+  return async ({ url, session, data, fetchApi }) => {
+    if (!session) return null;
+    const server = await entry();
+    const screen = server.serverRenderedScreen(url, data.session);
+    if (!screen) return null;
+    const transport = serverTransport(fetchApi, session.key);
+    return { headTags: headTags(screen), render: (signal) => server.renderScreen({ url, session: data.session, transport, signal }) };
+  };
+}
+
+const ManifestSchema = z.record(
+  z.string(),
+  z.object({ file: z.string(), imports: z.optional(z.array(z.string())), css: z.optional(z.array(z.string())) }),
+);
+export type ClientManifest = z.infer<typeof ManifestSchema>;
+
+export function parseManifest(json: unknown): ClientManifest {
+  return ManifestSchema.parse(json);
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/**
+ * Each screen's `<link>` tags from the client build's manifest: modulepreload for its chunk and every
+ * chunk it imports, stylesheets for their CSS, leaving out what index.html loads already. A screen the
+ * manifest does not know is an error at start-up, not a page that silently loads slower.
+ */
+export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<ScreenName, string>>): (screen: ScreenName) => string {
+  const tagsOf = (source: string): string => {
+    if (!manifest[source]) throw new Error(`The client build's manifest has no ${source}`);
+    const files = new Set<string>();
+    const styles = new Set<string>();
+    const visit = (key: string) => {
+      const chunk = manifest[key];
+      if (!chunk || files.has(chunk.file)) return;
+      files.add(chunk.file);
+      chunk.css?.forEach((file) => styles.add(file));
+      chunk.imports?.forEach(visit);
+    };
+    visit(source);
+    const fresh = (file: string) => !template.includes(`/${file}"`);
+    return [
+      ...[...styles].filter(fresh).map((file) => `<link rel="stylesheet" crossorigin href="/${escapeAttribute(file)}">`),
+      ...[...files].filter(fresh).map((file) => `<link rel="modulepreload" crossorigin href="/${escapeAttribute(file)}">`),
+    ].join('');
+  };
+  const tags = new Map(Object.entries(sources).map(([screen, source]) => [screen, tagsOf(source)]));
+  return (screen) => tags.get(screen) ?? '';
+}
