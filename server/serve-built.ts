@@ -10,6 +10,7 @@ export async function serveBuilt(clientDir: string): Promise<void> {
     const template = await readFile(`${clientDir}index.html`, 'utf8');
     const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
     const entry = await import('../src/entry-server');
+    await entry.loadScreens();
     const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources) });
     const running = await startServer({
       mode: 'production',

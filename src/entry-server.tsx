@@ -39,6 +39,11 @@ export type ScreenRender =
 /** Each screen's source file: the server looks its chunks up in the client build's manifest to preload them. */
 export const screenSources = Object.fromEntries(Object.entries(screenModules).map(([screen, module]) => [screen, module.source])) as Record<ScreenName, string>;
 
+/** Loads every screen's code, so no page waits for it (the server calls this once, before it listens). */
+export async function loadScreens(): Promise<void> {
+  await Promise.all(Object.values(screenModules).map((module) => module.load()));
+}
+
 /** The screen the server renders at `url` with its data, or null when the page is left to the browser. */
 export function serverRenderedScreen(url: string, session: PageSession): ScreenName | null {
   if (!session.signedIn) return null;

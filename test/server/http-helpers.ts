@@ -7,6 +7,8 @@ export interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body as it arrived, chunk by chunk (a streamed page's head comes first, on its own). */
+  chunks: string[];
 }
 
 export interface RawRequest {
@@ -31,7 +33,9 @@ export function rawRequest(port: number, { method = 'GET', path, headers = {}, b
     const req = http.request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), chunks: chunks.map((chunk) => chunk.toString('utf8')) }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

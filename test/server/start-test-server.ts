@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startServer, type RunningServer } from '../../server/start';
+import { startServer, type RunningServer, type ServingParts } from '../../server/start';
 import { createStaticAssets } from '../../server/static-assets';
 import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
 
@@ -41,7 +41,8 @@ export async function removeTestClientDir(): Promise<void> {
   clientDir = undefined;
 }
 
-export async function startTestServer(env: NodeJS.ProcessEnv): Promise<TestServer> {
+/** `rendering`: server rendering plugged in (server/server-render.ts), as `npm start` has it. */
+export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs'> = {}): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
   const dir = await testClientDir();
@@ -50,7 +51,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv): Promise<TestServe
     env: { HOST: '127.0.0.1', PORT: '0', ...env },
     print: (line) => void printed.push(line),
     log: (line) => void logged.push(line),
-    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir) }),
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),
   });
   const port = new URL(running.url).port;
   return {
