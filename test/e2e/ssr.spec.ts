@@ -1,0 +1,110 @@
+import { expect, test, type Page } from '@playwright/test';
+import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
+import { collectPageErrors } from './support/faults';
+import { detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
+
+// Signed-in pages as the server renders them: their rows in the HTML itself, the browser taking them
+// over without React rendering anything again (no recoverable error, no error at all) and without asking
+// the API for what the page brought along, the pages read and linked with JavaScript off, and a key
+// refused while the server rendered ending the session.
+
+// The live refresh's first poll stays out of the few seconds these tests watch (a stored preference).
+const SLOW_POLLS = `localStorage.setItem('ops-console.poll-interval-ms', '600000');`;
+
+/** Every /api/v2 request the page sends from now on. */
+function apiRequests(page: Page): string[] {
+  const sent: string[] = [];
+  page.on('request', (req) => {
+    if (new URL(req.url()).pathname.startsWith('/api/v2/')) sent.push(`${req.method()} ${req.url()}`);
+  });
+  return sent;
+}
+
+let big: CountedProject;
+test.beforeAll(async ({ request }) => {
+  ({ big } = await projectCensus(new ControlApi(request, E2E_API_KEY)));
+});
+
+test('the projects list, a project and an operation arrive rendered, and the browser takes them over with no error and no request for what came along', async ({
+  page,
+  context,
+  request,
+}) => {
+  const api = new ControlApi(request, E2E_API_KEY);
+  const [newest] = await api.newestOperations(big.id, 1);
+  await holdKey(context);
+  await context.addInitScript({ content: SLOW_POLLS });
+  const errors = collectPageErrors(page);
+  const sent = apiRequests(page);
+
+  const list = await page.goto(big.organization ? `/?org=${encodeURIComponent(big.organization.id)}` : '/');
+  expect(await list?.text()).toContain(`>${big.name}</a>`);
+  // Only the script filters the list: the page is the browser's now.
+  await page.getByLabel('Search projects').fill(big.name);
+  await expect(page.getByRole('table', { name: `Projects, filtered by “${big.name}”: 1 shown` })).toBeAttached();
+
+  const history = await page.goto(projectPath(big.id));
+  expect(await history?.text()).toContain(`href="${operationPath(big.id, newest!.id)}"`);
+  // The server sends the first rows; the rest of the first page renders once the browser has taken over.
+  await expect(operationsTable(page).locator('tbody tr')).toHaveCount(100);
+
+  const detail = await page.goto(operationPath(big.id, newest!.id));
+  expect(await detail?.text()).toContain('data-testid="operation-status"');
+  // The tab's title follows the status: an effect, so the browser runs the page.
+  await expect(page).toHaveTitle(/^[^·]+ · [^·]+ · Ops Console$/);
+
+  expect(sent, 'nothing the data blocks brought is asked for again').toEqual([]);
+  expect(errors, 'no error React recovered from, nor any other').toEqual([]);
+});
+
+test('with JavaScript off, a deep link shows its first rows with their status labels, and its links lead on', async ({ browser, request }) => {
+  const api = new ControlApi(request, E2E_API_KEY);
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  try {
+    await holdKey(context);
+    const page = await context.newPage();
+
+    // Live work may change a status between the API's answer and the page's: read both again until they agree.
+    await expect(async () => {
+      await page.goto(projectPath(big.id));
+      const operations = await api.newestOperations(big.id, 100);
+      const rows = operationsTable(page).locator('tbody tr');
+      const shown = await rows.evaluateAll((trs) =>
+        trs.map((tr) => ({
+          id: decodeURIComponent(tr.querySelector('a')?.getAttribute('href')?.split('/operations/')[1] ?? ''),
+          status: tr.querySelector('[data-status]')?.textContent ?? '',
+        })),
+      );
+      expect(shown.length).toBeGreaterThanOrEqual(20);
+      expect(shown).toEqual(operations.slice(0, shown.length).map((op) => ({ id: op.id, status: expectedLabel(op.status) })));
+    }).toPass({ timeout: 20_000 });
+
+    const first = operationsTable(page).locator('tbody tr').first().getByRole('link').first();
+    const href = await first.getAttribute('href');
+    await first.click();
+    await expect(page).toHaveURL(href!);
+    await expect(detailStatus(page)).toHaveText(/\S/);
+
+    await page.getByRole('main').getByRole('link', { name: 'Projects' }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
+    await expect(page.getByRole('main').getByRole('link').first()).toHaveAttribute('href', /^\/projects\//);
+  } finally {
+    await context.close();
+  }
+});
+
+test('a key revoked before the page is rendered: the page signs out with the reason, keeps its address, and the cookie is gone', async ({ page, context, request }) => {
+  const api = new ControlApi(request, E2E_API_KEY);
+  const created = await api.post<{ id: number; key: string }>('/api_keys', { key_name: 'revoked before the render' });
+  await holdKey(context, created.key);
+  await api.delete(`/api_keys/${created.id}`);
+
+  await page.goto(projectPath(big.id));
+
+  await expect(page.getByRole('alert')).toContainText('rejected');
+  await expect(page.getByLabel(/API key/).and(page.locator('input[type="password"]'))).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe(projectPath(big.id));
+  await expect.poll(() => sessionCookies(context)).toEqual([]);
+});
