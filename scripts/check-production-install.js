@@ -44,6 +44,7 @@ try {
   check(projects.status === 200 && (await projects.json()).projects.length === 1, 'the simulator answers /api/v2 through the session');
   const page = await (await fetch(`${origin}/`, { headers: { cookie } })).text();
   check(page.includes('"signedIn":true') && !page.includes(KEY), 'the page says signed in, without the key');
+  check(page.includes('<h1 tabindex="-1">Projects</h1>') && page.includes('"renderedAt":'), 'the page comes rendered by the server, with the data it was rendered from');
   child.kill('SIGTERM');
   check((await exited) === 0, 'SIGTERM stops it cleanly (exit 0)');
 } catch (error) {
