@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parsePageData, serializePageData, type PageData } from '../../src/api/page-data';
-import { injectPage, sameOriginPath } from '../../server/pages';
+import { injectPage, sameOriginPath, splitPage } from '../../server/pages';
 
 const TEMPLATE = '<!doctype html><html><head><title>t</title></head><body><div id="root"><!--app-html--></div></body></html>';
 
@@ -24,6 +24,22 @@ describe('the page data block', () => {
     expect(html.indexOf('ops-console-data')).toBeLessThan(html.indexOf('</head>'));
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toContain('<div id="root"><main>rendered</main></div>');
+  });
+
+  it('keeps the session of a block whose rendered part is broken: the page is then rendered in the browser, not hydrated', () => {
+    const data = parsePageData(JSON.stringify({ ...hostile, queries: { queries: 'not a cache' }, renderedAt: 1 }));
+
+    expect(data).toEqual(hostile);
+  });
+
+  it('cuts a streamed page where the app goes: the head (with the screen’s preloads) first, then the app and the data block at the end of the body', () => {
+    const { head, finish } = splitPage(TEMPLATE, '<link rel="modulepreload" href="/assets/s.js">');
+    const rest = finish(hostile, '<main>rendered</main>');
+
+    expect(head).toBe('<!doctype html><html><head><title>t</title><link rel="modulepreload" href="/assets/s.js"></head><body><div id="root">');
+    expect(rest.startsWith('<main>rendered</main></div><script type="application/json" id="ops-console-data">')).toBe(true);
+    expect(rest.endsWith('</script></body></html>')).toBe(true);
+    expect(parsePageData(/>(\{.*\})</.exec(rest)?.[1])).toEqual(hostile);
   });
 
   it('reads a missing or broken block as signed out', () => {
