@@ -30,8 +30,15 @@ export interface FirstRowOptions {
   signIn?: (context: BrowserContext) => Promise<unknown>;
 }
 
-/** One cold load in a fresh browser context: milliseconds from navigation start to the first row painted. */
-export async function timeToFirstRow(browser: Browser, { url, signIn }: FirstRowOptions): Promise<number> {
+export interface FirstRow {
+  /** Milliseconds from navigation start to the first row painted. */
+  ms: number;
+  /** Whether the console's server rendered the rows into the page (its data block says when). */
+  serverRendered: boolean;
+}
+
+/** One cold load in a fresh browser context. */
+export async function timeToFirstRow(browser: Browser, { url, signIn }: FirstRowOptions): Promise<FirstRow> {
   const context = await browser.newContext();
   try {
     await signIn?.(context);
@@ -40,7 +47,9 @@ export async function timeToFirstRow(browser: Browser, { url, signIn }: FirstRow
     await page.goto(url, { waitUntil: 'commit' });
     try {
       const handle = await page.waitForFunction(() => window.__benchFirstRowMs, null, { timeout: 30_000, polling: 50 });
-      return (await handle.jsonValue()) as number;
+      const ms = (await handle.jsonValue()) as number;
+      const serverRendered = await page.evaluate(() => document.getElementById('ops-console-data')?.textContent.includes('"renderedAt":') ?? false);
+      return { ms, serverRendered };
     } catch (error) {
       // Say what the page showed instead of a row: a sign-in screen, an error callout, a blank page.
       const shown = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 400)).catch(() => '?');

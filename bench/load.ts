@@ -1,6 +1,7 @@
 // The console's server under load (issue 15): 50 connections for 20 s on a proxied /api/v2 read and on
-// a signed-in deep link page, with autocannon in this process (on the same 2 cores as the server), and
-// the server's resident memory before and after. The simulator's platform rate limits are off for it
+// a signed-in deep link page rendered by the server, with autocannon in this process (on the same 2 cores
+// as the server), and the server's resident memory before and after. Of the pages, it counts those that
+// came rendered (past the render deadline a page goes out as the shell, which is cheaper). The simulator's platform rate limits are off for it
 // (SIM_RATE_LIMITS=off): with them, almost every request would be a quick 429.
 import { readFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
@@ -21,6 +22,8 @@ export interface LoadRun {
   requests: number;
   non2xx: number;
   errors: number;
+  /** Pages only: how many answers carried the rendered screen (the rest were the shell). */
+  rendered?: number;
 }
 
 export interface LoadResult {
@@ -37,8 +40,18 @@ async function rssMiB(pid: number): Promise<number> {
   return kib / 1024;
 }
 
-async function hammer(origin: string, what: string, path: string, headers: Record<string, string>): Promise<LoadRun> {
-  const result = await autocannon({ url: `${origin}${path}`, connections: LOAD_CONNECTIONS, duration: LOAD_SECONDS, headers });
+async function hammer(origin: string, what: string, path: string, headers: Record<string, string>, countRendered = false): Promise<LoadRun> {
+  let rendered = 0;
+  const onResponse = (_status: number, body: string) => {
+    if (body.includes('"renderedAt":')) rendered++;
+  };
+  const result = await autocannon({
+    url: `${origin}${path}`,
+    connections: LOAD_CONNECTIONS,
+    duration: LOAD_SECONDS,
+    headers,
+    ...(countRendered ? { requests: [{ method: 'GET', onResponse }] } : {}),
+  });
   return {
     what,
     path,
@@ -48,6 +61,7 @@ async function hammer(origin: string, what: string, path: string, headers: Recor
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    ...(countRendered ? { rendered } : {}),
   };
 }
 
@@ -64,7 +78,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     });
     const afterApi = await rssMiB(server.pid);
     process.stdout.write('on the deep link page… ');
-    const page = await hammer(server.origin, 'signed-in deep link page (HTML)', `/projects/${encodeURIComponent(big.id)}`, { cookie, accept: 'text/html' });
+    const page = await hammer(server.origin, 'server-rendered deep link page', `/projects/${encodeURIComponent(big.id)}`, { cookie, accept: 'text/html' }, true);
     const afterPage = await rssMiB(server.pid);
     process.stdout.write('done\n');
     return { connections: LOAD_CONNECTIONS, seconds: LOAD_SECONDS, runs: [api, page], rssMiB: { before, afterApi, afterPage }, boundMiB: MEMORY_BOUND_MIB };
@@ -77,7 +91,7 @@ export function reportLoad(load: LoadResult): void {
   console.log(`\nThe server under load (${load.connections} connections, ${load.seconds} s each, autocannon on the same machine):\n`);
   for (const run of load.runs) {
     console.log(
-      `  ${run.what.padEnd(40)} ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors)`,
+      `  ${run.what.padEnd(40)} ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
     );
   }
   const { before, afterApi, afterPage } = load.rssMiB;
