@@ -104,7 +104,9 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
   pageHeaders(res, page.status ?? 200);
   // The head now: the browser fetches the CSS and the screen's code while the server fetches its data.
-  res.write(head);
+  // Waiting for the write to reach the socket matters: Node corks a response's socket until the next
+  // tick, and an in-process API answers in microtasks, so the head would otherwise leave with the body.
+  await new Promise<void>((resolve) => res.write(head, () => resolve()));
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const timeout = deadline<ScreenRender>(page.deadlineMs, { kind: 'unavailable', problem: 'The API did not answer before the deadline.' });

@@ -106,6 +106,21 @@ describe('server rendering of signed-in pages', () => {
     expect(response.body).not.toContain(KEY);
   });
 
+  it('escapes the data it rendered from in the data block: a project named like the block’s end reads back the same', async () => {
+    const cookie = await signIn();
+    const name = '</script><script>alert(1)</script> \u2028\u2029 <!--';
+    const { project } = await api<{ project: Listed }>('/projects', { method: 'POST', body: { project: { name } } });
+
+    const response = await page('/', cookie);
+
+    const block = /<script type="application\/json" id="[^"]+">(.*?)<\/script>/s.exec(response.body)?.[1] ?? '';
+    expect(block).toContain(project.id);
+    expect(block).not.toMatch(/[<>\u2028\u2029]/);
+    expect(JSON.stringify(dataOf(response.body).queries)).toContain(JSON.stringify(name));
+    expect(rootOf(response.body)).toContain(`>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;`);
+    expect(response.body.match(/<script(?! type="application\/json")/g)).toHaveLength(1);
+  });
+
   it('sends the head (with the screen’s preloads) before the data is in, and the shell once the deadline passes', async () => {
     const cookie = await signIn();
     const big = await bigProject();
@@ -170,7 +185,7 @@ describe('server rendering of signed-in pages', () => {
       const other = session === personal ? organization! : personal!;
       const root = rootOf(response.body);
       const data = JSON.stringify(dataOf(response.body));
-      for (const project of session.projects) expect(root, `${session.name} sees ${project.name}`).toContain(`>${project.name}</a>`);
+      for (const project of session.projects) expect(root, `${session.name} sees ${project.name}`).toContain(`href="/projects/${project.id}"`);
       for (const project of other.projects) {
         expect(root, `${session.name} never sees ${project.name}`).not.toContain(project.id);
         expect(data).not.toContain(project.id);
