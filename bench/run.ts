@@ -13,7 +13,7 @@ import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
 import { measureRows, reportRows } from './rows';
-import { loadWithinBound, measureLoad, reportLoad, type LoadResult } from './load';
+import { heapWithinBound, measureLoad, reportLoad, type LoadResult } from './load';
 import { run, signInContext, simulatorEnv, startConsole } from './server';
 import { staticOperationsPage } from './static-page';
 
@@ -199,12 +199,15 @@ function reportTargets(result: FirstRows, requests: Awaited<ReturnType<typeof me
   for (const runResult of load.runs) {
     lines.push([`Load: ${runResult.what}`, `${runResult.requestsPerSecond.toFixed(0)} req/s, p99 ${runResult.p99Ms.toFixed(0)} ms`, '', `${load.connections} conn.`]);
   }
+  lines.push(['Load: server RSS before → after', `${load.rssMiB.before.toFixed(0)} → ${load.rssMiB.afterPage.toFixed(0)} MiB`, '', '']);
   lines.push([
-    'Load: server RSS before → after',
-    `${load.rssMiB.before.toFixed(0)} → ${load.rssMiB.afterPage.toFixed(0)} MiB`,
+    'Load: live heap after full GC, before → after',
+    `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.afterPage.toFixed(0)} MiB`,
     `+≤ ${load.boundMiB} MiB`,
-    mark(loadWithinBound(load)),
+    mark(heapWithinBound(load)),
   ]);
+  const failed = load.runs.reduce((sum, runResult) => sum + runResult.non2xx + runResult.errors, 0);
+  lines.push(['Load: non-2xx answers, errors and timeouts', String(failed), '0', mark(failed === 0)]);
   console.log('\nTargets, all in this run:\n');
   for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(44)} ${b.padStart(24)}  ${c.padEnd(10)} ${d}`);
 }

@@ -54,11 +54,14 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** The console's own server over dist/ (`npm start` without the build), on a free loopback port, in its own process group. */
-export async function startConsole(env: NodeJS.ProcessEnv): Promise<ConsoleServer> {
+/**
+ * The console's own server over dist/ (`npm start` without the build), on a free loopback port, in its own
+ * process group; `nodeArgs` go to node before the entry (the load test's heap probe).
+ */
+export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<ConsoleServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['dist/server/main.js'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
