@@ -65,7 +65,8 @@ describe('operation detail', () => {
 
     sim.clock.advance(5_000);
     await waitFor(() => expect(screen.getByTestId('operation-status')).toHaveTextContent('OK'));
-    expect(screen.getByText('Create branch: status changed to OK.')).toBeInTheDocument();
+    // The announcement follows the status in an effect of its own, one render later.
+    expect(await screen.findByText('Create branch: status changed to OK.')).toBeInTheDocument();
     expect(document.title).toBe('OK · Create branch · Ops Console');
 
     const settled = detailRequests;
