@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { ApiErrorBodySchema } from './schemas';
 import { ApiError, describeStatus } from './api-error';
 import { getApiKey } from './credentials';
+import { noteRequestSent } from './request-log';
 
 export const API_BASE = '/api/v2';
 
@@ -65,6 +66,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   let text: string;
   try {
     try {
+      noteRequestSent();
       response = await fetch(buildUrl(path, options.query), {
         method,
         headers,
