@@ -15,7 +15,8 @@ const WINDOWS = [
   { value: 'week', label: 'Last week', ms: 7 * 86_400_000 },
 ] as const;
 
-type WindowChoice = (typeof WINDOWS)[number]['value'] | 'range';
+/** A preset, the filters' time range, or from the oldest match to now. */
+type WindowChoice = (typeof WINDOWS)[number]['value'] | 'range' | 'matches';
 
 const WIDTH = 960;
 const LABEL_WIDTH = 190;
@@ -32,6 +33,8 @@ interface TimelineFigureProps {
   /** The filters' time range, offered as a window. */
   from: string | undefined;
   to: string | undefined;
+  /** Whether the operations are a filtered few: then the window spans them all at first. */
+  filtered: boolean;
 }
 
 const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
@@ -40,17 +43,23 @@ const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey
  * The operations that match, drawn over time: one lane per branch and compute, each a link to its
  * page, those in flight growing as time passes. The caption says what is drawn in words.
  */
-export function TimelineFigure({ projectId, operations, branchNames, computeNames, from, to }: TimelineFigureProps) {
+export function TimelineFigure({ projectId, operations, branchNames, computeNames, from, to, filtered }: TimelineFigureProps) {
   const id = useId();
   const navigate = useNavigate();
   const [zone] = useTimeZone();
   const [chosen, setChosen] = useState<WindowChoice | null>(null);
-  const choice: WindowChoice = chosen === 'range' && from === undefined ? 'day' : (chosen ?? (from !== undefined ? 'range' : 'day'));
+  const fallback: WindowChoice = from !== undefined ? 'range' : filtered ? 'matches' : 'day';
+  const choice: WindowChoice = (chosen === 'range' && from === undefined) || (chosen === 'matches' && !filtered) ? fallback : (chosen ?? fallback);
   const anyLive = useMemo(() => operations.some((op) => durationOf(op).kind === 'live'), [operations]);
   const now = useNow(anyLive ? 1_000 : 30_000);
   const preset = WINDOWS.find((w) => w.value === choice);
   const end = choice === 'range' && to !== undefined ? Date.parse(to) : now;
-  const start = preset ? end - preset.ms : Date.parse(from ?? '') || end - 86_400_000;
+  const oldestMatch = operations.at(-1);
+  const start = preset
+    ? end - preset.ms
+    : choice === 'matches'
+      ? Math.min(end - 3_600_000, oldestMatch ? Date.parse(oldestMatch.created_at) : end)
+      : Date.parse(from ?? '') || end - 86_400_000;
   const layout = useMemo(
     () => layoutTimeline({ operations, start, end, now, branchNames, computeNames }),
     [operations, start, end, now, branchNames, computeNames],
@@ -61,7 +70,11 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
   const long = end - start > 2 * 86_400_000;
   const failed = layout.lanes.reduce((n, lane) => n + lane.marks.filter((m) => m.tone === 'danger').length, 0);
   const live = layout.lanes.reduce((n, lane) => n + lane.marks.filter((m) => m.live).length, 0);
-  const windowName = preset ? preset.label.toLowerCase() : `${formatDateTime(new Date(start).toISOString(), zone)} to ${formatDateTime(new Date(end).toISOString(), zone)}`;
+  const windowName = preset
+    ? preset.label.toLowerCase()
+    : choice === 'matches'
+      ? `from the oldest match found (${formatDateTime(new Date(start).toISOString(), zone)}) to now`
+      : `${formatDateTime(new Date(start).toISOString(), zone)} to ${formatDateTime(new Date(end).toISOString(), zone)}`;
   const open = (event: MouseEvent, href: string) => {
     if (!isPlainClick(event)) return;
     event.preventDefault();
@@ -92,6 +105,7 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
               {w.label}
             </option>
           ))}
+          {filtered && <option value="matches">All matches</option>}
           {from !== undefined && <option value="range">The time range</option>}
         </select>
         <span className="timeline__legend muted small" aria-hidden="true">

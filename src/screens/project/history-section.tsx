@@ -128,6 +128,7 @@ export function HistorySection(props: HistorySectionProps) {
             computeNames={computeNames}
             from={filters.from}
             to={filters.to}
+            filtered={filtered}
           />
         </Suspense>
       )}
