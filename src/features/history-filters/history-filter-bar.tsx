@@ -56,14 +56,12 @@ export function HistoryFilterBar({ filters, onChange, branches, computes, seenAc
         label="Status"
         choices={statusChoices(filters.status)}
         size={7}
-        hint="Choose one or more; a click adds or removes one."
         onChange={(values) => set({ status: statusesOf(values, filters.status) })}
       />
       <MultiSelectField
         label="Action"
         choices={actions.map(({ action, label }) => ({ value: action, label, selected: filters.action.includes(action) }))}
         size={7}
-        hint="Choose one or more; a click adds or removes one."
         onChange={(values) => set({ action: values })}
       />
       <div className="filter-bar__column">

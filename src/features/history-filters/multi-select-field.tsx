@@ -1,4 +1,4 @@
-import { useId, type MouseEvent } from 'react';
+import { useId } from 'react';
 
 export interface Choice {
   value: string;
@@ -12,25 +12,14 @@ interface MultiSelectFieldProps {
   /** The values chosen now, in the order of `choices`. */
   onChange: (values: string[]) => void;
   size?: number;
-  hint?: string;
 }
 
-const selectedValues = (select: HTMLSelectElement) => Array.from(select.selectedOptions, (option) => option.value);
-
 /**
- * A labelled list box of choices, several at a time: a native `<select multiple>` (keyboard and screen
- * readers know it), where a click toggles one choice instead of replacing the others.
+ * A labelled list box of choices, several at a time: a native `<select multiple>`, which keyboards,
+ * screen readers and test tools all know (a click picks one, Ctrl- or ⌘-click adds one more).
  */
-export function MultiSelectField({ label, choices, onChange, size = 4, hint }: MultiSelectFieldProps) {
+export function MultiSelectField({ label, choices, onChange, size = 4 }: MultiSelectFieldProps) {
   const id = useId();
-  const toggle = (event: MouseEvent<HTMLSelectElement>) => {
-    const option = event.target;
-    if (!(option instanceof HTMLOptionElement) || event.shiftKey || event.ctrlKey || event.metaKey) return;
-    event.preventDefault();
-    option.selected = !option.selected;
-    event.currentTarget.focus();
-    onChange(selectedValues(event.currentTarget));
-  };
   return (
     <div className="filter-field">
       <label htmlFor={id}>{label}</label>
@@ -39,9 +28,8 @@ export function MultiSelectField({ label, choices, onChange, size = 4, hint }: M
         multiple
         size={Math.min(size, Math.max(2, choices.length))}
         value={choices.filter((c) => c.selected).map((c) => c.value)}
-        onMouseDown={toggle}
-        onChange={(event) => onChange(selectedValues(event.currentTarget))}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(event) => onChange(Array.from(event.currentTarget.selectedOptions, (option) => option.value))}
+        aria-describedby={`${id}-hint`}
       >
         {choices.map((choice) => (
           <option key={choice.value} value={choice.value}>
@@ -49,11 +37,9 @@ export function MultiSelectField({ label, choices, onChange, size = 4, hint }: M
           </option>
         ))}
       </select>
-      {hint && (
-        <span id={`${id}-hint`} className="visually-hidden">
-          {hint}
-        </span>
-      )}
+      <span id={`${id}-hint`} className="filter-field__hint">
+        Ctrl- or ⌘-click for several
+      </span>
     </div>
   );
 }

@@ -15,19 +15,25 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
   const id = useId();
   const [text, setText] = useState(value ?? '');
   const [shown, setShown] = useState(value);
+  const [sent, setSent] = useState(value);
   const session = useEditSession();
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  // The address changed by itself (Back, a link): the box shows what it now says.
+  // The address changed by itself (Back, a link), not by this box: the box shows what it now says.
   if (shown !== value) {
     setShown(value);
-    if ((value ?? '') !== text.trim()) setText(value ?? '');
+    if (value !== sent) {
+      setSent(value);
+      setText(value ?? '');
+    }
   }
   useEffect(() => () => clearTimeout(timer.current), []);
 
   const commit = (next: string) => {
     clearTimeout(timer.current);
     const trimmed = next.trim() || undefined;
-    if (trimmed !== value) onChange(trimmed, { replace: session.replace() });
+    if (trimmed === value) return;
+    setSent(trimmed);
+    onChange(trimmed, { replace: session.replace() });
   };
 
   return (
