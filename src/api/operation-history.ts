@@ -74,28 +74,6 @@ export function spliceNewest(history: History, run: NewestRun): History {
   return changed ? { pages, pageParams: history.pageParams } : history;
 }
 
-/**
- * The history with a run of older operations (fetched from `fromCursor`) added at its end, so what a
- * walk loads stays loaded. When the history moved on meanwhile ("Load more" added a page, or it
- * started over from the newest ones), only the part of the run that continues it is kept: each
- * operation once, newest first, never across a gap. Returns `history` itself when nothing changes.
- */
-export function appendOlder(history: History, run: NewestRun, fromCursor: string): History {
-  const last = history.pages.at(-1);
-  if (!last || last.next === undefined) return history;
-  if (last.next === fromCursor) {
-    return { pages: [...history.pages, { operations: [...run.operations], next: run.next }], pageParams: [...history.pageParams, fromCursor] };
-  }
-  const loaded = historyOperations(history);
-  const oldestLoaded = loaded.at(-1);
-  // The run starts below the loaded end: what lies between is not loaded, so the run cannot follow on.
-  if (!oldestLoaded || compareTimes(fromCursor, oldestLoaded.created_at) < 0) return history;
-  const loadedIds = new Set(loaded.map((op) => op.id));
-  const older = run.operations.filter((op) => !loadedIds.has(op.id) && compareTimes(op.created_at, oldestLoaded.created_at) <= 0);
-  if (older.length === 0) return history;
-  return { pages: [...history.pages, { operations: older, next: run.next }], pageParams: [...history.pageParams, last.next] };
-}
-
 const runOf = (page: OperationsPage, limit: number): NewestRun => ({ operations: page.operations, next: nextOperationsCursor(page, limit) });
 
 const startedFrom = (run: NewestRun): History => ({ pages: [{ operations: [...run.operations], next: run.next }], pageParams: [undefined] });

@@ -1,4 +1,4 @@
-import { formatDateTime } from '../lib/format';
+import { formatDateTime } from '../lib/date-time-format';
 import { useTimeZone } from '../lib/time-zone';
 
 /** An absolute time, in UTC or local time as the person chose (the header's switch). */

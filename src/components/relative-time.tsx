@@ -1,4 +1,5 @@
-import { formatDateTime, formatRelative } from '../lib/format';
+import { formatDateTime } from '../lib/date-time-format';
+import { formatRelative } from '../lib/format';
 import { useTimeZone } from '../lib/time-zone';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendOlder } from '../../src/api/operation-history';
+import { appendOlder } from '../../src/api/history-walk';
 import { historyOperations, type History } from '../../src/api/operations';
 import type { Operation } from '../../src/api/schemas';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatClock, formatDateTime, formatDay, fromFieldValue, toFieldValue } from '../../src/lib/format';
+import { formatClock, formatDateTime, formatDay, fromFieldValue, toFieldValue } from '../../src/lib/date-time-format';
 import { localOffset } from '../../src/lib/time-zone';
 
 // Local time here is Berlin's (Node reads TZ whenever it changes), so local and UTC differ.

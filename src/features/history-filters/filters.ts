@@ -1,4 +1,3 @@
-import * as z from 'zod/mini';
 import { humanizeAction } from '../../lib/format';
 import { KNOWN_STATUSES } from '../../lib/operation-status';
 
@@ -49,8 +48,6 @@ export const KNOWN_ACTIONS: readonly string[] = [
   'timeline_unarchive', 'timeline_update_protected_config', 'update_catalog',
 ];
 
-const isoTime = z.string().check(z.refine((value) => !Number.isNaN(Date.parse(value))));
-
 /** `a,b,,c` → ['a', 'b', 'c'], each once. */
 function list(value: string | null): string[] {
   if (!value) return [];
@@ -62,9 +59,10 @@ function text(value: string | null): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** An ISO time as given, or nothing when it is not one. */
 function time(value: string | null): string | undefined {
-  const parsed = isoTime.safeParse(text(value));
-  return parsed.success ? parsed.data : undefined;
+  const given = text(value);
+  return given !== undefined && /^\d{4}-\d{2}-\d{2}T/.test(given) && !Number.isNaN(Date.parse(given)) ? given : undefined;
 }
 
 /** The filters in an address's query; a time that is not one is left out rather than failing the page. */

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { fromFieldValue, toFieldValue } from '../../lib/format';
+import { fromFieldValue, toFieldValue } from '../../lib/date-time-format';
 import { useTimeZone } from '../../lib/time-zone';
 import { useEditSession } from './use-edit-session';
 

@@ -1,7 +1,8 @@
 import { useId, useMemo, useState, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { paths } from '../../config/paths';
-import { formatClock, formatCount, formatDateTime, formatDay, formatDuration, humanizeAction } from '../../lib/format';
+import { formatClock, formatDateTime, formatDay } from '../../lib/date-time-format';
+import { formatCount, formatDuration, humanizeAction } from '../../lib/format';
 import { durationOf, statusLabel } from '../../lib/operation-status';
 import { useTimeZone } from '../../lib/time-zone';
 import { useNow } from '../../lib/use-now';

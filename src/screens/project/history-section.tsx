@@ -11,7 +11,7 @@ import { IntervalSelect } from '../../components/interval-select';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { ShortcutsDialog } from '../../components/shortcuts-dialog';
 import { TableSkeleton } from '../../components/table-skeleton';
-import { apiBaseForCommands } from '../../config/api-target';
+import { apiBaseForCommands } from '../../config/command-base';
 import { ExportMatchesButtons } from '../../features/history-filters/export-matches-buttons';
 import { filterOperations, isFiltered } from '../../features/history-filters/filters';
 import { HistoryFilterBar } from '../../features/history-filters/history-filter-bar';
@@ -28,7 +28,7 @@ import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import type { OperationsView } from './operations-view';
 
 // Out of the screen's own chunk: the timeline's code loads after the table is on screen.
-const TimelineFigure = lazy(async () => ({ default: (await import('../../features/timeline/timeline-figure')).TimelineFigure }));
+const ProjectTimeline = lazy(async () => ({ default: (await import('./project-timeline')).ProjectTimeline }));
 
 interface HistorySectionProps extends Omit<OperationsView, 'operations'> {
   /** When the project was created: where a search through its history ends at the latest. */
@@ -121,15 +121,7 @@ export function HistorySection(props: HistorySectionProps) {
       />
       {history.isSuccess && (
         <Suspense fallback={null}>
-          <TimelineFigure
-            projectId={projectId}
-            operations={shown}
-            branchNames={branchNames}
-            computeNames={computeNames}
-            from={filters.from}
-            to={filters.to}
-            filtered={filtered}
-          />
+          <ProjectTimeline projectId={projectId} filters={filters} branchNames={branchNames} computeNames={computeNames} />
         </Suspense>
       )}
       {history.isSuccess && <UsualDurationsPanel usual={usual} searched={operations.length} />}

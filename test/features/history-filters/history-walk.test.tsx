@@ -46,7 +46,7 @@ describe('searching the whole history for a filter', () => {
   it('shows matches as they are found, before the walk is over', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 2_500, failedEvery97);
-    const release = { now: () => undefined as void };
+    const release: { now: () => void } = { now: () => undefined };
     let held = 0;
     // The third page is held back: the matches of the pages before it are already on screen.
     sim.server.use(
