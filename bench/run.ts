@@ -14,6 +14,7 @@ import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND
 import { measureRows, reportRows } from './rows';
 import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
 import { staticOperationsPage } from './static-page';
+import { measureWalk, reportWalk } from './walk';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist');
@@ -147,6 +148,7 @@ function reportTargets(
   result: Awaited<ReturnType<typeof measure>>,
   requests: Awaited<ReturnType<typeof measureRequests>>,
   rows: Awaited<ReturnType<typeof measureRows>>,
+  walk: Awaited<ReturnType<typeof measureWalk>>,
 ): void {
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   const lines: [string, string, string, string][] = [
@@ -177,6 +179,16 @@ function reportTargets(
     lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
     lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', mark(s.hidden === 0)]);
   }
+  const slowest = Math.max(...walk.runs.map((r) => r.ms));
+  const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
+  const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
+  lines.push([
+    'Walk: every failed op of 20,000 (median)',
+    `${walk.medianMs} ms (max ${slowest})`,
+    `< ${walk.targetMs} ms`,
+    mark(walk.medianMs < walk.targetMs && found),
+  ]);
+  lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
   console.log('\nTargets, all in this run:\n');
   for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(44)} ${b.padStart(24)}  ${c.padEnd(10)} ${d}`);
 }
@@ -201,14 +213,16 @@ async function main(): Promise<void> {
   }
 
   const rows = await measureRows(env, API_KEY);
+  const walk = await measureWalk(env, API_KEY);
 
   report(result);
   reportRequests(requests);
   reportRows(rows);
-  reportTargets(result, requests, rows);
+  reportWalk(walk);
+  reportTargets(result, requests, rows, walk);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 
