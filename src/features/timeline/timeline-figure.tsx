@@ -22,7 +22,7 @@ type WindowChoice = (typeof WINDOWS)[number]['value'] | 'range' | 'matches';
 const WIDTH = 960;
 const LABEL_WIDTH = 190;
 const RIGHT_PAD = 18;
-const LANE_HEIGHT = 30;
+const LANE_HEIGHT = 26;
 const AXIS_HEIGHT = 26;
 
 interface TimelineFigureProps {
@@ -92,7 +92,7 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
       <figcaption id={`${id}-caption`}>
         <strong>Timeline</strong>{' '}
         <span className="muted">
-          of the operations that match, {windowName}: {formatCount(layout.shown)} on {layout.lanes.length} {layout.lanes.length === 1 ? 'lane' : 'lanes'}
+          of the operations {filtered ? 'that match' : 'loaded'}, {windowName}: {formatCount(layout.shown)} on {layout.lanes.length} {layout.lanes.length === 1 ? 'lane' : 'lanes'}
           {failed > 0 && `, ${failed} failed`}
           {live > 0 && `, ${live} in progress`}
           {layout.left > 0 && ` (the newest ${MAX_MARKS}; ${formatCount(layout.left)} older ones in this window not drawn)`}.
