@@ -1,19 +1,15 @@
 /// <reference types="vitest/config" />
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
-import { opsConsole } from './server/vite-plugin.ts';
+import { precompress } from './scripts/precompress.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
-const port = Number(process.env.PORT ?? 5173);
-const host = process.env.HOST ?? '127.0.0.1';
-
 export default defineConfig({
-  plugins: [react(), opsConsole(), preloadDynamicEntry('src/app/mount-app.tsx')],
+  plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress()],
   // The key screen says which API it talks to; the build and the server share one process env.
   define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
-  server: { host, port, strictPort: true },
-  preview: { host, port, strictPort: true },
-  build: { target: 'es2022', sourcemap: false },
+  // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
+  build: { target: 'es2022', sourcemap: false, outDir: 'dist/client', emptyOutDir: true },
   test: {
     // CI (.ci/run) totals the run from this report; Playwright wipes test-results/ when it starts.
     ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: 'reports/unit.json' } } : {}),

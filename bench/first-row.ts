@@ -1,4 +1,4 @@
-import type { Browser } from '@playwright/test';
+import type { Browser, BrowserContext } from '@playwright/test';
 
 declare global {
   interface Window {
@@ -26,20 +26,15 @@ const WATCH_FOR_FIRST_ROW = `(() => {
 
 export interface FirstRowOptions {
   url: string;
-  /** The session key, written to sessionStorage before the page's own scripts run. */
-  session: { item: string; apiKey: string };
+  /** Signs the fresh context in (the session cookie) before the timed navigation; none for pages without a session. */
+  signIn?: (context: BrowserContext) => Promise<unknown>;
 }
 
 /** One cold load in a fresh browser context: milliseconds from navigation start to the first row painted. */
-export async function timeToFirstRow(browser: Browser, { url, session }: FirstRowOptions): Promise<number> {
+export async function timeToFirstRow(browser: Browser, { url, signIn }: FirstRowOptions): Promise<number> {
   const context = await browser.newContext();
   try {
-    await context.addInitScript(
-      ([item, key]) => {
-        window.sessionStorage.setItem(item, key);
-      },
-      [session.item, session.apiKey] as const,
-    );
+    await signIn?.(context);
     await context.addInitScript({ content: WATCH_FOR_FIRST_ROW });
     const page = await context.newPage();
     await page.goto(url, { waitUntil: 'commit' });

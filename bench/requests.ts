@@ -3,12 +3,11 @@
 // one second; and requests while every tab is hidden. Headless Chromium cannot hide a tab, so
 // "hidden" is simulated in the page (visibilityState overridden, visibilitychange dispatched).
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { createHash } from 'node:crypto';
 import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import type { Operation } from '../src/api/schemas';
 import { apiClient } from './api';
-import type { PreviewServer } from './server';
+import { signInContext, type ConsoleServer } from './server';
 
 /** Shortened from the default 5 s so a steady state fits in the life of the simulator's operations. */
 const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 1_000);
@@ -16,14 +15,13 @@ const WINDOW_INTERVALS = Number(process.env.BENCH_POLL_INTERVALS ?? 6);
 const WATCHED = 20;
 export const TARGET_PER_INTERVAL = 2;
 export const TARGET_PER_SECOND = 40;
-const SESSION_ITEM = 'ops-console.api-key';
 const POLL_ITEM = 'ops-console.poll-interval-ms';
 const WATCH_PREFIX = 'ops-console.watch.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The watch list's storage name for a key, as src/features/session/key-namespace.ts derives it. */
-const watchItem = (apiKey: string) => WATCH_PREFIX + createHash('sha256').update(`ops-console.watch:${apiKey}`).digest('hex');
+/** The watch list's storage name for a session: the fingerprint the server gave (src/features/session/key-namespace.ts). */
+const watchItem = (fingerprint: string) => WATCH_PREFIX + fingerprint;
 
 interface Scenario {
   tabs: number;
@@ -103,13 +101,13 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
   const paths: Record<string, number> = {};
   let counting = true;
   try {
+    const fingerprint = await signInContext(context, origin, apiKey);
     await context.addInitScript(
-      ([session, key, poll, ms, watch, list]) => {
-        if (window.sessionStorage.getItem(session) === null) window.sessionStorage.setItem(session, key);
+      ([poll, ms, watch, list]) => {
         window.localStorage.setItem(poll, ms);
         if (window.localStorage.getItem(watch) === null) window.localStorage.setItem(watch, list);
       },
-      [SESSION_ITEM, apiKey, POLL_ITEM, String(POLL_MS), watchItem(apiKey), stored] as const,
+      [POLL_ITEM, String(POLL_MS), watchItem(fingerprint), stored] as const,
     );
     context.on('request', (request) => {
       const { pathname } = new URL(request.url());
@@ -166,7 +164,7 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
   }
 }
 
-export async function measureRequests(server: PreviewServer, apiKey: string) {
+export async function measureRequests(server: ConsoleServer, apiKey: string) {
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
   const browser = await chromium.launch({ ...launchOptions, headless: true });
   try {

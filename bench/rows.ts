@@ -1,14 +1,13 @@
 // How the operations table of a 20,000-operation project responds as "Load more" pages through all of
 // it: an interaction-to-next-paint figure from the Event Timing API, for clicks on "Load more" and for
 // keys that scroll or move focus, at up to 5,000 and at up to 20,000 loaded rows; plus the JS heap
-// and the DOM size at 5,000 and 20,000 rows. Runs its own `vite preview` of the built dist/ with
+// and the DOM size at 5,000 and 20,000 rows. Runs its own console server over the built dist/ with
 // SIM_HUGE_PROJECT=1, so the other measurements keep the default demo data.
 import { chromium, type Page } from '@playwright/test';
 import playwrightConfig from '../playwright.config';
-import { startPreview } from './server';
+import { signInContext, startConsole } from './server';
 
 const HUGE_PROJECT_NAME = 'acme-event-archive';
-const SESSION_ITEM = 'ops-console.api-key';
 /** INP's "good" bound; the issue asks for it at 5,000+ loaded rows. */
 const TARGET_INP_MS = 100;
 /** Event Timing reports only events at least this long (its minimum); shorter interactions count as this. */
@@ -195,20 +194,15 @@ export async function findHugeProject(origin: string, apiKey: string): Promise<{
   throw new Error(`${HUGE_PROJECT_NAME} not found: SIM_HUGE_PROJECT=1 did not reach the simulator`);
 }
 
-/** Starts its own preview of dist/ (built already) with the huge project, and measures the table there. */
+/** Starts its own console server over dist/ (built already) with the huge project, and measures the table there. */
 export async function measureRows(env: NodeJS.ProcessEnv, apiKey: string): Promise<RowsResult> {
-  const server = await startPreview({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
+  const server = await startConsole({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
   const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), headless: true });
   try {
     const project = await findHugeProject(server.origin, apiKey);
     // bypassCSP: the page's CSP forbids eval, which waitForFunction with a string (see RECORD_EVENTS) needs.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-    await context.addInitScript(
-      ([item, key]) => {
-        window.sessionStorage.setItem(item, key);
-      },
-      [SESSION_ITEM, apiKey] as const,
-    );
+    await signInContext(context, server.origin, apiKey);
     await context.addInitScript({ content: RECORD_EVENTS });
     const page = await context.newPage();
     await page.goto(`${server.origin}/projects/${encodeURIComponent(project.id)}`);

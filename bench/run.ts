@@ -1,6 +1,7 @@
-// `npm run bench`: the production build's initial JavaScript, and how long a deep link to the big
-// project takes to show its first operation compared with a static page of the same table.
-import { chromium } from '@playwright/test';
+// `npm run bench`: the production build's initial JavaScript, how long a deep link to the big project
+// takes to show its first operation compared with a static page of the same table, and the console's
+// server under load. Everything runs against the console's own server (dist/server) on the simulator.
+import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
@@ -12,16 +13,16 @@ import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
 import { measureRows, reportRows } from './rows';
-import { run, simulatorEnv, startPreview, type PreviewServer } from './server';
+import { loadWithinBound, measureLoad, reportLoad, type LoadResult } from './load';
+import { run, signInContext, simulatorEnv, startConsole } from './server';
 import { staticOperationsPage } from './static-page';
 import { measureWalk, reportWalk } from './walk';
 
 const ROOT = join(import.meta.dirname, '..');
-const DIST = join(ROOT, 'dist');
+const DIST = join(ROOT, 'dist', 'client');
 const RESULTS = join(ROOT, 'bench', 'results');
 const STATIC_PAGE = 'bench-static.html';
 const API_KEY = 'bench-key-0000000000000000000000';
-const SESSION_ITEM = 'ops-console.api-key';
 
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -44,40 +45,56 @@ function gitCommit(): string | null {
   }
 }
 
-async function measure(server: PreviewServer, scripts: ScriptSize[]) {
-  const api = apiClient(server.origin, API_KEY);
-  const big = await api.bigProject();
-  const [operations, branches, endpoints, stylesheets] = await Promise.all([
-    api.firstOperations(big.id, OPERATIONS_PAGE_SIZE),
-    api.branches(big.id),
-    api.endpoints(big.id),
-    stylesheetHrefs(DIST),
-  ]);
-
-  // Written after the build, so vite preview serves it from dist/ as a plain file.
-  const html = staticOperationsPage({ project: big, operations, branches, endpoints, stylesheets, now: Date.now() });
-  await writeFile(join(DIST, STATIC_PAGE), html);
-  const served = await fetch(`${server.origin}/${STATIC_PAGE}`);
-  if (!served.ok || (await served.text()) !== html) {
-    throw new Error(`vite preview does not serve /${STATIC_PAGE} as written (SPA fallback?)`);
+/** Writes the static page of the big project's first rows into dist/client (the server lists its files when it starts). */
+async function writeStaticPage(env: NodeJS.ProcessEnv) {
+  const server = await startConsole(env);
+  try {
+    const api = apiClient(server.origin, API_KEY);
+    const big = await api.bigProject();
+    const [operations, branches, endpoints, stylesheets] = await Promise.all([
+      api.firstOperations(big.id, OPERATIONS_PAGE_SIZE),
+      api.branches(big.id),
+      api.endpoints(big.id),
+      stylesheetHrefs(DIST),
+    ]);
+    const html = staticOperationsPage({ project: big, operations, branches, endpoints, stylesheets, now: Date.now() });
+    await writeFile(join(DIST, STATIC_PAGE), html);
+    return { big, operations, html };
+  } finally {
+    await server.stop();
   }
+}
 
+async function measure(env: NodeJS.ProcessEnv, scripts: ScriptSize[]) {
+  const { big, operations, html } = await writeStaticPage(env);
+  const server = await startConsole(env);
+  try {
+    const served = await fetch(`${server.origin}/${STATIC_PAGE}`);
+    if (!served.ok || (await served.text()) !== html) throw new Error(`the console server does not serve /${STATIC_PAGE} as written`);
+    return { server: server.origin, ...(await measureFirstRows(server.origin, big, operations.length, scripts)), requests: await measureRequests(server, API_KEY) };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureFirstRows(origin: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]) {
   const urls = {
-    app: `${server.origin}/projects/${encodeURIComponent(big.id)}`,
-    static: `${server.origin}/${STATIC_PAGE}`,
-    floor: `${server.origin}/floor/?project=${encodeURIComponent(big.id)}`,
+    app: `${origin}/projects/${encodeURIComponent(big.id)}`,
+    static: `${origin}/${STATIC_PAGE}`,
+    floor: `${origin}/floor/index.html?project=${encodeURIComponent(big.id)}`,
   };
+  const signIn = (context: BrowserContext) => signInContext(context, origin, API_KEY);
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
   const browser = await chromium.launch({ ...launchOptions, headless: true });
   const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], floor: [] };
   try {
-    const session = { item: SESSION_ITEM, apiKey: API_KEY };
     for (let round = 0; round < WARMUPS + RUNS; round++) {
       // Interleaved, rotating which goes first, so drift on the machine hits all three alike.
       const kinds = ['app', 'static', 'floor'] as const;
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length] ?? 'app');
       for (const which of order) {
-        const ms = await timeToFirstRow(browser, { url: urls[which], session });
+        // The static page needs no session; the console and the floor app read the API through it.
+        const ms = await timeToFirstRow(browser, { url: urls[which], ...(which === 'static' ? {} : { signIn }) });
         if (round >= WARMUPS) samples[which].push(ms);
       }
       process.stdout.write(round < WARMUPS ? 'w' : '.');
@@ -93,7 +110,7 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
   const staticMedian = median(samples.static);
   const floorMedian = median(samples.floor);
   return {
-    project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows: operations.length },
+    project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows },
     initialJs: { gzipKiB: kib(initialGzip), targetKiB: TARGET_INITIAL_JS_KIB, files: scripts },
     firstRow: {
       appMedianMs: appMedian,
@@ -114,7 +131,7 @@ async function measure(server: PreviewServer, scripts: ScriptSize[]) {
   };
 }
 
-function report(result: Awaited<ReturnType<typeof measure>>): void {
+function report(result: FirstRows): void {
   const { initialJs, firstRow, project } = result;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   console.log(`\nInitial JS (index.html's scripts and modulepreloads, gzip -9):`);
@@ -145,10 +162,11 @@ function report(result: Awaited<ReturnType<typeof measure>>): void {
 
 /** Every target the issues set, in one table: what was measured, the target, ok or MISSED. */
 function reportTargets(
-  result: Awaited<ReturnType<typeof measure>>,
+  result: FirstRows,
   requests: Awaited<ReturnType<typeof measureRequests>>,
   rows: Awaited<ReturnType<typeof measureRows>>,
   walk: Awaited<ReturnType<typeof measureWalk>>,
+  load: LoadResult,
 ): void {
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   const lines: [string, string, string, string][] = [
@@ -189,40 +207,44 @@ function reportTargets(
     mark(walk.medianMs < walk.targetMs && found),
   ]);
   lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
+  for (const runResult of load.runs) {
+    lines.push([`Load: ${runResult.what}`, `${runResult.requestsPerSecond.toFixed(0)} req/s, p99 ${runResult.p99Ms.toFixed(0)} ms`, '', `${load.connections} conn.`]);
+  }
+  lines.push([
+    'Load: server RSS before → after',
+    `${load.rssMiB.before.toFixed(0)} → ${load.rssMiB.afterPage.toFixed(0)} MiB`,
+    `+≤ ${load.boundMiB} MiB`,
+    mark(loadWithinBound(load)),
+  ]);
   console.log('\nTargets, all in this run:\n');
   for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(44)} ${b.padStart(24)}  ${c.padEnd(10)} ${d}`);
 }
 
+type FirstRows = Awaited<ReturnType<typeof measureFirstRows>>;
+
 async function main(): Promise<void> {
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
-  console.log('Building (npx vite build, then the floor app into dist/floor)…');
-  await run('npx', ['vite', 'build'], env);
+  console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
+  await run('npm', ['run', '-s', 'build'], env);
   await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
   const scripts = await initialScripts(DIST);
 
-  console.log('Starting vite preview on a free loopback port…');
-  const server = await startPreview(env);
-  let result: Awaited<ReturnType<typeof measure>>;
-  let requests: Awaited<ReturnType<typeof measureRequests>>;
-  try {
-    console.log(`Measuring against ${server.origin}`);
-    result = await measure(server, scripts);
-    requests = await measureRequests(server, API_KEY);
-  } finally {
-    await server.stop();
-  }
-
+  console.log('Starting the console server on a free loopback port…');
+  const { requests, server, ...result } = await measure(env, scripts);
+  console.log(`Measured against ${server}`);
   const rows = await measureRows(env, API_KEY);
   const walk = await measureWalk(env, API_KEY);
+  const load = await measureLoad(env, API_KEY);
 
   report(result);
   reportRequests(requests);
   reportRows(rows);
   reportWalk(walk);
-  reportTargets(result, requests, rows, walk);
+  reportLoad(load);
+  reportTargets(result, requests, rows, walk, load);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk, load }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

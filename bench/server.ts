@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { BrowserContext } from '@playwright/test';
 import { createServer } from 'node:net';
 
 /** The environment the console is built and served with: the embedded simulator, never a real API. */
@@ -36,9 +37,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface PreviewServer {
+export interface ConsoleServer {
   origin: string;
-  /** Ends the whole process group (npx, vite and anything they started); safe to call twice. */
+  /** The server process, for its memory. */
+  pid: number;
+  /** Ends the server (SIGTERM, then SIGKILL if it lingers); safe to call twice. */
   stop: () => Promise<void>;
 }
 
@@ -51,11 +54,11 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** `vite preview` of dist/ on a free loopback port, in its own process group so it can be ended whole. */
-export async function startPreview(env: NodeJS.ProcessEnv): Promise<PreviewServer> {
+/** The console's own server over dist/ (`npm start` without the build), on a free loopback port, in its own process group. */
+export async function startConsole(env: NodeJS.ProcessEnv): Promise<ConsoleServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const child = spawn('npx', ['vite', 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+  const child = spawn(process.execPath, ['dist/server/main.js'], {
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -82,19 +85,34 @@ export async function startPreview(env: NodeJS.ProcessEnv): Promise<PreviewServe
   try {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`vite preview exited early (${child.exitCode}):\n${output.slice(-4_000)}`);
+      if (child.exitCode !== null) throw new Error(`the console server exited early (${child.exitCode}):\n${output.slice(-4_000)}`);
       try {
-        const response = await fetch(`${origin}/`);
+        const response = await fetch(`${origin}/healthz`);
         if (response.ok) break;
       } catch {
         // Not listening yet.
       }
-      if (Date.now() > deadline) throw new Error(`vite preview did not answer on ${origin} within 60 s:\n${output.slice(-4_000)}`);
+      if (Date.now() > deadline) throw new Error(`the console server did not answer on ${origin} within 60 s:\n${output.slice(-4_000)}`);
       await new Promise((r) => setTimeout(r, 250));
     }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { origin, stop };
+  return { origin, pid: child.pid ?? 0, stop };
+}
+
+/** Signs a browser context in as the key screen would: one POST of the key; the context keeps the cookie. Returns the session's fingerprint. */
+export async function signInContext(context: BrowserContext, origin: string, apiKey: string): Promise<string> {
+  const response = await context.request.post(`${origin}/session`, { data: { key: apiKey } });
+  if (!response.ok()) throw new Error(`sign-in failed: ${response.status()} ${await response.text()}`);
+  return ((await response.json()) as { fingerprint: string }).fingerprint;
+}
+
+/** The session cookie for `apiKey`, for clients that are not a browser (the load test). */
+export async function sessionCookie(origin: string, apiKey: string): Promise<string> {
+  const response = await fetch(`${origin}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: apiKey }) });
+  const cookie = response.headers.get('set-cookie')?.split(';')[0];
+  if (!response.ok || !cookie) throw new Error(`sign-in failed: ${response.status}`);
+  return cookie;
 }

@@ -1,15 +1,14 @@
 // How long a filter takes to search a whole long history: a deep link to the 20,000-operation project
 // filtered to `status=failed`, from navigation until the page says it searched the whole history,
 // with the requests that took (and the most in any one second, all of the page's requests counted),
-// checked against the API's own count of failed operations. Runs its own `vite preview` of the built
-// dist/ with SIM_HUGE_PROJECT=1, like the rows measurement.
+// checked against the API's own count of failed operations. Runs its own console server over the
+// built dist/ with SIM_HUGE_PROJECT=1, like the rows measurement.
 import { chromium } from '@playwright/test';
 import playwrightConfig from '../playwright.config';
 import { maxInAnySecond, TARGET_PER_SECOND } from './requests';
 import { findHugeProject } from './rows';
-import { startPreview } from './server';
+import { signInContext, startConsole } from './server';
 
-const SESSION_ITEM = 'ops-console.api-key';
 const RUNS = Number(process.env.BENCH_WALK_RUNS ?? 3);
 /** The issue's target for finding every failed operation of the 20,000. */
 export const TARGET_WALK_MS = 10_000;
@@ -51,7 +50,7 @@ async function countFailed(origin: string, apiKey: string, projectId: string): P
 }
 
 export async function measureWalk(env: NodeJS.ProcessEnv, apiKey: string): Promise<WalkResult> {
-  const server = await startPreview({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
+  const server = await startConsole({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
   const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), headless: true });
   try {
     const project = await findHugeProject(server.origin, apiKey);
@@ -60,12 +59,7 @@ export async function measureWalk(env: NodeJS.ProcessEnv, apiKey: string): Promi
     process.stdout.write('walk: ');
     for (let run = 0; run < RUNS; run++) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await context.addInitScript(
-        ([item, key]) => {
-          window.sessionStorage.setItem(item, key);
-        },
-        [SESSION_ITEM, apiKey] as const,
-      );
+      await signInContext(context, server.origin, apiKey);
       const times: number[] = [];
       let list = 0;
       let walk = 0;

@@ -16,24 +16,36 @@ if (!logFile || !Number.isInteger(exitCode)) {
   process.exit(2);
 }
 
+const vitest = (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests });
+const playwright = (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected });
+// A step's reports, summed; the Node 22 step runs the server's Vitest tests and some browser specs again.
 const REPORTS = {
-  'test:unit': { file: 'unit.json', read: (r) => ({ passed: r.numPassedTests, failed: r.numFailedTests }) },
-  'test:e2e': { file: 'e2e.json', read: (r) => ({ passed: r.stats.expected + r.stats.flaky, failed: r.stats.unexpected }) },
+  'test:unit': [{ file: 'unit.json', read: vitest }],
+  'test:e2e': [{ file: 'e2e.json', read: playwright }],
+  'test:node22': [
+    { file: 'node22-unit.json', read: vitest },
+    { file: 'node22-e2e.json', read: playwright },
+  ],
 };
 
 const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
 const steps = [...log.matchAll(/^> \S+@\S+ (\S+)$/gm)].map((m) => m[1]).filter((name) => name !== 'test');
 
-function readReport(step) {
-  const spec = REPORTS[step];
-  if (!spec) return undefined;
-  const file = path.join(reportsDir, spec.file);
+function readOne({ file, read }) {
   try {
-    const counts = spec.read(JSON.parse(readFileSync(file, 'utf8')));
+    const counts = read(JSON.parse(readFileSync(path.join(reportsDir, file), 'utf8')));
     return Number.isInteger(counts.passed) && Number.isInteger(counts.failed) ? counts : undefined;
   } catch {
     return undefined;
   }
+}
+
+function readReport(step) {
+  const specs = REPORTS[step];
+  if (!specs) return undefined;
+  const found = specs.map(readOne).filter((counts) => counts !== undefined);
+  if (found.length === 0) return undefined;
+  return found.reduce((sum, counts) => ({ passed: sum.passed + counts.passed, failed: sum.failed + counts.failed }), { passed: 0, failed: 0 });
 }
 
 let passed = 0;

@@ -1,7 +1,9 @@
 // Forwards the console's same-origin `/api/v2/*` calls to the real control API (API_URL). It only ever
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
-import type { IncomingMessage } from 'node:http';
-import { API_PREFIX, answerSafely, isApiPath, readBody, sendJsonError, type NodeHandler } from './node-adapter';
+import { API_PREFIX, isApiPath, jsonErrorResponse, nodeHandler, type ApiFetch, type NodeHandler } from './node-adapter';
+
+/** `code` of the errors the console's server writes itself when the API cannot be reached. */
+export const UPSTREAM_ERROR_CODE = 'CONSOLE_API_UNREACHABLE';
 
 export interface ForwardProxyOptions {
   /** Base URL of the API including its version segment, e.g. `https://console.neon.tech/api/v2`. */
@@ -65,71 +67,95 @@ function buildTarget(base: URL, rawUrl: string): URL | undefined {
   return target.origin === base.origin && underBase ? target : undefined;
 }
 
-function forwardedHeaders(req: IncomingMessage, hasBody: boolean): Headers {
+function forwardedHeaders(incoming: Headers, hasBody: boolean): Headers {
   const headers = new Headers();
-  const { authorization, accept } = req.headers;
-  if (authorization !== undefined) headers.set('authorization', authorization);
-  if (accept !== undefined) headers.set('accept', accept);
+  const authorization = incoming.get('authorization');
+  const accept = incoming.get('accept');
+  if (authorization !== null) headers.set('authorization', authorization);
+  if (accept !== null) headers.set('accept', accept);
   // Part of the body, not of the caller's identity: without it a JSON body is read as text.
-  const contentType = req.headers['content-type'];
-  if (hasBody && contentType !== undefined) headers.set('content-type', contentType);
+  const contentType = incoming.get('content-type');
+  if (hasBody && contentType !== null) headers.set('content-type', contentType);
   return headers;
 }
 
-function failureCode(error: unknown): string {
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
+};
+
+/** Why a fetch failed, in words, from the system error code Node's fetch keeps in `cause` (never a header value). */
+export function failureCause(error: unknown): string {
   const cause: unknown = error instanceof Error ? error.cause : undefined;
   const code: unknown = cause && typeof cause === 'object' && 'code' in cause ? cause.code : undefined;
-  return typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : '';
+  if (typeof code !== 'string' || !/^[A-Z_]+$/.test(code)) return 'no answer';
+  return CAUSES[code] ? `${CAUSES[code]} (${code})` : code;
 }
 
-export function createForwardProxy({ apiUrl, timeoutMs = 30_000 }: ForwardProxyOptions): NodeHandler {
+/** Where a failure to reach the API is reported on the server's side (stderr by default); never given a key. */
+export type UpstreamLog = (line: string) => void;
+
+export interface ForwardFetchOptions extends ForwardProxyOptions {
+  log?: UpstreamLog;
+}
+
+/** The proxy as an ApiFetch: the request contributes a path below API_URL, a query and a body, never a host. */
+export function createForwardFetch({ apiUrl, timeoutMs = 30_000, log = () => undefined }: ForwardFetchOptions): ApiFetch {
   const base = parseApiBase(apiUrl);
-  return (req, res) =>
-    answerSafely(res, async () => {
-      const method = req.method ?? 'GET';
-      if (!FORWARDED_METHODS.has(method)) {
-        sendJsonError(res, 405, `Method ${method} is not forwarded.`);
-        return;
+  return async ({ method, target: rawTarget, headers, body, signal }) => {
+    if (!FORWARDED_METHODS.has(method)) return jsonErrorResponse(405, `Method ${method} is not forwarded.`);
+    const target = buildTarget(base, rawTarget);
+    if (!target) return jsonErrorResponse(400, 'Invalid API path.');
+    // Logged by method and path only: the query may carry search text, and no header is ever logged.
+    const what = `${method} ${target.pathname}`;
+    let upstream: Response;
+    let payload: ArrayBuffer;
+    try {
+      upstream = await fetch(target, {
+        method,
+        headers: forwardedHeaders(headers, body !== undefined),
+        body: body ?? null,
+        redirect: 'manual',
+        signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
+      });
+      payload = await upstream.arrayBuffer();
+    } catch (error) {
+      if (signal?.aborted) return Response.error();
+      if (error instanceof DOMException && error.name === 'TimeoutError') {
+        const message = `The API at ${base.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`;
+        log(`${message} (${what})`);
+        return jsonErrorResponse(504, message, UPSTREAM_ERROR_CODE);
       }
-      const target = buildTarget(base, req.url ?? '');
-      if (!target) {
-        sendJsonError(res, 400, 'Invalid API path.');
-        return;
-      }
-      const body = await readBody(req);
-      const clientGone = new AbortController();
-      res.once('close', () => clientGone.abort());
+      const message = `Could not reach the API at ${base.host}: ${failureCause(error)}.`;
+      log(`${message} (${what})`);
+      return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
+    }
 
-      let upstream: Response;
-      let payload: Buffer;
-      try {
-        upstream = await fetch(target, {
-          method,
-          headers: forwardedHeaders(req, body !== undefined),
-          body: body ? new Uint8Array(body) : null,
-          redirect: 'manual',
-          signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), clientGone.signal]),
-        });
-        payload = Buffer.from(await upstream.arrayBuffer());
-      } catch (error) {
-        // Messages name the upstream host at most: the caller's Authorization header never appears.
-        if (error instanceof DOMException && error.name === 'TimeoutError') {
-          sendJsonError(res, 504, `The API at ${base.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`);
-        } else {
-          sendJsonError(res, 502, `Could not reach the API at ${base.host}${failureCode(error)}.`);
-        }
-        return;
-      }
+    if (upstream.type === 'opaqueredirect' || (upstream.status >= 300 && upstream.status < 400)) {
+      const message = `The API at ${base.host} answered with a redirect (${upstream.status}), which is not followed.`;
+      log(`${message} (${what})`);
+      return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
+    }
+    const answered = new Headers();
+    for (const name of FORWARDED_RESPONSE_HEADERS) {
+      const value = upstream.headers.get(name);
+      if (value !== null) answered.set(name, value);
+    }
+    const empty = method === 'HEAD' || upstream.status === 204 || upstream.status === 304;
+    return new Response(empty ? null : payload, { status: upstream.status, headers: answered });
+  };
+}
 
-      if (upstream.type === 'opaqueredirect' || (upstream.status >= 300 && upstream.status < 400)) {
-        sendJsonError(res, 502, `The API at ${base.host} answered with a redirect (${upstream.status}), which is not followed.`);
-        return;
-      }
-      res.statusCode = upstream.status;
-      for (const name of FORWARDED_RESPONSE_HEADERS) {
-        const value = upstream.headers.get(name);
-        if (value !== null) res.setHeader(name, value);
-      }
-      res.end(method === 'HEAD' ? undefined : payload);
-    });
+export function createForwardProxy(options: ForwardFetchOptions): NodeHandler {
+  return nodeHandler(createForwardFetch(options));
 }

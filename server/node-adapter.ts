@@ -1,5 +1,6 @@
-// Bridges Node's http server (what Vite's dev and preview servers hand to middlewares) and the Fetch
-// API the MSW handlers speak, so the simulator's one HTTP description also answers real sockets.
+// Bridges Node's http server and the Fetch API that the API backends speak (the MSW handlers of the
+// simulator, the forwarding proxy's fetch), so one description answers real sockets, the sign-in check
+// and, later, server rendering, all in process.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getResponse, type RequestHandler } from 'msw';
@@ -10,33 +11,56 @@ export const API_PREFIX = '/api/v2';
 /** Answers one request that is known to be under {@link API_PREFIX}. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
+/**
+ * One call to the control API: the raw request target (`/api/v2/...` with its query, never parsed into
+ * a URL first, so the proxy can refuse `..` and friends before anything normalises them).
+ */
+export interface ApiCall {
+  method: string;
+  target: string;
+  headers: Headers;
+  body?: Uint8Array<ArrayBuffer> | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** What answers `/api/v2`: a `Response.error()` means "no answer at all" (the socket is dropped). */
+export type ApiFetch = (call: ApiCall) => Promise<Response>;
+
 const MAX_BODY_BYTES = 1024 * 1024;
 
-class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {}
 
 /** The simulator's fault plan control route (sim/faults.ts): never under the API prefix, never forwarded. */
 export const FAULTS_CONTROL_PATH = '/__sim/faults';
 
-export function isFaultControlPath(url: string | undefined): boolean {
-  if (url === undefined || !url.startsWith(FAULTS_CONTROL_PATH)) return false;
-  const next = url.charAt(FAULTS_CONTROL_PATH.length);
+function isUnder(url: string | undefined, prefix: string): boolean {
+  if (url === undefined || !url.startsWith(prefix)) return false;
+  const next = url.charAt(prefix.length);
   return next === '' || next === '/' || next === '?';
+}
+
+export function isFaultControlPath(url: string | undefined): boolean {
+  return isUnder(url, FAULTS_CONTROL_PATH);
 }
 
 export function isApiPath(url: string | undefined): boolean {
-  if (url === undefined || !url.startsWith(API_PREFIX)) return false;
-  const next = url.charAt(API_PREFIX.length);
-  return next === '' || next === '/' || next === '?';
+  return isUnder(url, API_PREFIX);
+}
+
+/** The platform's error body (`{code, message, request_id}`) with its request id header. */
+export function jsonErrorResponse(status: number, message: string, code = ''): Response {
+  const requestId = randomUUID();
+  return Response.json({ code, message, request_id: requestId }, { status, headers: { 'x-neon-ret-request-id': requestId } });
 }
 
 /** Writes the platform's error body (`{code, message, request_id}`) with its request id header. */
-export function sendJsonError(res: ServerResponse, status: number, message: string): void {
+export function sendJsonError(res: ServerResponse, status: number, message: string, code = ''): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const requestId = randomUUID();
-  const body = JSON.stringify({ code: '', message, request_id: requestId });
+  const body = JSON.stringify({ code, message, request_id: requestId });
   res.statusCode = status;
   res.setHeader('content-type', 'application/json');
   res.setHeader('x-neon-ret-request-id', requestId);
@@ -45,35 +69,49 @@ export function sendJsonError(res: ServerResponse, status: number, message: stri
 }
 
 /** Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. */
-export async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BodyTooLargeError();
+    if (size > limit) throw new BodyTooLargeError();
     chunks.push(chunk);
   }
   return chunks.length > 0 ? Buffer.concat(chunks) : undefined;
 }
 
-export function toFetchRequest(req: IncomingMessage, body: Buffer | undefined): Request {
+/** The request's headers as Fetch headers (pseudo-headers dropped). */
+export function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (name.startsWith(':') || value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
-  // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
-  return new Request(new URL(req.url ?? '/', 'http://localhost'), {
-    method: req.method ?? 'GET',
-    headers,
-    body: body ? new Uint8Array(body) : null,
-  });
+  return headers;
+}
+
+/** Reads an incoming request as an {@link ApiCall}; its signal aborts when the client goes away. */
+export async function readApiCall(req: IncomingMessage, res: ServerResponse): Promise<ApiCall> {
+  const body = await readBody(req);
+  const clientGone = new AbortController();
+  res.once('close', () => clientGone.abort());
+  return { method: req.method ?? 'GET', target: req.url ?? '/', headers: headersOf(req), body: body && new Uint8Array(body), signal: clientGone.signal };
 }
 
 export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
+  // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
+  if (response.type === 'error') {
+    res.destroy();
+    return;
+  }
   res.statusCode = response.status;
-  for (const [name, value] of response.headers) res.setHeader(name, value);
+  for (const [name, value] of response.headers) {
+    if (name === 'set-cookie') continue;
+    res.setHeader(name, value);
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.appendHeader('set-cookie', cookies);
   const body = Buffer.from(await response.arrayBuffer());
   res.end(method === 'HEAD' ? undefined : body);
 }
@@ -88,15 +126,22 @@ export async function answerSafely(res: ServerResponse, answer: () => Promise<vo
   }
 }
 
+/** Serves an {@link ApiFetch} as a Node handler, as it is: what the caller sent is what it gets. */
+export function nodeHandler(fetchApi: ApiFetch): NodeHandler {
+  return (req, res) => answerSafely(res, async () => sendFetchResponse(res, await fetchApi(await readApiCall(req, res)), req.method));
+}
+
+/** The simulator's MSW handlers as an {@link ApiFetch}; a request no handler takes gets the platform's 404. */
+export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
+  return async ({ method, target, headers, body, signal }) => {
+    // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
+    const request = new Request(new URL(target, 'http://localhost'), { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
+    const response = await getResponse(handlers, request);
+    return response ?? jsonErrorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+  };
+}
+
 /** Serves MSW handlers on a Node server; a request no handler takes gets the platform's 404. */
 export function createSimulatorHandler(handlers: RequestHandler[]): NodeHandler {
-  return (req, res) =>
-    answerSafely(res, async () => {
-      const request = toFetchRequest(req, await readBody(req));
-      const response = await getResponse(handlers, request);
-      // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
-      if (response?.type === 'error') res.destroy();
-      else if (response) await sendFetchResponse(res, response, req.method);
-      else sendJsonError(res, 404, `no route for ${request.method} ${new URL(request.url).pathname}`);
-    });
+  return nodeHandler(createSimulatorFetch(handlers));
 }

@@ -14,9 +14,8 @@ import '../../src/styles.css';
 const projectId = new URLSearchParams(window.location.search).get('project') ?? '';
 
 async function firstPage() {
-  const response = await fetch(`/api/v2/projects/${encodeURIComponent(projectId)}/operations?limit=100`, {
-    headers: { Accept: 'application/json', Authorization: `Bearer ${sessionStorage.getItem('ops-console.api-key') ?? ''}` },
-  });
+  // Same origin, so the console server's session cookie goes along and the server adds the key, as for the console.
+  const response = await fetch(`/api/v2/projects/${encodeURIComponent(projectId)}/operations?limit=100`, { headers: { Accept: 'application/json' } });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return OperationsPageSchema.parse(await response.json());
 }

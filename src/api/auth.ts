@@ -1,8 +1,9 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { KeyKind } from './page-data';
 import { AuthDetailsSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
 import { request } from './request';
 
-export type KeyKind = 'personal' | 'organization' | 'unknown';
+export type { KeyKind };
 
 /** What kind of key answered: `api_key_org` covers organization and project-scoped keys. */
 export function keyKindOf(auth: AuthDetails): KeyKind {
@@ -11,8 +12,8 @@ export function keyKindOf(auth: AuthDetails): KeyKind {
   return 'unknown';
 }
 
-/** Checks a key before the console adopts it: resolves with its details, or throws ApiError. */
-export function fetchAuthDetails(options: { apiKey?: string; signal?: AbortSignal } = {}): Promise<AuthDetails> {
+/** What the session's key is: resolves with its details, or throws ApiError. */
+export function fetchAuthDetails(options: { signal?: AbortSignal } = {}): Promise<AuthDetails> {
   return request('/auth', AuthDetailsSchema, options);
 }
 

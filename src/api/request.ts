@@ -1,7 +1,6 @@
 import type * as z from 'zod/mini';
 import { ApiErrorBodySchema } from './schemas';
 import { ApiError, describeStatus } from './api-error';
-import { getApiKey } from './credentials';
 import { noteRequestSent } from './request-log';
 
 export const API_BASE = '/api/v2';
@@ -9,21 +8,32 @@ export const API_BASE = '/api/v2';
 /** Longest the console waits for an answer (headers and body) before calling the API unreachable. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * How a request reaches the API: in the browser, a same-origin fetch (the console's server adds the
+ * session's key); on the server (rendering), a call into its own API backend with the request's key.
+ * Given per call, so nothing about one person's session lives in this module.
+ */
+export type Transport = (path: string, init: RequestInit) => Promise<Response>;
+
+/** The page's own origin: relative URLs, the session cookie sent, never an Authorization header. */
+export const sameOriginTransport: Transport = (path, init) => fetch(path, { ...init, credentials: 'same-origin' });
+
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   query?: Record<string, string | number | undefined>;
   body?: unknown;
   signal?: AbortSignal | undefined;
-  /** Overrides the session key, e.g. to check a key before signing in with it. */
-  apiKey?: string;
+  transport?: Transport;
 }
 
-function buildUrl(path: string, query: RequestOptions['query']): string {
-  const url = new URL(API_BASE + path, window.location.origin);
+/** `/api/v2/...` with the query, relative to whatever origin the transport talks to. */
+function buildPath(path: string, query: RequestOptions['query']): string {
+  const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined) url.searchParams.set(name, String(value));
+    if (value !== undefined) params.set(name, String(value));
   }
-  return url.toString();
+  const search = params.toString();
+  return `${API_BASE}${path}${search ? `?${search}` : ''}`;
 }
 
 function parseRetryAfter(header: string | null): number | undefined {
@@ -42,13 +52,13 @@ function firstIssue(error: z.core.$ZodError): string {
 }
 
 /**
- * The only place that calls `fetch`: adds the bearer key, turns any non-2xx into an ApiError,
- * and parses the body with `schema` so nothing downstream trusts an unchecked shape.
+ * The only way to the API: sends through the transport (never with a key: the server holds it), turns
+ * any non-2xx into an ApiError, and parses the body with `schema` so nothing downstream trusts an
+ * unchecked shape.
  */
 export async function request<S extends z.ZodMiniType>(path: string, schema: S, options: RequestOptions = {}): Promise<z.output<S>> {
-  const key = options.apiKey ?? getApiKey();
+  const transport = options.transport ?? sameOriginTransport;
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (key) headers.Authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
 
   const method = options.method ?? 'GET';
@@ -66,13 +76,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   let text: string;
   try {
     try {
-      noteRequestSent();
-      response = await fetch(buildUrl(path, options.query), {
+      // Only this tab's own requests count toward its pace; the server's (rendering) are not the tab's.
+      if (transport === sameOriginTransport) noteRequestSent();
+      response = await transport(buildPath(path, options.query), {
         method,
         headers,
         body: options.body === undefined ? null : JSON.stringify(options.body),
         signal: attempt.signal,
-        credentials: 'omit',
         cache: 'no-store',
       });
     } catch (cause) {

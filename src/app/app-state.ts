@@ -1,7 +1,9 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { connectHistoryRefresh } from '../api/operation-history';
+import { SIGNED_OUT, type PageSession, type SignInProblem } from '../api/page-data';
 import { sharedSchemaOf } from '../api/query-meta';
-import { followKeyNamespace } from '../features/session/key-namespace';
+import { followSessionNamespace } from '../features/session/key-namespace';
+import type { SessionChannel } from '../features/session/session-channel';
 import { createSessionStore, type SessionStore } from '../features/session/session-store';
 import { connectWatchToQueries } from '../features/watch/watch-queries';
 import { createWatchStore, type WatchStore } from '../features/watch/watch-store';
@@ -19,35 +21,46 @@ export interface AppState {
   notices: NoticeStore;
   watch: WatchStore;
   pollSharing: PollSharing;
+  /** Why a sign-in form posted before the script arrived failed (the page's data block says). */
+  signInProblem?: SignInProblem | undefined;
 }
 
-/** `retries`: the production retry policy (tests of single failures may turn it off). */
-export function createAppState(retries = true): AppState {
+export interface AppStateOptions {
+  /** The session the server described in the page's data block. */
+  session?: PageSession;
+  /** The other tabs of this browser (main.tsx opens it); none in tests unless they ask. */
+  channel?: SessionChannel | null;
+  /** The production retry policy; tests of single failures may turn it off. */
+  retries?: boolean;
+  signInProblem?: SignInProblem | undefined;
+}
+
+export function createAppState({ session: initial = SIGNED_OUT, channel = null, retries = true, signInProblem }: AppStateOptions = {}): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
   const holder: { signOutRejected: () => void } = { signOutRejected: () => undefined };
   const queryClient = createQueryClient({ onUnauthorized: () => holder.signOutRejected(), notices, retries });
   const watch = createWatchStore();
-  const session = createSessionStore(() => {
-    queryClient.clear();
-    notices.clearAll();
-    // The watch list belongs to the key: signing out forgets it, in memory and in storage.
-    watch.signOut();
+  const session = createSessionStore({
+    initial,
+    channel,
+    onSignedOut: () => {
+      queryClient.clear();
+      notices.clearAll();
+      // The watch list belongs to the key: signing out forgets it, in memory and in storage.
+      watch.signOut();
+    },
   });
   holder.signOutRejected = () => session.signOut('rejected');
   connectWatchToQueries(watch, queryClient);
   // Every refresh of a project's newest page lands in its loaded history (the one store the screen renders).
   connectHistoryRefresh(queryClient);
-  // Each key's watch list is stored under a name derived from the key; without Web Crypto it stays in memory.
-  followKeyNamespace(session, 'watch', {
-    onKey: (namespace) => {
-      if (namespace !== null) watch.open(namespace);
-    },
-  });
-  // One poller per query key across this key's tabs, named after the key (never the key; null without
-  // Web Crypto, and each tab then polls for itself); signing out or changing key releases its locks.
-  // Which queries tabs share, and the schema a shared copy must pass, each query factory declares.
+  // Each key's watch list is stored under the session's fingerprint (the server's HMAC of the key, never the key).
+  followSessionNamespace(session, { onKey: (namespace) => watch.open(namespace) });
+  // One poller per query key across this key's tabs, named by the same fingerprint; signing out or
+  // changing key releases its locks. Which queries tabs share, and the schema a shared copy must pass,
+  // each query factory declares.
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
-  followKeyNamespace(session, 'poll', { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
-  return { queryClient, session, notices, watch, pollSharing };
+  followSessionNamespace(session, { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
+  return { queryClient, session, notices, watch, pollSharing, signInProblem };
 }

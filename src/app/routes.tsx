@@ -1,6 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
+import type { SignInProblem } from '../api/page-data';
 import { routePatterns } from '../config/paths';
 import type { NoticeStore } from './notices';
 import { screenModules, type ScreenModule } from './screen-modules';
@@ -54,10 +55,10 @@ function NotFound() {
   );
 }
 
-export function AppRoutes({ notices }: { notices: NoticeStore }) {
+export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; signInProblem?: SignInProblem | undefined }) {
   return (
     <Routes>
-      <Route element={<SessionGate />}>
+      <Route element={<SessionGate formProblem={signInProblem} />}>
         <Route element={<Shell notices={notices} />}>
           <Route index element={<Screen><ProjectsScreen /></Screen>} />
           <Route path={routePatterns.project} element={<Screen><ProjectScreen /></Screen>} />

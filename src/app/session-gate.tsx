@@ -1,23 +1,27 @@
 import { useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
+import type { SignInProblem } from '../api/page-data';
 import { apiTarget } from '../config/api-target';
 import { useSessionStore } from '../features/session/session-store';
 import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 
 /**
- * Without a key, the key screen renders in place of the page asked for; the URL stays, so after
+ * Without a session, the key screen renders in place of the page asked for; the URL stays, so after
  * signing in (or back in after a 401) the person lands where they were.
  */
-export function SessionGate() {
+export function SessionGate({ formProblem }: { formProblem?: SignInProblem | undefined }) {
   const session = useSessionStore();
-  const state = useSyncExternalStore(session.subscribe, session.getState);
-  if (!state.apiKey) {
+  const state = useSyncExternalStore(session.subscribe, session.getState, session.getState);
+  if (!state.signedIn) {
     return (
       <SignInScreen
         apiTarget={apiTarget.label}
         isSimulator={apiTarget.isSimulator}
         signedOutBecause={state.signedOutBecause}
-        onSignedIn={(key, remember) => session.signIn(key, remember)}
+        signedOutElsewhere={state.signedOutElsewhere}
+        // Only the first key screen of the page: a later sign-out has its own reason.
+        initialProblem={state.signedOutBecause === null ? formProblem : undefined}
+        onSignIn={(key, remember, signal) => session.signIn(key, remember, signal)}
       />
     );
   }

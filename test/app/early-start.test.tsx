@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
 import { startEarly } from '../../src/app/early-start';
-import { SESSION_KEY_STORAGE } from '../support/render-app';
+import { holdSession } from '../support/console-server';
 import { setupSimServer } from '../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
@@ -32,9 +32,9 @@ function projectWithHistory() {
  * the app's code is in (`appArrives` stands for the time that takes).
  */
 async function openDeepLink(path: string, { retries = false, appArrives = () => Promise.resolve() } = {}) {
-  sessionStorage.setItem(SESSION_KEY_STORAGE, sim.apiKey);
+  const session = holdSession(sim.apiKey);
   window.history.pushState({}, '', path);
-  const state = createAppState(retries);
+  const state = createAppState({ retries, session });
   const screenCode = startEarly(window.location.pathname, state.queryClient);
   await appArrives();
   render(<App state={state} />);

@@ -4,14 +4,13 @@ import { createPersonalKeyOnScreen } from './support/api-keys';
 import { ControlApi, type ListedProject } from './support/api';
 import { operationsTable, showProjectInList } from './support/screens';
 import { pagePlaces, placesHolding, SessionRecorder, type Place } from './support/security';
-import { E2E_API_KEY, SESSION_KEY_ITEM, signInThroughKeyScreen } from './support/session';
+import { E2E_API_KEY, sessionCookies, signInThroughKeyScreen } from './support/session';
 
-// DESIGN §5 in a real browser against `npm start`: the key travels only in `Authorization` and rests
-// only in sessionStorage (localStorage when remembered); never in a URL, another header, a body, a
-// console line, the page, history, IndexedDB, cookies, an error message or an exported file.
-
-const KEY_ITEM = `sessionStorage ${SESSION_KEY_ITEM}`;
-const REMEMBERED_ITEM = `localStorage ${SESSION_KEY_ITEM}`;
+// DESIGN §5 in a real browser against `npm start`: the key is posted once, in the body of the sign-in
+// request, and from then on lives on the console's server alone (which adds it as the API's
+// Authorization header); the browser never sends an Authorization header, and the key is never in a
+// URL, another header or body, a console line, the page or its data block, history, a storage,
+// IndexedDB, document.cookie or the cookie's value, an error message or an exported file.
 
 /** A project whose history is longer than one page, so "Load more" has something to load. */
 async function projectWithLongHistory(api: ControlApi): Promise<ListedProject> {
@@ -21,26 +20,37 @@ async function projectWithLongHistory(api: ControlApi): Promise<ListedProject> {
   throw new Error('the demo seed has no project with more than 100 operations');
 }
 
+/** The sign-in post's body: the one place a key may travel, once, on its way to the server. */
+const isSignInBody = (where: string) => /^request #\d+ POST http:\/\/[^/]+\/session: body$/.test(where);
+
 /** Where `secret` is in the page right now, leaving out the places it is allowed to be. */
 async function leaksInPage(page: Page, moment: string, secret: string, allowed: readonly string[] = []): Promise<string[]> {
   const { places } = await pagePlaces(page, moment);
   return placesHolding(places, secret).filter((where) => !allowed.some((ok) => where === `${moment}: ${ok}`));
 }
 
-async function storedKeyItems(page: Page): Promise<{ session: string | null; local: string | null }> {
-  return page.evaluate((item) => ({ session: sessionStorage.getItem(item), local: localStorage.getItem(item) }), SESSION_KEY_ITEM);
+/** The requests that posted `key` as the key to sign in with (the sign-in post is the one place it may travel). */
+async function signInsWith(recorder: SessionRecorder, key: string): Promise<string[]> {
+  const posted = (body: string): unknown => {
+    try {
+      return (JSON.parse(body) as { key?: unknown }).key;
+    } catch {
+      return undefined;
+    }
+  };
+  return (await recorder.requests()).filter((r) => posted(r.body) === key).map((r) => `${r.method} ${new URL(r.url).pathname}`);
 }
 
-test('the key travels only in Authorization and rests only in sessionStorage, through every screen and sign-out', async ({ page, context, request }) => {
+test('the key is posted once and then rests only on the server, through every screen and sign-out', async ({ page, context, request }) => {
   test.setTimeout(90_000);
   const api = new ControlApi(request, E2E_API_KEY);
   const project = await projectWithLongHistory(api);
   const recorder = new SessionRecorder(context);
   const leaks: string[] = [];
-  const check = async (moment: string, allowed: string[] = [KEY_ITEM]) => leaks.push(...(await leaksInPage(page, moment, E2E_API_KEY, allowed)));
+  const check = async (moment: string) => leaks.push(...(await leaksInPage(page, moment, E2E_API_KEY)));
 
   await page.goto('/');
-  await check('key screen', []);
+  await check('key screen');
   // A rejected key first: its error names no key, and nothing keeps it.
   const wrongKey = `${E2E_API_KEY}-typo`;
   const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
@@ -50,7 +60,17 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
   await field.fill('');
   leaks.push(...(await leaksInPage(page, 'rejected key', wrongKey)));
   await signInThroughKeyScreen(page);
-  expect(await storedKeyItems(page)).toEqual({ session: E2E_API_KEY, local: null });
+  // Held by the server: the browser has an HttpOnly cookie that scripts cannot read, sealed so it does not hold the key either.
+  const [cookie] = await sessionCookies(context);
+  expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', secure: true, path: '/', expires: -1 });
+  expect(await page.evaluate(() => document.cookie)).toBe('');
+  const data = await page.locator('script#ops-console-data').textContent();
+  expect(JSON.parse(data ?? '')).toMatchObject({ session: { signedIn: false } });
+  await page.reload();
+  await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
+  expect(JSON.parse((await page.locator('script#ops-console-data').textContent()) ?? '')).toMatchObject({
+    session: { signedIn: true, fingerprint: expect.stringMatching(/^[\w-]{32}$/) as unknown, keyKind: 'personal' },
+  });
 
   // Projects, then a long history and its next page.
   const link = await showProjectInList(page, project);
@@ -122,25 +142,26 @@ test('the key travels only in Authorization and rests only in sessionStorage, th
   expect(walked).toBeGreaterThanOrEqual(4);
   await page.goto('/settings/api-keys');
 
-  // Sign out: gone from both storages and from everything else.
+  // Sign out: the server ends the session and the cookie is gone.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'You signed out.' })).toBeVisible();
-  expect(await storedKeyItems(page)).toEqual({ session: null, local: null });
-  await check('signed out', []);
+  await expect.poll(() => sessionCookies(context)).toEqual([]);
+  await check('signed out');
   expect(await leaksInPage(page, 'signed out', secret)).toEqual([]);
 
   const { places, authorizations } = await recorder.trafficPlaces();
   expect(leaks).toEqual([]);
-  expect(placesHolding(places, E2E_API_KEY)).toEqual([]);
+  expect(placesHolding(places, E2E_API_KEY).filter((where) => !isSignInBody(where))).toEqual([]);
   expect(placesHolding(places, secret)).toEqual([]);
-  expect(placesHolding(places, wrongKey)).toEqual([]);
-  // The recorder saw the key where it belongs, so its silence elsewhere means something.
-  expect(authorizations.length).toBeGreaterThan(10);
-  expect(new Set(authorizations)).toEqual(new Set([`Bearer ${E2E_API_KEY}`, `Bearer ${wrongKey}`]));
+  expect(placesHolding(places, wrongKey).filter((where) => !isSignInBody(where))).toEqual([]);
+  // The page never sends a key of its own: the server adds it. Each key typed was posted once, to the server.
+  expect(authorizations).toEqual([]);
+  expect(await signInsWith(recorder, E2E_API_KEY)).toEqual(['POST /session']);
+  expect(await signInsWith(recorder, wrongKey)).toEqual(['POST /session']);
   expect(places.filter((place: Place) => place.where.startsWith('exported'))).toHaveLength(2);
 });
 
-test('"Remember on this device" keeps the key in localStorage until sign-out, and only then', async ({ page, context }) => {
+test('"Remember on this device" makes the session cookie last 30 days, a new tab opens signed in either way, and sign-out ends both', async ({ page, context }) => {
   const recorder = new SessionRecorder(context);
   await page.goto('/');
   const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
@@ -148,26 +169,29 @@ test('"Remember on this device" keeps the key in localStorage until sign-out, an
   await page.getByRole('checkbox', { name: 'Remember on this device' }).check();
   await field.press('Enter');
   await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
-  expect(await storedKeyItems(page)).toEqual({ session: E2E_API_KEY, local: E2E_API_KEY });
-  expect(await leaksInPage(page, 'remembered', E2E_API_KEY, [KEY_ITEM, REMEMBERED_ITEM])).toEqual([]);
+  const [cookie] = await sessionCookies(context);
+  const days = ((cookie?.expires ?? 0) * 1000 - Date.now()) / 86_400_000;
+  expect(days).toBeGreaterThan(29.9);
+  expect(days).toBeLessThanOrEqual(30);
+  expect(await leaksInPage(page, 'remembered', E2E_API_KEY)).toEqual([]);
 
-  // A new tab of the same browser starts signed in from localStorage alone.
+  // A new tab of the same browser starts signed in: the cookie comes with its first request.
   const second = await context.newPage();
   await second.goto('/');
   await expect(second.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
-  expect(await leaksInPage(second, 'second tab', E2E_API_KEY, [KEY_ITEM, REMEMBERED_ITEM])).toEqual([]);
+  expect(await leaksInPage(second, 'second tab', E2E_API_KEY)).toEqual([]);
   await second.close();
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'You signed out.' })).toBeVisible();
-  expect(await storedKeyItems(page)).toEqual({ session: null, local: null });
+  await expect.poll(() => sessionCookies(context)).toEqual([]);
   expect(await leaksInPage(page, 'signed out', E2E_API_KEY)).toEqual([]);
   await page.reload();
   await expect(page.getByLabel(/API key/).and(page.locator('input[type="password"]'))).toBeVisible();
   expect(await leaksInPage(page, 'reloaded after sign-out', E2E_API_KEY)).toEqual([]);
 
   const { places } = await recorder.trafficPlaces();
-  expect(placesHolding(places, E2E_API_KEY)).toEqual([]);
+  expect(placesHolding(places, E2E_API_KEY).filter((where) => !isSignInBody(where))).toEqual([]);
 });
 
 interface Violation {

@@ -195,7 +195,7 @@ describe('forward proxy', () => {
 
       expect(response.status).toBe(502);
       expect(response.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(response.body)).toMatchObject({ code: '', message: expect.stringContaining('127.0.0.1') as string });
+      expect(JSON.parse(response.body)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', message: expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\.$/) as string });
       expect(response.body).not.toContain(KEY);
     } finally {
       await close(down);

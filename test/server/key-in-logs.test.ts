@@ -1,26 +1,18 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createLogger, preview, type Logger, type PreviewServer } from 'vite';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { opsConsole } from '../../server/vite-plugin';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startServer, type RunningServer } from '../../server/start';
+import { createStaticAssets } from '../../server/static-assets';
 import { close, closedPort, listen, rawRequest } from './http-helpers';
+import { removeTestClientDir, TEST_HTML, testClientDir } from './start-test-server';
 
-// DESIGN §5: the key never appears in a log line. `npm start` is vite preview with the ops-console
-// plugin; here it runs in process so everything it could print is caught: Vite's logger, console.*,
-// and raw writes to stdout and stderr. A whole session's worth of API traffic goes through it.
+// DESIGN §5: the key never appears in a log line. The console's server runs in process with its real
+// banner and log (stdout, stderr), and everything it could print is caught: console.* and raw writes
+// to stdout and stderr. A whole session's worth of traffic goes through it, signed in by the session
+// cookie as the page does, and by a key of its own as API clients do.
 
 const KEY = 'log-test-key-7f3a9c0e5b1d4e2a9c6b';
 
 let printed: string[] = [];
-
-function capturingLogger(): Logger {
-  const logger = createLogger('info');
-  for (const level of ['info', 'warn', 'warnOnce', 'error'] as const) logger[level] = (message: string) => void printed.push(message);
-  return logger;
-}
 
 beforeEach(() => {
   for (const stream of [process.stdout, process.stderr]) {
@@ -34,32 +26,28 @@ beforeEach(() => {
   }
 });
 afterEach(() => vi.restoreAllMocks());
+afterAll(() => removeTestClientDir());
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'ops-console-logs-'));
-  await mkdir(path.join(root, 'dist'), { recursive: true });
-  await writeFile(path.join(root, 'dist', 'index.html'), '<!doctype html><html><body><div id="root"></div></body></html>');
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-async function startPreview(env: NodeJS.ProcessEnv): Promise<{ server: PreviewServer; port: number }> {
-  const server = await preview({
-    configFile: false,
-    root,
-    customLogger: capturingLogger(),
-    plugins: [opsConsole({ env })],
-    preview: { host: '127.0.0.1', port: 0, open: false },
+async function start(env: NodeJS.ProcessEnv): Promise<{ server: RunningServer; port: number }> {
+  const dir = await testClientDir();
+  // The default banner and log: straight to stdout and stderr, caught above.
+  const server = await startServer({
+    mode: 'production',
+    env: { HOST: '127.0.0.1', PORT: '0', ...env },
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir) }),
   });
-  // The banner comes once the backend is ready; waiting for it keeps it in this server's test, not the next one's.
-  for (let tries = 0; !printed.some((line) => line.includes('Ops Console:')); tries++) {
-    if (tries > 200) throw new Error('the server printed no start-up banner');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return { server, port: (server.httpServer.address() as AddressInfo).port };
+  return { server, port: Number(new URL(server.url).port) };
+}
+
+async function stop(server: RunningServer): Promise<void> {
+  server.server.closeAllConnections();
+  await server.stop();
+}
+
+/** Signs in through the session route, as the key screen does; returns the cookie. */
+async function signIn(port: number, key: string): Promise<string> {
+  const response = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
+  return response.headers['set-cookie']?.[0]?.split(';')[0] ?? '';
 }
 
 /** Lines that mention `secret` at all. */
@@ -80,16 +68,9 @@ function api(port: number, key: string) {
 }
 
 describe('npm start on the simulator', () => {
-  let server: PreviewServer;
-  let port: number;
-
-  beforeAll(async () => {
-    printed = [];
-    ({ server, port } = await startPreview({ SIM_API_KEY: KEY }));
-  });
-  afterAll(() => server.close());
-
   it('prints the demo key once, in the start-up banner, and neither it nor a created secret over a whole session', async () => {
+    printed = [];
+    const { server, port } = await start({ SIM_API_KEY: KEY });
     const client = api(port, KEY);
     // What the console does in a session: who am I, projects, a history and its next page, a detail.
     expect((await client.get('/auth')).status).toBe(200);
@@ -110,9 +91,17 @@ describe('npm start on the simulator', () => {
     expect((await api(port, created.key).get('/projects')).status).toBe(200);
     expect((await client.delete(`/api_keys/${created.id}`)).status).toBe(200);
     expect((await api(port, created.key).get('/projects')).status).toBe(401);
-    // Something to log, if anything logs requests: a page load and an asset that is not there.
-    await rawRequest(port, { path: `/projects/${projectId}`, headers: { accept: 'text/html', authorization: `Bearer ${KEY}` } });
-    await rawRequest(port, { path: '/assets/missing.js', headers: { authorization: `Bearer ${KEY}` } });
+    // The page's way: a session, its calls, a page load, an asset that is not there, a revoked key's session, sign-out.
+    const cookie = await signIn(port, KEY);
+    expect((await rawRequest(port, { path: '/api/v2/projects', headers: { cookie } })).status).toBe(200);
+    await rawRequest(port, { path: `/projects/${projectId}`, headers: { accept: 'text/html', cookie } });
+    await rawRequest(port, { path: '/assets/missing.js', headers: { cookie } });
+    await signIn(port, `${KEY}-wrong`);
+    await signIn(port, 'clé-de-démo');
+    const doomed = await signIn(port, created.key);
+    expect((await rawRequest(port, { path: '/api/v2/projects', headers: { cookie: doomed } })).status).toBe(401);
+    await rawRequest(port, { method: 'POST', path: '/session/sign-out', headers: { cookie } });
+    await stop(server);
 
     expect(linesWith(KEY)).toEqual([expect.stringMatching(new RegExp(`^\\s*Demo API key: ${KEY}$`))]);
     expect(linesWith(created.key)).toEqual([]);
@@ -127,19 +116,11 @@ describe('npm start with API_URL', () => {
     upstreamSaw.push(req.url ?? '');
     reply(req, res);
   });
-  let server: PreviewServer;
-  let port: number;
-
-  beforeAll(async () => {
-    printed = [];
-    ({ server, port } = await startPreview({ API_URL: `http://127.0.0.1:${await listen(upstream)}/api/v2`, SIM_API_KEY: KEY }));
-  });
-  afterAll(async () => {
-    await server.close();
-    await close(upstream);
-  });
+  afterAll(() => close(upstream));
 
   it('never prints the key, whatever the upstream answers', async () => {
+    printed = [];
+    const { server, port } = await start({ API_URL: `http://127.0.0.1:${await listen(upstream)}/api/v2`, SIM_API_KEY: KEY });
     const client = api(port, KEY);
     reply = (req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: req.headers.authorization }));
     expect((await client.get('/projects')).status).toBe(200);
@@ -150,23 +131,28 @@ describe('npm start with API_URL', () => {
     reply = (_req, res) => res.destroy();
     expect((await client.get('/projects')).status).toBe(502);
     expect((await client.get('/../etc/passwd')).status).toBeGreaterThanOrEqual(400);
+    reply = (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"nope"}');
+    await signIn(port, KEY);
+    await stop(server);
 
     expect(upstreamSaw.length).toBeGreaterThanOrEqual(4);
     expect(linesWith(KEY)).toEqual([]);
     expect(linesWith('Bearer')).toEqual([]);
   });
 
-  it('never prints the key when the API cannot be reached at all', async () => {
+  it('never prints the key when the API cannot be reached at all, and logs the cause', async () => {
     printed = [];
-    const down = await startPreview({ API_URL: `http://127.0.0.1:${await closedPort()}/api/v2` });
+    const down = await start({ API_URL: `http://127.0.0.1:${await closedPort()}/api/v2` });
     try {
       const response = await api(down.port, KEY).get('/projects');
+      await signIn(down.port, KEY);
 
       expect(response.status).toBe(502);
       expect(response.body).not.toContain(KEY);
+      expect(linesWith('connection refused (ECONNREFUSED)')).toHaveLength(2);
       expect(linesWith(KEY)).toEqual([]);
     } finally {
-      await down.server.close();
+      await stop(down.server);
     }
   });
 });

@@ -1,15 +1,10 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createLogger, preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { opsConsole } from '../../server/vite-plugin';
-import { close, listen, rawRequest } from './http-helpers';
+import { close, listen } from './http-helpers';
+import { removeTestClientDir, startTestServer, type TestServer } from './start-test-server';
 
-// The proxy as `npm start` mounts it (vite preview + the ops-console plugin): request targets and
-// headers that try to steer it elsewhere reach neither another host nor a path outside API_URL.
+// The proxy as `npm start` mounts it (the console's server): request targets and headers that try to
+// steer it elsewhere reach neither another host nor a path outside API_URL.
 
 const KEY = 'served-proxy-test-key-000000000000';
 
@@ -25,30 +20,18 @@ function recorder() {
 const upstream = recorder();
 const evil = recorder();
 let evilHost: string;
-let port: number;
-let server: PreviewServer;
-let root: string;
+let server: TestServer;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'ops-console-served-proxy-'));
-  await mkdir(path.join(root, 'dist'), { recursive: true });
-  await writeFile(path.join(root, 'dist', 'index.html'), '<!doctype html><html><body><div id="root"></div></body></html>');
   const upstreamPort = await listen(upstream.server);
   evilHost = `127.0.0.1:${await listen(evil.server)}`;
-  server = await preview({
-    configFile: false,
-    root,
-    customLogger: createLogger('silent'),
-    plugins: [opsConsole({ env: { API_URL: `http://127.0.0.1:${upstreamPort}/base/api/v2` } })],
-    preview: { host: '127.0.0.1', port: 0, open: false },
-  });
-  port = (server.httpServer.address() as AddressInfo).port;
+  server = await startTestServer({ API_URL: `http://127.0.0.1:${upstreamPort}/base/api/v2` });
 });
 
 afterAll(async () => {
-  await server.close();
+  await server.stop();
   await Promise.all([close(upstream.server), close(evil.server)]);
-  await rm(root, { recursive: true, force: true });
+  await removeTestClientDir();
 });
 
 beforeEach(() => {
@@ -67,7 +50,7 @@ describe('npm start with API_URL, steered elsewhere', () => {
     ['traversal out of the base', () => '/api/v2/../../admin'],
     ['encoded traversal out of the base', () => '/api/v2/%2e%2e/%2e%2e/admin'],
   ])('reaches no other host and no path outside the base with %s', async (_name, target) => {
-    const response = await rawRequest(port, { path: target(), headers: auth });
+    const response = await server.request({ path: target(), headers: auth });
 
     expect(evil.saw).toEqual([]);
     expect(upstream.saw).toEqual([]);
@@ -77,7 +60,7 @@ describe('npm start with API_URL, steered elsewhere', () => {
   });
 
   it('takes the target from API_URL alone, whatever Host and X-Forwarded-* say', async () => {
-    const response = await rawRequest(port, {
+    const response = await server.request({
       path: '/api/v2/projects?limit=1',
       headers: { ...auth, host: evilHost, 'x-forwarded-host': evilHost, 'x-forwarded-proto': 'http', forwarded: `host=${evilHost}` },
     });

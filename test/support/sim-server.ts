@@ -5,6 +5,7 @@ import { createControlPlane, type ControlPlane } from '../../sim/control-plane';
 import { createHandlers } from '../../sim/handlers';
 import type { RateLimits } from '../../sim/rate-limiter';
 import { seedDemo, seedEmpty, type DemoSeed, type EmptySeed } from '../../sim/seed';
+import { endSession, serveSameOrigin, sessionRoutes } from './console-server';
 
 export interface SimServerOptions {
   /** Fake clock start. Default 2026-11-22T12:00:00Z. */
@@ -46,14 +47,25 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     return { cp, clock, seed };
   }
 
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  let unwrap: () => void = () => undefined;
+  beforeAll(() => {
+    server.listen({ onUnhandledRequest: 'error' });
+    // After MSW patched fetch: the page's relative requests go through the console server's stand-in, then MSW.
+    unwrap = serveSameOrigin();
+  });
   beforeEach(() => {
     current = build();
     // Replaces the base handlers, so `resetHandlers()` after a test drops only that test's overrides.
-    server.resetHandlers(...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }));
+    server.resetHandlers(...sessionRoutes(), ...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }));
   });
-  afterEach(() => server.resetHandlers());
-  afterAll(() => server.close());
+  afterEach(() => {
+    server.resetHandlers();
+    endSession();
+  });
+  afterAll(() => {
+    unwrap();
+    server.close();
+  });
 
   const state = () => {
     if (!current) throw new Error('setupSimServer: the simulator is only available inside a test or a hook');

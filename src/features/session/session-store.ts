@@ -1,49 +1,69 @@
 import { createContext, useContext } from 'react';
-import { setApiKey } from '../../api/credentials';
+import { SIGNED_OUT, type KeyKind, type PageSession, type SignInProblem } from '../../api/page-data';
+import { postSignIn, postSignOut } from './session-api';
+import type { SessionChannel } from './session-channel';
 
-// Where the key may live (DESIGN §5): memory and sessionStorage, or localStorage when the person
-// asked to be remembered. Never a URL, a log line or an error message.
-const STORAGE_KEY = 'ops-console.api-key';
+// The page's view of the session the console's server holds (DESIGN §5): whether one is open, its
+// fingerprint and the key's kind. The key itself is posted once, at sign-in, and never kept here.
 
 export type SignOutReason = 'signed-out' | 'rejected' | 'revoked';
 
 export interface SessionState {
-  apiKey: string | null;
+  signedIn: boolean;
+  /** Names the session's key for tab sharing and the watch list's storage; never the key. */
+  fingerprint: string | null;
+  keyKind: KeyKind | null;
   remembered: boolean;
-  /** Why the key screen is showing again, if it is not the first visit. */
+  /** Why the key screen is showing again, if it is not the first visit; `elsewhere` when another tab did it. */
   signedOutBecause: SignOutReason | null;
+  signedOutElsewhere: boolean;
 }
 
 export interface SessionStore {
   getState: () => SessionState;
   subscribe: (listener: () => void) => () => void;
-  signIn: (apiKey: string, remember: boolean) => void;
+  /** Posts the key to the server; null once signed in, else why not. Aborting `signal` cancels the check. */
+  signIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
   signOut: (reason: SignOutReason) => void;
 }
 
-function safeStorage(kind: 'session' | 'local'): Storage | null {
-  try {
-    return kind === 'session' ? window.sessionStorage : window.localStorage;
-  } catch {
-    return null;
-  }
+export interface SessionStoreOptions {
+  /** What the server said in the page's data block. */
+  initial?: PageSession;
+  /** Runs on every sign-out, and before another key's session replaces this one. */
+  onSignedOut: () => void;
+  /** The other tabs of this browser; null to stay on its own. */
+  channel?: SessionChannel | null;
 }
 
-export function createSessionStore(onSignedOut: () => void): SessionStore {
-  const fromSession = safeStorage('session')?.getItem(STORAGE_KEY) ?? null;
-  const fromLocal = safeStorage('local')?.getItem(STORAGE_KEY) ?? null;
-  let state: SessionState = {
-    apiKey: fromSession ?? fromLocal,
-    remembered: fromSession === null && fromLocal !== null,
-    signedOutBecause: null,
-  };
-  setApiKey(state.apiKey);
+function stateOf(session: PageSession): SessionState {
+  const { signedIn, fingerprint, keyKind, remembered } = session.signedIn ? session : SIGNED_OUT;
+  return { signedIn, fingerprint, keyKind, remembered, signedOutBecause: null, signedOutElsewhere: false };
+}
+
+export function createSessionStore({ initial = SIGNED_OUT, onSignedOut, channel = null }: SessionStoreOptions): SessionStore {
+  let state: SessionState = stateOf(initial);
   const listeners = new Set<() => void>();
   const set = (next: SessionState) => {
     state = next;
-    setApiKey(next.apiKey);
     listeners.forEach((l) => l());
   };
+  const adopt = (session: PageSession) => {
+    // Another key's session (signed in elsewhere in this browser): nothing of the previous one may stay.
+    if (state.signedIn && state.fingerprint !== session.fingerprint) onSignedOut();
+    set(stateOf(session));
+  };
+  const end = (reason: SignOutReason, elsewhere: boolean) => {
+    if (!state.signedIn && reason !== 'signed-out') return;
+    const wasSignedIn = state.signedIn;
+    set({ ...stateOf(SIGNED_OUT), signedOutBecause: reason, signedOutElsewhere: elsewhere });
+    if (wasSignedIn || !elsewhere) onSignedOut();
+  };
+
+  channel?.onMessage((message) => {
+    if (message.type === 'signed-in') adopt(message.session);
+    else if (state.signedIn) end(message.reason, true);
+  });
 
   return {
     getState: () => state,
@@ -51,18 +71,18 @@ export function createSessionStore(onSignedOut: () => void): SessionStore {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    signIn(apiKey, remember) {
-      safeStorage('session')?.setItem(STORAGE_KEY, apiKey);
-      if (remember) safeStorage('local')?.setItem(STORAGE_KEY, apiKey);
-      else safeStorage('local')?.removeItem(STORAGE_KEY);
-      set({ apiKey, remembered: remember, signedOutBecause: null });
+    async signIn(apiKey, remember, signal) {
+      const result = await postSignIn(apiKey, remember, signal);
+      if (!result.ok) return result.problem;
+      adopt(result.session);
+      channel?.post({ type: 'signed-in', session: result.session });
+      return null;
     },
     signOut(reason) {
-      if (state.apiKey === null && reason !== 'signed-out') return;
-      safeStorage('session')?.removeItem(STORAGE_KEY);
-      safeStorage('local')?.removeItem(STORAGE_KEY);
-      set({ apiKey: null, remembered: false, signedOutBecause: reason });
-      onSignedOut();
+      if (!state.signedIn && reason !== 'signed-out') return;
+      end(reason, false);
+      void postSignOut();
+      channel?.post({ type: 'signed-out', reason });
     },
   };
 }

@@ -1,80 +1,97 @@
 import { useId, useState, type SyntheticEvent } from 'react';
-import { isApiError } from '../../api/api-error';
-import { fetchAuthDetails } from '../../api/auth';
+import { useLocation } from 'react-router-dom';
+import type { SignInProblem } from '../../api/page-data';
+import { keyFormatProblem } from '../../features/session/key-format';
+import { SESSION_PATH } from '../../features/session/session-api';
 
 export interface SignInScreenProps {
   apiTarget: string;
   isSimulator: boolean;
   signedOutBecause: 'signed-out' | 'rejected' | 'revoked' | null;
-  onSignedIn: (apiKey: string, remember: boolean) => void;
+  /** The sign-out happened in another tab of this browser. */
+  signedOutElsewhere?: boolean;
+  /** Why a sign-in posted before the script arrived (a plain form post) failed. */
+  initialProblem?: SignInProblem | undefined;
+  /** Posts the key to the console's server; resolves null once signed in, else why not. */
+  onSignIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
 }
 
-type Problem = { kind: 'rejected' | 'unreachable' | 'server' | 'other'; message: string; requestId?: string | undefined };
-
-function problemFrom(error: unknown): Problem {
-  if (!isApiError(error)) return { kind: 'other', message: 'The key could not be checked. Try again.' };
-  if (error.kind === 'network') {
-    return { kind: 'unreachable', message: 'Could not reach the API, so the key was not checked. Check the connection and try again.' };
+function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewhere: boolean) {
+  if (reason === 'rejected') {
+    return (
+      <p role="alert" className="callout callout--error">
+        Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to where you
+        were.
+      </p>
+    );
   }
-  if (error.status === 401) return { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: error.requestId };
-  if (error.status >= 500) {
-    return {
-      kind: 'server',
-      message: `The API is having trouble (HTTP ${error.status}), so the key was not checked. Try again in a moment.`,
-      requestId: error.requestId,
-    };
+  if (reason === 'revoked') {
+    return (
+      <p role="status" className="callout">
+        You revoked the API key this console was using, so you were signed out. Sign in with another key.
+      </p>
+    );
   }
-  return { kind: 'other', message: `The key could not be checked: ${error.message}`, requestId: error.requestId };
+  if (reason === 'signed-out') {
+    return (
+      <p role="status" className="callout">
+        {elsewhere ? 'You signed out in another tab. ' : 'You signed out. '}The console’s server no longer holds the key for this browser.
+      </p>
+    );
+  }
+  return null;
 }
 
-export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, onSignedIn }: SignInScreenProps) {
+/**
+ * The key screen. The form is a real form posting to the console's server (it works before the script
+ * has arrived); with the script, the key is posted the same way by fetch, the check can be cancelled,
+ * and the person stays on the address they asked for.
+ */
+export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, signedOutElsewhere = false, initialProblem, onSignIn }: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
+  const { pathname, search, hash } = useLocation();
   const [apiKey, setApiKey] = useState('');
   const [visible, setVisible] = useState(false);
   const [remember, setRemember] = useState(false);
-  const [checking, setChecking] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [checking, setChecking] = useState<AbortController | null>(null);
+  const [problem, setProblem] = useState<SignInProblem | null>(initialProblem ?? null);
 
   async function submit(event: SyntheticEvent) {
     event.preventDefault();
     const key = apiKey.trim();
-    if (!key) {
-      setProblem({ kind: 'other', message: 'Enter an API key.' });
+    const formatProblem = keyFormatProblem(key);
+    if (formatProblem) {
+      setProblem({ kind: 'invalid', message: formatProblem });
       return;
     }
-    setChecking(true);
+    const attempt = new AbortController();
+    setChecking(attempt);
     setProblem(null);
     try {
-      await fetchAuthDetails({ apiKey: key });
-      onSignedIn(key, remember);
-    } catch (error) {
-      setProblem(problemFrom(error));
-      setChecking(false);
+      const refused = await onSignIn(key, remember, attempt.signal);
+      // Signed in: the gate renders the page asked for in place of this screen.
+      if (refused && !attempt.signal.aborted) setProblem(refused);
+    } catch {
+      if (!attempt.signal.aborted) setProblem({ kind: 'other', message: 'The key could not be checked. Try again.' });
+    } finally {
+      setChecking((current) => (current === attempt ? null : current));
     }
+  }
+
+  function cancel() {
+    checking?.abort();
+    setChecking(null);
+    setProblem({ kind: 'other', message: 'Cancelled: the key was not checked.' });
   }
 
   return (
     <main className="key-screen" id="main">
       <h1>Ops Console</h1>
       <p>Watch your projects' operations as they happen. Sign in with an API key.</p>
-      {signedOutBecause === 'rejected' && !problem && (
-        <p role="alert" className="callout callout--error">
-          Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to
-          where you were.
-        </p>
-      )}
-      {signedOutBecause === 'revoked' && !problem && (
-        <p role="status" className="callout">
-          You revoked the API key this console was using, so you were signed out. Sign in with another key.
-        </p>
-      )}
-      {signedOutBecause === 'signed-out' && !problem && (
-        <p role="status" className="callout">
-          You signed out. The key was removed from this browser.
-        </p>
-      )}
-      <form onSubmit={(e) => void submit(e)} noValidate>
+      {!problem && signedOutNotice(signedOutBecause, signedOutElsewhere)}
+      <form method="post" action={SESSION_PATH} onSubmit={(e) => void submit(e)} noValidate>
+        <input type="hidden" name="return-to" value={`${pathname}${search}${hash}`} />
         <label htmlFor={keyId}>API key</label>
         <div className="key-screen__field">
           <input
@@ -87,22 +104,22 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, onSigne
             value={apiKey}
             onChange={(e) => setApiKey(e.target.value)}
             aria-describedby={hintId}
-            aria-invalid={problem?.kind === 'rejected' ? true : undefined}
+            aria-invalid={problem?.kind === 'rejected' || problem?.kind === 'invalid' ? true : undefined}
           />
           <button type="button" aria-pressed={visible} onClick={() => setVisible((v) => !v)}>
             {visible ? 'Hide key' : 'Show key'}
           </button>
         </div>
         <p id={hintId} className="muted">
-          Talking to {apiTarget}.
-          {isSimulator && ' The demo key is printed in the terminal where the console was started.'}
+          Talking to {apiTarget}.{isSimulator && ' The demo key is printed in the terminal where the console was started.'}
         </p>
         <label className="checkbox">
-          <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
+          <input type="checkbox" name="remember" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
           Remember on this device
         </label>
         <p className="muted small">
-          Off: the key is forgotten when this tab closes. On: it stays in this browser until you sign out.
+          The key goes to the console’s server once and never stays in this page. Off: the session ends when the browser
+          closes. On: it lasts 30 days on this device, until you sign out.
         </p>
         {problem && (
           <div role="alert" className="callout callout--error">
@@ -114,9 +131,16 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, onSigne
             )}
           </div>
         )}
-        <button type="submit" className="primary" disabled={checking}>
-          {checking ? 'Checking key…' : 'Sign in'}
-        </button>
+        <div className="key-screen__actions">
+          <button type="submit" className="primary" disabled={checking !== null}>
+            {checking ? 'Checking key…' : 'Sign in'}
+          </button>
+          {checking && (
+            <button type="button" onClick={cancel}>
+              Cancel
+            </button>
+          )}
+        </div>
       </form>
     </main>
   );

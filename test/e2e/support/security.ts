@@ -1,8 +1,8 @@
 import type { BrowserContext, Page, Request } from '@playwright/test';
 
 // Records everything a browser session exposes (requests, console, storages, the page itself) so a
-// test can ask where a secret turned up. DESIGN §5: the key only ever travels in `Authorization` and
-// rests in sessionStorage (localStorage when remembered); nowhere else.
+// test can ask where a secret turned up. DESIGN §5: the key is posted once to the console's server and
+// rests there; the page never holds it.
 
 export interface RecordedRequest {
   method: string;

@@ -1,5 +1,6 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fakeFingerprint } from '../../support/console-server';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -178,7 +179,7 @@ describe('watch list', () => {
     expect(failing.id).toBeTruthy();
   });
 
-  it('survives a reload, stored under a hash of the key and never the key itself', async () => {
+  it('survives a reload, stored under the session fingerprint the server gave and never the key itself', async () => {
     const project = quietProject('Persisted');
     liveOperation(project.id, 'apply_config');
     const first = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
@@ -189,7 +190,7 @@ describe('watch list', () => {
     renderApp('/', { apiKey: sim.apiKey });
     expect(await within(panel()).findByRole('link', { name: 'Apply config' })).toBeInTheDocument();
     const [[key, value]] = storedWatchEntries() as [[string, string]];
-    expect(key).toMatch(/^ops-console\.watch\.[0-9a-f]{64}$/);
+    expect(key).toBe(`ops-console.watch.${fakeFingerprint(sim.apiKey)}`);
     expect(value).toContain('Persisted');
     for (let i = 0; i < localStorage.length; i++) {
       const name = localStorage.key(i) ?? '';

@@ -4,23 +4,23 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/app/app';
+import { heldKey, holdSession } from '../../support/console-server';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer();
-const SESSION_KEY = 'ops-console.api-key';
 
 beforeAll(polyfillModalDialogs);
 
 function renderKeysScreen(apiKey: string = sim.apiKey) {
-  sessionStorage.setItem(SESSION_KEY, apiKey);
+  const session = holdSession(apiKey);
   window.history.pushState({}, '', '/settings/api-keys');
   const user = userEvent.setup();
   const holder: { client?: QueryClient } = {};
   const onQueryClient = (client: QueryClient) => {
     holder.client = client;
   };
-  render(<App retries={false} onQueryClient={onQueryClient} />);
+  render(<App retries={false} session={session} onQueryClient={onQueryClient} />);
   return {
     user,
     queryClient: () => {
@@ -408,7 +408,7 @@ describe('revoking a key', () => {
 
     expect(await screen.findByText(/You revoked the API key this console was using/)).toBeInTheDocument();
     expect(screen.getByLabelText(/API key/)).toHaveAttribute('type', 'password');
-    expect(sessionStorage.getItem(SESSION_KEY)).toBeNull();
+    expect(heldKey()).toBeNull();
   });
 
   it('signs out an organization key that revokes itself', async () => {

@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { heldKey } from '../../support/console-server';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -278,7 +279,8 @@ describe('operation history', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(/rejected \(invalid or revoked\)/);
     expect(window.location.pathname).toBe(`/projects/${project.id}`);
-    expect(sessionStorage.getItem('ops-console.api-key')).toBeNull();
+    // The server ended the session on the API's 401.
+    expect(heldKey()).toBeNull();
 
     await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
     expect(bodyRows(await table())).toHaveLength(3);

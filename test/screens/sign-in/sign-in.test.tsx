@@ -1,13 +1,26 @@
-import { screen, waitFor } from '@testing-library/react';
-import { http, HttpResponse } from 'msw';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { delay, http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
+import { App } from '../../../src/app/app';
+import { createAppState } from '../../../src/app/app-state';
+import { heldKey } from '../../support/console-server';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
 
+/** Everything the page itself could keep: both storages. The key belongs to the server alone. */
+function pageStorage(): string {
+  return JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage)]);
+}
+
 describe('signing in', () => {
-  it('asks for a key, says which API it talks to, and signs in on Enter', async () => {
+  it('asks for a key, says which API it talks to, and signs in on Enter; the server holds the key, the page does not', async () => {
+    const sessionPosts: unknown[] = [];
+    sim.server.events.on('request:start', ({ request }) => {
+      if (new URL(request.url).pathname === '/session') sessionPosts.push(request.method);
+    });
     const { user } = renderApp('/');
     const input = screen.getByLabelText(/API key/);
     expect(input).toHaveAttribute('type', 'password');
@@ -15,8 +28,34 @@ describe('signing in', () => {
 
     await user.type(input, `${sim.apiKey}{Enter}`);
     expect(await screen.findByRole('heading', { level: 1, name: 'Projects' })).toBeInTheDocument();
-    expect(sessionStorage.getItem('ops-console.api-key')).toBe(sim.apiKey);
-    expect(localStorage.getItem('ops-console.api-key')).toBeNull();
+    expect(heldKey()).toBe(sim.apiKey);
+    expect(sessionPosts).toEqual(['POST']);
+    expect(pageStorage()).not.toContain(sim.apiKey);
+    sim.server.events.removeAllListeners();
+  });
+
+  it('is a real form posting to the server, so it works before the script has arrived', () => {
+    renderApp('/projects/p-1?status=failed');
+    const form = screen.getByLabelText(/API key/).closest('form');
+    expect(form).toHaveAttribute('method', 'post');
+    expect(form).toHaveAttribute('action', '/session');
+    expect(form?.querySelector('input[name="return-to"]')).toHaveValue('/projects/p-1?status=failed');
+    expect(screen.getByRole('checkbox', { name: 'Remember on this device' })).toHaveAttribute('name', 'remember');
+  });
+
+  it('shows why a sign-in posted before the script arrived failed, on the first key screen only', async () => {
+    window.history.pushState({}, '', '/');
+    const state = createAppState({ retries: false, signInProblem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-1' } });
+    const user = userEvent.setup();
+    render(<App state={state} />);
+    expect(screen.getByRole('alert')).toHaveTextContent('This key was rejected (invalid or revoked).Request id: req-1');
+    expect(screen.getByLabelText(/API key/)).toHaveAttribute('aria-invalid', 'true');
+
+    await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
+    await screen.findByRole('heading', { level: 1, name: 'Projects' });
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByText(/You signed out/)).toBeInTheDocument();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 
   it('shows and hides the key on request', async () => {
@@ -32,15 +71,28 @@ describe('signing in', () => {
     await user.type(screen.getByLabelText(/API key/), 'not-a-real-key{Enter}');
     expect(await screen.findByRole('alert')).toHaveTextContent('This key was rejected (invalid or revoked).');
     expect(screen.getByLabelText(/API key/)).toHaveValue('not-a-real-key');
-    expect(sessionStorage.getItem('ops-console.api-key')).toBeNull();
+    expect(heldKey()).toBeNull();
   });
 
-  it('tells a dead network apart from a rejected key, and keeps the key typed', async () => {
+  it('says what is wrong with a key holding a non-ASCII character, without sending it anywhere', async () => {
+    const posts: string[] = [];
+    sim.server.events.on('request:start', ({ request }) => void posts.push(new URL(request.url).pathname));
+    const { user } = renderApp('/');
+    await user.type(screen.getByLabelText(/API key/), 'clé-de-démo{Enter}');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('contains “é” (U+00E9)');
+    expect(alert).not.toHaveTextContent(/could not reach/i);
+    expect(screen.getByLabelText(/API key/)).toHaveAttribute('aria-invalid', 'true');
+    expect(posts).toEqual([]);
+    sim.server.events.removeAllListeners();
+  });
+
+  it('names the cause when the server cannot reach the API, and keeps the key typed', async () => {
     sim.server.use(http.get('*/api/v2/auth', () => HttpResponse.error(), { once: true }));
     const { user } = renderApp('/');
     await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent(/Could not reach the API/);
+    expect(alert).toHaveTextContent(/Could not reach the API at .+: connection refused/);
     expect(alert).not.toHaveTextContent(/rejected/);
     expect(alert).not.toHaveTextContent(sim.apiKey);
     expect(screen.getByLabelText(/API key/)).toHaveValue(sim.apiKey);
@@ -55,23 +107,42 @@ describe('signing in', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent(/having trouble \(HTTP 503\)/);
   });
 
-  it('remembers the key on this device only when asked', async () => {
+  it('lets a check that hangs be cancelled, and then signs in on the next try', async () => {
+    sim.server.use(http.get('*/api/v2/auth', () => delay('infinite'), { once: true }));
+    const { user } = renderApp('/');
+    await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
+    expect(await screen.findByRole('button', { name: 'Checking key…' })).toBeDisabled();
+
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Cancelled: the key was not checked.');
+    expect(screen.getByRole('button', { name: 'Sign in' })).toBeEnabled();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).not.toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Projects' })).toBeInTheDocument();
+  });
+
+  it('asks the server for a lasting session only when "Remember on this device" is on', async () => {
+    const asked: unknown[] = [];
+    sim.server.events.on('request:start', ({ request }) => {
+      if (new URL(request.url).pathname === '/session') void request.clone().json().then((body: { remember: unknown }) => asked.push(body.remember));
+    });
     const { user } = renderApp('/');
     await user.click(screen.getByRole('checkbox', { name: 'Remember on this device' }));
     await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
     await screen.findByRole('heading', { level: 1, name: 'Projects' });
-    expect(localStorage.getItem('ops-console.api-key')).toBe(sim.apiKey);
+    await waitFor(() => expect(asked).toEqual([true]));
+    expect(pageStorage()).not.toContain(sim.apiKey);
+    sim.server.events.removeAllListeners();
   });
 
-  it('signs out: forgets the key everywhere, empties the cache and shows the key screen', async () => {
-    localStorage.setItem('ops-console.api-key', sim.apiKey);
-    const { user } = renderApp('/');
+  it('signs out: ends the server session, empties the cache and shows the key screen', async () => {
+    const { user } = renderApp('/', { apiKey: sim.apiKey });
     await screen.findAllByRole('link', { name: /.+/ });
     await user.click(screen.getByRole('button', { name: 'Sign out' }));
 
     expect(await screen.findByText(/You signed out/)).toBeInTheDocument();
-    expect(sessionStorage.getItem('ops-console.api-key')).toBeNull();
-    expect(localStorage.getItem('ops-console.api-key')).toBeNull();
+    await waitFor(() => expect(heldKey()).toBeNull());
     // Signing in again fetches afresh: nothing was kept from the previous session.
     let projectRequests = 0;
     sim.server.events.on('request:start', ({ request }) => {

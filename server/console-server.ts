@@ -1,0 +1,138 @@
+// The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
+// response, /healthz, the cross-site write rule, the simulator's fault control, /api/v2 with the
+// session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
+// other GET is a page: index.html with the request's data block (and, later, the rendered screen).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PageData } from '../src/api/page-data';
+import type { ApiBackend } from './api-backend';
+import { serveApi } from './api-route';
+import { crossSiteWriteProblem } from './csrf';
+import { isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
+import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
+import { securityHeaders } from './security-headers';
+import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
+import type { Sessions } from './session/sessions';
+import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
+
+export const HEALTH_PATH = '/healthz';
+
+export interface ConsoleServerOptions {
+  backend: ApiBackend;
+  sessions: Sessions;
+  template: PageTemplate;
+  /** Built files (production) or Vite's middlewares (dev); calls `next` for anything it does not serve. */
+  assets: AssetHandler;
+  /** Dev serves no CSP: Vite's HMR needs inline scripts. */
+  withCsp: boolean;
+  faultControl: boolean;
+  /** True once shutdown has begun: /healthz says so. */
+  draining?: () => boolean;
+  render?: PageRenderer;
+  /** Where an internal error is reported (stderr by default). */
+  log?: (line: string) => void;
+  /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
+  pagesFirst?: (req: IncomingMessage) => boolean;
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0] ?? '/';
+}
+
+function isUnderSession(path: string): boolean {
+  return path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`);
+}
+
+/**
+ * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
+ * still sending (answering first makes Node close the connection under it); a body past the limit is cut off.
+ */
+async function discardBody(req: IncomingMessage): Promise<void> {
+  try {
+    await readBody(req);
+  } catch {
+    req.destroy();
+  }
+}
+
+async function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): Promise<void> {
+  await discardBody(req);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(text);
+}
+
+/** A navigation from another site: the SameSite=Strict cookie was not sent with it. */
+function isCrossSiteNavigation(req: IncomingMessage): boolean {
+  return req.headers['sec-fetch-site'] === 'cross-site' && req.headers['sec-fetch-mode'] === 'navigate';
+}
+
+export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
+  const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
+  const fail = (res: ServerResponse, error: unknown) => {
+    log(`Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    sendJsonError(res, 500, 'Internal error while answering the request.');
+  };
+  const headers = Object.entries(securityHeaders({ withCsp: options.withCsp }));
+
+  const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
+    const current = sessions.read(req);
+    if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
+    if (current.state !== 'open' && isCrossSiteNavigation(req)) {
+      serveBounce(req, res);
+      return;
+    }
+    const session = current.state === 'open' ? current.session : null;
+    await servePage(req, res, { template, session, render, status, fetchApi: backend.fetch, data: data ?? { session: sessions.describe(session) } });
+  };
+  const sessionContext = { sessions, fetchApi: backend.fetch, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    const path = pathOf(req);
+
+    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Content-Type', 'application/json');
+      res.statusCode = draining() ? 503 : 200;
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
+      return;
+    }
+    const refused = crossSiteWriteProblem(req);
+    if (refused) {
+      await discardBody(req);
+      res.setHeader('Cache-Control', 'no-store');
+      sendJsonError(res, 403, refused);
+      return;
+    }
+    if (isFaultControlPath(req.url)) {
+      res.setHeader('Cache-Control', 'no-store');
+      // Unmounted, it answers like any unknown path would, not with the app's HTML.
+      if (options.faultControl && backend.faultControl) await backend.faultControl(req, res);
+      else await sendText(req, res, 404, 'Not found');
+      return;
+    }
+    if (isApiPath(req.url)) {
+      await serveApi(req, res, { sessions, fetchApi: backend.fetch });
+      return;
+    }
+    if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
+
+    const isGet = req.method === 'GET' || req.method === 'HEAD';
+    if (isGet && options.pagesFirst?.(req)) {
+      await page(req, res);
+      return;
+    }
+    assets(req, res, () => {
+      // Any other GET is a page the client's router resolves (its own "Page not found" included); never a missing asset.
+      const answer = isGet && !path.startsWith(ASSETS_PREFIX) ? page(req, res) : sendText(req, res, isGet ? 404 : 405, isGet ? 'Not found' : 'Method not allowed');
+      answer.catch((error: unknown) => fail(res, error));
+    });
+  };
+
+  return (req, res) => {
+    handle(req, res).catch((error: unknown) => fail(res, error));
+  };
+}

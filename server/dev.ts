@@ -1,0 +1,35 @@
+// `npm run dev`: the same server as `npm start`, with Vite in middleware mode for the client (HMR over
+// this server's own socket) instead of the built files.
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { createServer as createViteServer } from 'vite';
+import { exitOnSignals, startServer, stderrLog } from './start';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** An address bar navigation: the page, not a module (Vite serves those). */
+function isNavigation(req: IncomingMessage): boolean {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  if (path.startsWith('/@') || path.startsWith('/src/') || path.startsWith('/node_modules/')) return false;
+  return (req.headers.accept ?? '').includes('text/html');
+}
+
+try {
+  const running = await startServer({
+    mode: 'dev',
+    serving: async (server) => {
+      const vite = await createViteServer({ root: ROOT, appType: 'custom', server: { middlewareMode: true, hmr: { server } } });
+      return {
+        template: { html: async (url) => vite.transformIndexHtml(url, await readFile(`${ROOT}index.html`, 'utf8')) },
+        assets: (req, res, next) => vite.middlewares(req, res, next),
+        pagesFirst: isNavigation,
+        close: () => vite.close(),
+      };
+    },
+  });
+  exitOnSignals(running);
+} catch (error) {
+  stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -1,0 +1,75 @@
+// The session cookie's value: the API key and what the server learnt about it, sealed with AES-256-GCM
+// under a key derived from SESSION_SECRET, with an expiry inside the sealed value (browsers restore
+// "session" cookies, so the cookie's own lifetime cannot be trusted). Any instance with the same secret
+// opens it: nothing about a session lives in one server's memory.
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import * as z from 'zod/mini';
+import { KeyKindSchema } from '../../src/api/page-data';
+
+const VERSION = 'v1';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+// Binds a sealed value to its purpose: a value sealed for anything else under the same key never opens here.
+const AAD = Buffer.from('ops-console session cookie v1');
+
+const SessionSchema = z.object({
+  /** The API key. */
+  key: z.string(),
+  kind: KeyKindSchema,
+  /** Random id: what sign-out revokes on this instance. */
+  sid: z.string(),
+  remember: z.boolean(),
+  /** Milliseconds since the epoch; the session is over from then on, whatever the browser keeps. */
+  exp: z.number(),
+});
+
+export type Session = z.infer<typeof SessionSchema>;
+
+export interface SessionCrypto {
+  seal: (session: Session) => string;
+  /** The session in `value`, or null when it was tampered with, sealed under another secret, malformed or expired. */
+  open: (value: string, now?: number) => Session | null;
+  /** Names the key for the page (tab-sharing namespaces) without revealing it: an HMAC under the secret. */
+  fingerprint: (apiKey: string) => string;
+}
+
+export function newSessionId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** Derives the cookie and fingerprint keys from `secret`; without one, from random bytes made now (printed nowhere). */
+export function createSessionCrypto(secret: string | undefined): SessionCrypto {
+  const material = secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');
+  const derive = (info: string) => Buffer.from(hkdfSync('sha256', material, 'ops-console', info, 32));
+  const sealKey = derive('session cookie AES-256-GCM v1');
+  const fingerprintKey = derive('session fingerprint HMAC-SHA256 v1');
+
+  return {
+    seal(session) {
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', sealKey, iv).setAAD(AAD);
+      const sealed = Buffer.concat([cipher.update(JSON.stringify(session), 'utf8'), cipher.final()]);
+      return `${VERSION}.${Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url')}`;
+    },
+    open(value, now = Date.now()) {
+      if (!value.startsWith(`${VERSION}.`)) return null;
+      const bytes = Buffer.from(value.slice(VERSION.length + 1), 'base64url');
+      if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
+      let json: unknown;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, IV_BYTES)).setAAD(AAD);
+        decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+        const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+        json = JSON.parse(plain.toString('utf8'));
+      } catch {
+        return null;
+      }
+      const parsed = SessionSchema.safeParse(json);
+      if (!parsed.success || parsed.data.exp <= now) return null;
+      return parsed.data;
+    },
+    fingerprint(apiKey) {
+      return createHmac('sha256', fingerprintKey).update(apiKey, 'utf8').digest('base64url').slice(0, 32);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// Starts the console's production server in process, on 127.0.0.1 and a free port, over a tiny built
+// client in a temp folder; what it prints and logs is kept for the test to read.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startServer, type RunningServer } from '../../server/start';
+import { createStaticAssets } from '../../server/static-assets';
+import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
+
+export const TEST_HTML =
+  '<!doctype html><html><head><title>Ops Console</title><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"><!--app-html--></div></body></html>';
+
+export interface TestServer {
+  running: RunningServer;
+  port: number;
+  printed: string[];
+  logged: string[];
+  request: (request: RawRequest) => Promise<RawResponse>;
+  stop: () => Promise<void>;
+}
+
+let clientDir: Promise<string> | undefined;
+
+/** A built client: index.html, one hashed script with its precompressed copies, and a public file. */
+export function testClientDir(): Promise<string> {
+  clientDir ??= (async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'ops-console-client-'));
+    await mkdir(path.join(dir, 'assets'), { recursive: true });
+    await writeFile(path.join(dir, 'index.html'), TEST_HTML);
+    await writeFile(path.join(dir, 'assets', 'app-abc123.js'), 'console.log("app");\n'.repeat(100));
+    await writeFile(path.join(dir, 'assets', 'app-abc123.js.br'), 'BROTLI');
+    await writeFile(path.join(dir, 'assets', 'app-abc123.js.gz'), 'GZIP');
+    await writeFile(path.join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    return dir;
+  })();
+  return clientDir;
+}
+
+export async function removeTestClientDir(): Promise<void> {
+  if (clientDir) await rm(await clientDir, { recursive: true, force: true });
+  clientDir = undefined;
+}
+
+export async function startTestServer(env: NodeJS.ProcessEnv): Promise<TestServer> {
+  const printed: string[] = [];
+  const logged: string[] = [];
+  const dir = await testClientDir();
+  const running = await startServer({
+    mode: 'production',
+    env: { HOST: '127.0.0.1', PORT: '0', ...env },
+    print: (line) => void printed.push(line),
+    log: (line) => void logged.push(line),
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir) }),
+  });
+  const port = new URL(running.url).port;
+  return {
+    running,
+    port: Number(port),
+    printed,
+    logged,
+    request: (request) => rawRequest(Number(port), request),
+    stop: async () => {
+      running.server.closeAllConnections();
+      await running.stop();
+    },
+  };
+}
+
+/** The `name=value` of a Set-Cookie header, and its attributes in lower case. */
+export function parseSetCookie(header: string): { name: string; value: string; attributes: Map<string, string> } {
+  const [pair = '', ...rest] = header.split(';').map((part) => part.trim());
+  const eq = pair.indexOf('=');
+  const attributes = new Map(
+    rest.map((part) => {
+      const at = part.indexOf('=');
+      return at === -1 ? [part.toLowerCase(), ''] : [part.slice(0, at).toLowerCase(), part.slice(at + 1)];
+    }),
+  );
+  return { name: pair.slice(0, eq), value: pair.slice(eq + 1), attributes };
+}
