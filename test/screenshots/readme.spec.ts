@@ -40,8 +40,12 @@ test.describe('signed in', () => {
   test('filtered history', async ({ page, request }) => {
     const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
     await page.goto(`${projectPath(big.id)}?status=failed,error,cancelled`);
-    await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toBeVisible({ timeout: 30_000 });
+    const searched = page.getByRole('status').filter({ hasText: /^Searched the whole history/ });
+    await expect(searched).toBeVisible({ timeout: 30_000 });
+    // Tall enough to show the filters, the progress, the timeline and the first matching rows together.
+    await page.setViewportSize({ width: 1280, height: 1600 });
     await page.getByRole('heading', { level: 2, name: 'Operations', exact: true }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await expect(operationsTable(page).locator('tbody tr').nth(9)).toBeVisible();
     await shoot(page, 'filtered-history');
   });
 
