@@ -1,5 +1,5 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './support/axe';
 import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
 import { compareWithApi, operationPath, operationsTable, projectPath, readOperationsTable } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
@@ -29,13 +29,6 @@ async function searchedToTheEnd(page: Page): Promise<void> {
   await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toBeVisible({ timeout: 30_000 });
 }
 
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ rule: v.id, impact: v.impact, help: v.help, where: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  expect(serious).toEqual([]);
-}
 
 test('a filtered deep link finds every match in the whole history, once each, newest first', async ({ page }) => {
   const expected = settledMatches();

@@ -1,16 +1,11 @@
 import { durationOf, statusTone, type StatusTone } from '../../lib/operation-status';
+import type { FilterableOperation } from '../history-filters/filters';
 
 // Where each operation of a timeline goes: one lane per branch and compute, a mark from its start to
 // its end (its end is now while it is in flight) over a window of time. Pure, so it is tested alone.
 
-/** The fields of an operation a timeline reads. */
-export interface TimelineOperation {
-  id: string;
-  action: string;
-  status: string;
-  branch_id?: string | undefined;
-  endpoint_id?: string | undefined;
-  created_at: string;
+/** The fields of an operation a timeline reads: what the filters read, and how long it took. */
+export interface TimelineOperation extends FilterableOperation {
   total_duration_ms: number;
 }
 
