@@ -1,4 +1,5 @@
 import { screen, waitFor } from '@testing-library/react';
+import { http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CSV_COLUMNS } from '../../../src/features/history-filters/export-format';
 import { catchDownloads, type Download } from '../../support/downloads';
@@ -47,10 +48,22 @@ describe('exporting everything that matches', () => {
   it('writes NDJSON, one operation a line, and without filters exports the whole history', async () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 1_150);
+    // The walk's first page is held back, so the export is seen under way before it writes.
+    const release: { now: () => void } = { now: () => undefined };
+    const held = new Promise<void>((resolve) => (release.now = resolve));
+    sim.server.use(
+      http.get('*/api/v2/projects/:projectId/operations', async ({ request }) => {
+        if (new URL(request.url).searchParams.get('limit') === '1000') await held;
+        return undefined;
+      }),
+    );
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     await screen.findByRole('table', { name: /operations/i });
     await user.click(screen.getByRole('button', { name: 'Export all matches as NDJSON' }));
-    expect(screen.getByRole('button', { name: 'Cancel export' })).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Cancel export' })).toBeInTheDocument();
+    expect(screen.getByText('Searching the whole history for the export…')).toBeInTheDocument();
+    expect(downloads).toHaveLength(0);
+    release.now();
 
     await waitFor(() => expect(downloads).toHaveLength(1), { timeout: 10_000 });
     const file = await downloads[0]!;

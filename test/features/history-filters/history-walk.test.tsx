@@ -35,12 +35,16 @@ describe('searching the whole history for a filter', () => {
     await waitFor(() => expect(tableIds()).toEqual(expected));
 
     // The first page as ever (100), then pages of 1,000 from each cursor, and nothing after the end.
-    const cursors = requests.map((r) => r.url.searchParams.get('cursor'));
-    expect(requests.map((r) => r.url.searchParams.get('limit'))).toEqual(['100', '1000', '1000', '1000', '1000']);
+    // (A slow machine may also refresh the newest page, without a cursor: that is the live refresh, not the walk.)
+    const [first, ...older] = requests.filter((r) => r.url.searchParams.has('cursor') || r === requests[0]);
+    expect(first?.url.searchParams.get('limit')).toBe('100');
+    expect(first?.url.searchParams.has('cursor')).toBe(false);
+    expect(older.map((r) => r.url.searchParams.get('limit'))).toEqual(['1000', '1000', '1000', '1000']);
+    const cursors = older.map((r) => r.url.searchParams.get('cursor'));
     expect(new Set(cursors).size).toBe(cursors.length);
-    const settled = requests.length;
+    const settled = older.length;
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(requests.length).toBe(settled);
+    expect(requests.filter((r) => r.url.searchParams.has('cursor'))).toHaveLength(settled);
   });
 
   it('shows matches as they are found, before the walk is over', async () => {
@@ -145,6 +149,8 @@ describe('searching the whole history for a filter', () => {
 
     renderApp(`/projects/${project.id}?status=failed,error`, { apiKey: sim.apiKey });
     await waitFor(() => expect(progress()).toHaveTextContent(/Searched the whole history: 1,201 operations back to .* · 13 matches/));
+    // The count may be said before the table has drawn every match.
+    await waitFor(() => expect(tableIds()).toHaveLength(13));
     const before = tableIds();
     const fresh = sim.cp.addOperation({ projectId: project.id, action: 'create_branch', status: 'error', createdAt: sim.clock.now() });
     await waitFor(() => expect(tableIds()).toEqual([fresh.id, ...before]));
