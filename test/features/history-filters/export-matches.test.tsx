@@ -27,7 +27,7 @@ describe('exporting everything that matches', () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 2_600, (i) => ({ status: i % 50 === 7 ? 'error' : 'finished' }));
     const expected = all.filter((op) => op.status === 'error').map((op) => op.id);
-    const requests = recordListRequests(sim);
+    const requests = recordListRequests();
     const { user } = renderApp(`/projects/${project.id}?status=error`, { apiKey: sim.apiKey });
     await screen.findByRole('listbox', { name: 'Status' });
     await user.click(screen.getByRole('button', { name: 'Export all matches as CSV' }));

@@ -1,3 +1,4 @@
+import { vi } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import type { SimServer } from '../../support/sim-server';
 import type { DemoSeed } from '../../../sim/seed';
@@ -45,11 +46,14 @@ export interface ListRequest {
   at: number;
 }
 
-export function recordListRequests(sim: SimServer<DemoSeed>): ListRequest[] {
+/** Records each list request when the page sends it (not when the stand-in API gets to it, which a busy machine delays unevenly). */
+export function recordListRequests(): ListRequest[] {
   const requests: ListRequest[] = [];
-  sim.server.events.on('request:start', ({ request }) => {
-    const url = new URL(request.url);
+  const send = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
     if (/\/projects\/[^/]+\/operations$/.test(url.pathname)) requests.push({ url, at: Date.now() });
+    return send(input, init);
   });
   return requests;
 }

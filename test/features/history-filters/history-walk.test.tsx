@@ -1,6 +1,6 @@
 import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WALK_GAP_MS } from '../../../src/api/walk-pace';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -13,9 +13,12 @@ const sim = setupSimServer({ start: Date.now() });
 let requests: ListRequest[] = [];
 beforeEach(() => {
   localStorage.setItem('ops-console.poll-interval-ms', '100');
-  requests = recordListRequests(sim);
+  requests = recordListRequests();
 });
-afterEach(() => sim.server.events.removeAllListeners());
+afterEach(() => {
+  vi.restoreAllMocks();
+  sim.server.events.removeAllListeners();
+});
 
 /** Every 97th operation failed (the oldest first): matches on nearly every page of any size. */
 const failedEvery97 = (i: number) => ({ status: i % 97 === 5 ? ('failed' as const) : ('finished' as const) });
