@@ -134,7 +134,10 @@ async function fetchWalkPage(queryClient: QueryClient, projectId: string, cursor
       try {
         return await queryClient.query({
           queryKey,
-          queryFn: ({ signal: querySignal }) => fetchOperationsPage(projectId, { cursor, limit: WALK_LIMIT, signal: querySignal }),
+          queryFn: ({ signal: querySignal }) => {
+            pace.sending();
+            return fetchOperationsPage(projectId, { cursor, limit: WALK_LIMIT, signal: querySignal });
+          },
           // Sent again below, at the walk's pace; the page is added to the history, not kept on its own.
           retry: false,
           staleTime: 0,

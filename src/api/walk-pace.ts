@@ -39,6 +39,8 @@ export function walkWait({ now, lastSentAt, gapMs, sent }: PaceInput): number {
 export interface WalkPace {
   /** Resolves when the next walk request may go (rejects if `signal` aborts first). */
   turn: (signal: AbortSignal) => Promise<void>;
+  /** The walk's request is going out now: the next gap counts from here, not from when its turn came. */
+  sending: () => void;
   /** After a 429: a wider gap from now on. */
   slowDown: () => void;
   readonly gapMs: number;
@@ -78,6 +80,9 @@ export function createWalkPace(gapMs: number = WALK_GAP_MS): WalkPace {
         await sleep(wait, signal);
       }
       lastSentAt = Date.now();
+    },
+    sending() {
+      lastSentAt = Math.max(lastSentAt, Date.now());
     },
     slowDown() {
       gap = Math.min(WALK_MAX_GAP_MS, gap * 2);
