@@ -37,7 +37,7 @@ interface Scenario {
   paths: Record<string, number>;
 }
 
-function maxInAnySecond(times: readonly number[]): number {
+export function maxInAnySecond(times: readonly number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
   let best = 0;
   let from = 0;

@@ -179,7 +179,7 @@ async function snapshot(page: Page): Promise<Snapshot> {
   }
 }
 
-async function findHugeProject(origin: string, apiKey: string): Promise<{ id: string; name: string }> {
+export async function findHugeProject(origin: string, apiKey: string): Promise<{ id: string; name: string }> {
   const get = async <T>(path: string): Promise<T> => {
     const response = await fetch(new URL(`/api/v2${path}`, origin), { headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' } });
     if (!response.ok) throw new Error(`GET ${path} answered ${response.status}`);

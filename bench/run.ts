@@ -16,6 +16,7 @@ import { measureRows, reportRows } from './rows';
 import { heapWithinBound, measureLoad, reportLoad, type LoadResult } from './load';
 import { run, signInContext, simulatorEnv, startConsole } from './server';
 import { staticOperationsPage } from './static-page';
+import { measureWalk, reportWalk } from './walk';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist', 'client');
@@ -166,7 +167,13 @@ function report(result: FirstRows): void {
 }
 
 /** Every target the issues set, in one table: what was measured, the target, ok or MISSED. */
-function reportTargets(result: FirstRows, requests: Awaited<ReturnType<typeof measureRequests>>, rows: Awaited<ReturnType<typeof measureRows>>, load: LoadResult): void {
+function reportTargets(
+  result: FirstRows,
+  requests: Awaited<ReturnType<typeof measureRequests>>,
+  rows: Awaited<ReturnType<typeof measureRows>>,
+  walk: Awaited<ReturnType<typeof measureWalk>>,
+  load: LoadResult,
+): void {
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   const lines: [string, string, string, string][] = [
     ['Initial JS, gzip', `${result.initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${result.initialJs.targetKiB} KiB`, mark(result.initialJs.gzipKiB <= result.initialJs.targetKiB)],
@@ -196,6 +203,16 @@ function reportTargets(result: FirstRows, requests: Awaited<ReturnType<typeof me
     lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
     lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', mark(s.hidden === 0)]);
   }
+  const slowest = Math.max(...walk.runs.map((r) => r.ms));
+  const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
+  const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
+  lines.push([
+    'Walk: every failed op of 20,000 (median)',
+    `${walk.medianMs} ms (max ${slowest})`,
+    `< ${walk.targetMs} ms`,
+    mark(walk.medianMs < walk.targetMs && found),
+  ]);
+  lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
   for (const runResult of load.runs) {
     lines.push([`Load: ${runResult.what}`, `${runResult.requestsPerSecond.toFixed(0)} req/s, p99 ${runResult.p99Ms.toFixed(0)} ms`, '', `${load.connections} conn.`]);
   }
@@ -225,16 +242,18 @@ async function main(): Promise<void> {
   const { requests, server, ...result } = await measure(env, scripts);
   console.log(`Measured against ${server}`);
   const rows = await measureRows(env, API_KEY);
+  const walk = await measureWalk(env, API_KEY);
   const load = await measureLoad(env, API_KEY);
 
   report(result);
   reportRequests(requests);
   reportRows(rows);
+  reportWalk(walk);
   reportLoad(load);
-  reportTargets(result, requests, rows, load);
+  reportTargets(result, requests, rows, walk, load);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, load }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk, load }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

@@ -1,6 +1,7 @@
 import type * as z from 'zod/mini';
 import { ApiErrorBodySchema } from './schemas';
 import { ApiError, describeStatus } from './api-error';
+import { noteRequestSent } from './request-log';
 
 export const API_BASE = '/api/v2';
 
@@ -78,6 +79,8 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   let text: string;
   try {
     try {
+      // Only this tab's own requests count toward its pace; the server's (rendering) are not the tab's.
+      if (transport === sameOriginTransport) noteRequestSent();
       response = await transport(buildPath(path, options.query), {
         method,
         headers,

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
+import { TimeZoneSwitch } from '../components/time-zone-switch';
 import { apiTarget } from '../config/api-target';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
@@ -56,6 +57,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
         <span className="topbar__target muted" title="Where this console sends API requests">
           API: {apiTarget.label}
         </span>
+        <TimeZoneSwitch />
         <button type="button" onClick={() => session.signOut('signed-out')}>
           Sign out
         </button>

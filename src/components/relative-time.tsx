@@ -1,14 +1,17 @@
-import { formatRelative, formatUtc } from '../lib/format';
+import { formatDateTime } from '../lib/date-time-format';
+import { formatRelative } from '../lib/format';
+import { useTimeZone } from '../lib/time-zone';
 
 /**
- * "5 minutes ago", with the exact UTC time shown on hover and keyboard focus. The exact time is part of
- * the element's text, so screen readers hear both without a separate description.
+ * "5 minutes ago", with the exact time (UTC or local, as chosen) shown on hover and keyboard focus. The
+ * exact time is part of the element's text, so screen readers hear both without a separate description.
  */
 export function RelativeTime({ iso, now }: { iso: string; now: number }) {
+  const [zone] = useTimeZone();
   return (
     <time className="reltime" dateTime={iso} tabIndex={0}>
       {formatRelative(iso, now)}
-      <span className="reltime__tip"> ({formatUtc(iso)})</span>
+      <span className="reltime__tip"> ({formatDateTime(iso, zone)})</span>
     </time>
   );
 }

@@ -3,3 +3,4 @@ export const apiTarget = {
   isSimulator: __API_TARGET__ === '',
   label: __API_TARGET__ === '' ? 'the built-in simulator (demo data)' : __API_TARGET__,
 };
+

@@ -11,6 +11,15 @@ function read(key: string): string | null {
   }
 }
 
+function write(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Storage may be full or disabled; the preference then lasts only until the next render.
+  }
+  listeners.forEach((l) => l());
+}
+
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   window.addEventListener('storage', listener);
@@ -20,20 +29,22 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+function useStoredRaw(key: string): string | null {
+  return useSyncExternalStore(subscribe, () => read(key), () => null);
+}
+
 export function useStoredNumber(key: string, fallback: number): [number, (value: number) => void] {
-  const raw = useSyncExternalStore(subscribe, () => read(key), () => null);
+  const raw = useStoredRaw(key);
   const parsed = raw === null ? NaN : Number(raw);
   const value = Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
-  const set = useCallback(
-    (next: number) => {
-      try {
-        localStorage.setItem(key, String(next));
-      } catch {
-        // Storage may be full or disabled; the preference then lasts only until the next render.
-      }
-      listeners.forEach((l) => l());
-    },
-    [key],
-  );
+  const set = useCallback((next: number) => write(key, String(next)), [key]);
+  return [value, set];
+}
+
+/** One of a few named choices; anything else stored (an older version's value, say) reads as `fallback`. */
+export function useStoredChoice<T extends string>(key: string, choices: readonly T[], fallback: T): [T, (value: T) => void] {
+  const raw = useStoredRaw(key);
+  const value = choices.find((choice) => choice === raw) ?? fallback;
+  const set = useCallback((next: T) => write(key, next), [key]);
   return [value, set];
 }

@@ -1,17 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { expectNoSeriousViolations } from './support/axe';
 import { ControlApi, projectCensus } from './support/api';
 import { openNewestOperationOfBigProject, operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
-
-/** Axe on the whole page as it is now; only what blocks or seriously hinders someone fails the test. */
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const serious = violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => ({ rule: v.id, impact: v.impact, help: v.help, where: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
-  expect(serious).toEqual([]);
-}
 
 test.describe('signed out', () => {
   test('the key screen', async ({ page }) => {

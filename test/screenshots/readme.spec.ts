@@ -3,7 +3,7 @@ import { ControlApi, projectCensus } from '../e2e/support/api';
 import { openNewestOperationOfBigProject, operationsTable, projectPath } from '../e2e/support/screens';
 import { E2E_API_KEY, holdKey } from '../e2e/support/session';
 
-// The README's pictures of the four main screens, as a person first sees them on a laptop.
+// The README's pictures of the main screens, as a person first sees them on a laptop.
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1 });
 
 const shoot = (page: Page, name: string) =>
@@ -35,6 +35,29 @@ test.describe('signed in', () => {
     await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
     await expect(operationsTable(page).locator('tbody tr').nth(9)).toBeVisible();
     await shoot(page, 'operations');
+  });
+
+  test('filtered history', async ({ page, request }) => {
+    const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+    await page.goto(`${projectPath(big.id)}?status=failed,error,cancelled`);
+    const searched = page.getByRole('status').filter({ hasText: /^Searched the whole history/ });
+    await expect(searched).toBeVisible({ timeout: 30_000 });
+    // Tall enough to show the filters, the progress, the timeline and the first matching rows together.
+    await page.setViewportSize({ width: 1280, height: 1600 });
+    await page.getByRole('heading', { level: 2, name: 'Operations', exact: true }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+    await expect(operationsTable(page).locator('tbody tr').nth(9)).toBeVisible();
+    await shoot(page, 'filtered-history');
+  });
+
+  test('timeline', async ({ page, request }) => {
+    const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+    // Everything that did not end OK, over the whole history: each outcome has its own shape.
+    await page.goto(`${projectPath(big.id)}?status=failed,error,cancelled,skipped`);
+    await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toBeVisible({ timeout: 30_000 });
+    const figure = page.getByRole('figure');
+    await expect(figure.getByRole('link').first()).toBeVisible();
+    // The watch tray floats over the page's corner: not part of the figure.
+    await figure.screenshot({ path: 'docs/screenshots/timeline.png', animations: 'disabled', caret: 'hide', style: '.watch-panel { display: none; }' });
   });
 
   test('operation detail', async ({ page, request }) => {

@@ -9,15 +9,19 @@ import { projectQueries } from '../../api/projects';
 import { nextRequest, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
+import { LongerThanUsual } from '../../components/longer-than-usual';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
+import { useUsualDurations } from '../../features/history-filters/use-usual-durations';
 import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
+import { longerThanUsual } from '../../lib/usual-durations';
 import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
+import { OperationCommands } from './operation-commands';
 import { OperationFailureCallout } from './operation-failure-callout';
 import { OperationFields } from './operation-fields';
 import { PollBar } from './poll-bar';
@@ -43,6 +47,7 @@ export function OperationDetailScreen() {
   const operation = detail.data;
   const detailFailure = loadFailure(detail, detailOptions.queryKey);
   const announcement = useStatusAnnouncement(operation);
+  const usual = useUsualDurations(projectId);
   const now = useNow(1_000);
   // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
   const newest = useQuery({ ...operationQueries.latest(projectId), enabled: false });
@@ -100,6 +105,11 @@ export function OperationDetailScreen() {
             <dd data-testid="operation-status">
               <StatusBadge status={operation.status} />
             </dd>
+            {longerThanUsual(operation, usual, now) && (
+              <dd>
+                <LongerThanUsual operation={operation} usual={usual} />
+              </dd>
+            )}
           </dl>
 
           <PollBar
@@ -128,6 +138,7 @@ export function OperationDetailScreen() {
           {mayBeRetried(operation.status) && <OperationFailureCallout operation={operation} pollDelay={pollDelay} />}
 
           <OperationFields operation={operation} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
+          <OperationCommands projectId={projectId} operationId={operation.id} />
         </>
       )}
     </section>

@@ -1,9 +1,10 @@
 import { Link } from 'react-router-dom';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
+import { DateTime } from '../../components/date-time';
 import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
 import { paths } from '../../config/paths';
-import { formatUtc, humanizeAction } from '../../lib/format';
+import { humanizeAction } from '../../lib/format';
 
 interface OperationFieldsProps {
   operation: Operation;
@@ -42,18 +43,20 @@ export function OperationFields({ operation, projectId, projectName, branch, com
       </dd>
       <dt>Created</dt>
       <dd>
-        {formatUtc(operation.created_at)} (<RelativeTime iso={operation.created_at} now={now} />)
+        <DateTime iso={operation.created_at} /> (<RelativeTime iso={operation.created_at} now={now} />)
       </dd>
       <dt>Last status change</dt>
       <dd>
-        {formatUtc(operation.updated_at)} (<RelativeTime iso={operation.updated_at} now={now} />)
+        <DateTime iso={operation.updated_at} /> (<RelativeTime iso={operation.updated_at} now={now} />)
       </dd>
       <dt>Failures</dt>
       <dd>{operation.failures_count}</dd>
       {operation.retry_at && (
         <>
           <dt>Retry at</dt>
-          <dd>{formatUtc(operation.retry_at)}</dd>
+          <dd>
+            <DateTime iso={operation.retry_at} />
+          </dd>
         </>
       )}
       {operation.error && (

@@ -1,6 +1,7 @@
 import { memo, useDeferredValue } from 'react';
 import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
+import { LongerThanUsual } from '../../components/longer-than-usual';
 import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
@@ -8,6 +9,8 @@ import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
+import { durationOf } from '../../lib/operation-status';
+import type { UsualDuration } from '../../lib/usual-durations';
 import { useWindowedRows } from '../../lib/use-windowed-rows';
 import type { OperationsView } from './operations-view';
 
@@ -23,6 +26,8 @@ const operationId = (operation: Operation) => operation.id;
 
 interface OperationsTableProps extends OperationsView {
   now: number;
+  /** Usual durations per action: an operation in flight well past its usual one says so in its status cell. */
+  usual?: ReadonlyMap<string, UsualDuration> | undefined;
 }
 
 const OperationRow = memo(function OperationRow({
@@ -33,6 +38,7 @@ const OperationRow = memo(function OperationRow({
   branchName,
   computeName,
   now,
+  usual,
 }: {
   /** Position among all loaded rows, from 0 (the header is row 1 for assistive technology). */
   index: number;
@@ -42,6 +48,8 @@ const OperationRow = memo(function OperationRow({
   branchName: string | undefined;
   computeName: string | undefined;
   now: number;
+  /** Only for rows in flight, so the others keep their memo when the figures move. */
+  usual: ReadonlyMap<string, UsualDuration> | undefined;
 }) {
   return (
     <tr data-index={index} aria-rowindex={index + 2}>
@@ -55,6 +63,7 @@ const OperationRow = memo(function OperationRow({
       <td>{operation.endpoint_id ? (computeName ?? operation.endpoint_id) : '—'}</td>
       <td>
         <StatusBadge status={operation.status} />
+        {usual && <LongerThanUsual operation={operation} usual={usual} />}
       </td>
       <td>
         <OperationDuration operation={operation} />
@@ -71,7 +80,7 @@ const OperationRow = memo(function OperationRow({
  * renders only the rows near the viewport (gap rows hold the rest of its height); `aria-rowcount` and
  * each row's `aria-rowindex` tell assistive technology where it is among all loaded rows.
  */
-export function OperationsTable({ projectId, projectName, operations, branchNames, computeNames, now }: OperationsTableProps) {
+export function OperationsTable({ projectId, projectName, operations, branchNames, computeNames, now, usual }: OperationsTableProps) {
   // The first screenful appears at once; the rest (and the rows of each "Load more") render without blocking.
   const shown = useDeferredValue(operations, operations.slice(0, FIRST_PAINT_ROWS));
   const { slots, bodyRef, onFocus, onBlur } = useWindowedRows({
@@ -105,6 +114,7 @@ export function OperationsTable({ projectId, projectName, operations, branchName
                 branchName={op.branch_id ? branchNames.get(op.branch_id) : undefined}
                 computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
                 now={now}
+                usual={usual && durationOf(op).kind === 'live' ? usual : undefined}
               />
             );
           })}

@@ -5,20 +5,12 @@ import { http, HttpResponse } from 'msw';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/app/app';
 import { heldKey, holdSession } from '../../support/console-server';
+import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer();
 
-// jsdom has no modal dialogs: open/close them as the browser would, minus the inert backdrop.
-beforeAll(() => {
-  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
-    this.open = false;
-    this.dispatchEvent(new Event('close'));
-  };
-});
+beforeAll(polyfillModalDialogs);
 
 function renderKeysScreen(apiKey: string = sim.apiKey) {
   const session = holdSession(apiKey);

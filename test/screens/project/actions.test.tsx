@@ -2,6 +2,7 @@ import { configure, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderApp } from '../../support/render-app';
+import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
@@ -18,14 +19,7 @@ let sent: SentRequest[] = [];
 beforeAll(() => {
   // Role queries over a polled page are slow in jsdom on a busy machine: give finds more time.
   configure({ asyncUtilTimeout: 5_000 });
-  // jsdom has no modal dialogs: open and close them as the browser would, minus the inert backdrop.
-  HTMLDialogElement.prototype.showModal = function showModal(this: HTMLDialogElement) {
-    this.open = true;
-  };
-  HTMLDialogElement.prototype.close = function close(this: HTMLDialogElement) {
-    this.open = false;
-    this.dispatchEvent(new Event('close'));
-  };
+  polyfillModalDialogs();
 });
 
 beforeEach(() => {

@@ -1,33 +1,15 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { catchDownloads, type Download } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
 const MINUTE = 60_000;
 
-interface Download {
-  name: string;
-  type: string;
-  text: string;
-}
-
-// jsdom neither makes blob URLs nor downloads: keep each Blob and read what the link would have saved.
 let downloads: Promise<Download>[] = [];
 beforeEach(() => {
-  downloads = [];
-  const blobs = new Map<string, Blob>();
-  vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
-    const url = `blob:test/${blobs.size}`;
-    blobs.set(url, blob as Blob);
-    return url;
-  });
-  vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => undefined);
-  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
-    const blob = blobs.get(this.href);
-    if (!blob) throw new Error(`no blob behind ${this.href}`);
-    downloads.push(blob.text().then((text) => ({ name: this.download, type: blob.type, text })));
-  });
+  downloads = catchDownloads();
 });
 afterEach(() => vi.restoreAllMocks());
 

@@ -7,7 +7,7 @@ import {
   operationsToJson,
   type ExportedOperation,
   type OperationsExport,
-} from '../../../src/screens/project/export-operations';
+} from '../../../src/features/history-filters/export-format';
 
 const EXPORTED_AT = new Date('2026-11-22T12:00:05.123Z');
 

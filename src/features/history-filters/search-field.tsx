@@ -1,0 +1,77 @@
+import { useEffect, useId, useRef, useState, type Ref } from 'react';
+import { useEditSession } from './use-edit-session';
+
+/** How long typing pauses before the filter follows it. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+interface SearchFieldProps {
+  value: string | undefined;
+  onChange: (value: string | undefined, options: { replace: boolean }) => void;
+  inputRef?: Ref<HTMLInputElement>;
+}
+
+/** The text box: matches an operation id or action. `/` focuses it; Escape leaves it (its text stays). */
+export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
+  const id = useId();
+  const [text, setText] = useState(value ?? '');
+  const [shown, setShown] = useState(value);
+  const [sent, setSent] = useState(value);
+  const session = useEditSession();
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // The address changed by itself (Back, a link), not by this box: the box shows what it now says.
+  if (shown !== value) {
+    setShown(value);
+    if (value !== sent) {
+      setSent(value);
+      setText(value ?? '');
+    }
+  }
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const commit = (next: string) => {
+    clearTimeout(timer.current);
+    const trimmed = next.trim() || undefined;
+    if (trimmed === value) return;
+    setSent(trimmed);
+    onChange(trimmed, { replace: session.replace() });
+  };
+
+  return (
+    <div className="filter-field search-field">
+      <label htmlFor={id}>Search</label>
+      <input
+        id={id}
+        ref={inputRef}
+        type="search"
+        value={text}
+        placeholder="Operation id or action"
+        autoComplete="off"
+        spellCheck={false}
+        aria-describedby={`${id}-hint`}
+        onFocus={session.onFocus}
+        onBlur={(event) => {
+          commit(event.currentTarget.value);
+          session.onBlur();
+        }}
+        onChange={(event) => {
+          const next = event.target.value;
+          setText(next);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => commit(next), SEARCH_DEBOUNCE_MS);
+        }}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter') commit(event.currentTarget.value);
+          if (event.key === 'Escape') {
+            // Not the browser's clearing of a search box: Escape leaves the field, so the shortcuts work again.
+            event.preventDefault();
+            commit(event.currentTarget.value);
+            event.currentTarget.blur();
+          }
+        }}
+      />
+      <span id={`${id}-hint`} className="visually-hidden">
+        Matches an operation id or action. Press slash to come back here, Escape to leave.
+      </span>
+    </div>
+  );
+}

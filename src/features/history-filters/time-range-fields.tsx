@@ -1,0 +1,65 @@
+import { useId } from 'react';
+import { fromFieldValue, toFieldValue } from '../../lib/date-time-format';
+import { useTimeZone } from '../../lib/time-zone';
+import { useEditSession } from './use-edit-session';
+
+const PRESETS = [
+  { label: 'Last hour', ms: 3_600_000 },
+  { label: 'Last day', ms: 86_400_000 },
+  { label: 'Last week', ms: 7 * 86_400_000 },
+] as const;
+
+interface TimeRangeFieldsProps {
+  from: string | undefined;
+  to: string | undefined;
+  onChange: (range: { from: string | undefined; to: string | undefined }, options: { replace: boolean }) => void;
+}
+
+/** The time range: the last hour, day or week from now (one click), or any from–to, read in the chosen time zone. */
+export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
+  const id = useId();
+  const [zone] = useTimeZone();
+  const zoneName = zone === 'utc' ? 'UTC' : 'local time';
+  // A date is typed in parts, each a change: one history entry per field edit.
+  const session = useEditSession();
+  return (
+    <fieldset className="filter-field time-range" aria-labelledby={`${id}-legend`}>
+      <legend id={`${id}-legend`}>Time range</legend>
+      <span className="time-range__presets">
+        {PRESETS.map((preset) => (
+          <button key={preset.label} type="button" onClick={() => onChange({ from: new Date(Date.now() - preset.ms).toISOString(), to: undefined }, { replace: false })}>
+            {preset.label}
+          </button>
+        ))}
+        <button type="button" disabled={from === undefined && to === undefined} onClick={() => onChange({ from: undefined, to: undefined }, { replace: false })}>
+          Any time
+        </button>
+      </span>
+      <span className="time-range__fields">
+        <label htmlFor={`${id}-from`}>From</label>
+        <input
+          id={`${id}-from`}
+          type="datetime-local"
+          value={toFieldValue(from, zone)}
+          onFocus={session.onFocus}
+          onBlur={session.onBlur}
+          onChange={(event) => onChange({ from: fromFieldValue(event.target.value, zone), to }, { replace: session.replace() })}
+          aria-describedby={`${id}-zone`}
+        />
+        <label htmlFor={`${id}-to`}>To</label>
+        <input
+          id={`${id}-to`}
+          type="datetime-local"
+          value={toFieldValue(to, zone)}
+          onFocus={session.onFocus}
+          onBlur={session.onBlur}
+          onChange={(event) => onChange({ from, to: fromFieldValue(event.target.value, zone) }, { replace: session.replace() })}
+          aria-describedby={`${id}-zone`}
+        />
+        <span id={`${id}-zone`} className="muted small">
+          ({zoneName})
+        </span>
+      </span>
+    </fieldset>
+  );
+}

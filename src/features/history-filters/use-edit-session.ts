@@ -1,0 +1,19 @@
+import { useCallback, useRef } from 'react';
+
+/**
+ * For a field a person edits in several steps (typing, a date's parts): the first change after it
+ * gains focus makes a new history entry, later ones replace it until it loses focus, so Back undoes
+ * the whole edit at once rather than one keystroke.
+ */
+export function useEditSession(): { replace: () => boolean; onFocus: () => void; onBlur: () => void } {
+  const editing = useRef(false);
+  const replace = useCallback(() => {
+    const again = editing.current;
+    editing.current = true;
+    return again;
+  }, []);
+  const onFocus = useCallback(() => {
+    editing.current = false;
+  }, []);
+  return { replace, onFocus, onBlur: onFocus };
+}

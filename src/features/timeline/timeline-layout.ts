@@ -1,0 +1,95 @@
+import { durationOf, statusTone, type StatusTone } from '../../lib/operation-status';
+import type { FilterableOperation } from '../history-filters/filters';
+
+// Where each operation of a timeline goes: one lane per branch and compute, a mark from its start to
+// its end (its end is now while it is in flight) over a window of time. Pure, so it is tested alone.
+
+/** The fields of an operation a timeline reads: what the filters read, and how long it took. */
+export interface TimelineOperation extends FilterableOperation {
+  total_duration_ms: number;
+}
+
+export interface TimelineMark<T extends TimelineOperation = TimelineOperation> {
+  operation: T;
+  start: number;
+  end: number;
+  /** Still in flight: its end is now, and it grows. */
+  live: boolean;
+  tone: StatusTone;
+}
+
+export interface TimelineLane<T extends TimelineOperation = TimelineOperation> {
+  key: string;
+  branch: string;
+  compute: string | undefined;
+  marks: TimelineMark<T>[];
+}
+
+export interface TimelineLayout<T extends TimelineOperation = TimelineOperation> {
+  lanes: TimelineLane<T>[];
+  /** Marks drawn, and operations in the window left out past MAX_MARKS (the oldest). */
+  shown: number;
+  left: number;
+}
+
+/** More marks than this are unreadable (and too many tab stops): the newest are drawn. */
+export const MAX_MARKS = 300;
+
+export interface LayoutInput<T extends TimelineOperation> {
+  /** Newest first. */
+  operations: readonly T[];
+  start: number;
+  end: number;
+  now: number;
+  branchNames: ReadonlyMap<string, string>;
+  computeNames: ReadonlyMap<string, string>;
+}
+
+/** The operation's span: from its creation to its reported end, or to now while in flight. */
+export function spanOf(operation: TimelineOperation, now: number): { start: number; end: number; live: boolean } {
+  const start = Date.parse(operation.created_at);
+  const duration = durationOf(operation);
+  if (duration.kind === 'live') return { start, end: Math.max(start, now), live: true };
+  return { start, end: start + (duration.kind === 'final' ? duration.ms : 0), live: false };
+}
+
+export function layoutTimeline<T extends TimelineOperation>({ operations, start, end, now, branchNames, computeNames }: LayoutInput<T>): TimelineLayout<T> {
+  const lanes = new Map<string, TimelineLane<T>>();
+  let shown = 0;
+  let left = 0;
+  for (const operation of operations) {
+    const span = spanOf(operation, now);
+    if (Number.isNaN(span.start) || span.end < start || span.start > end) continue;
+    if (shown === MAX_MARKS) {
+      left++;
+      continue;
+    }
+    const key = `${operation.branch_id ?? ''} ${operation.endpoint_id ?? ''}`;
+    let lane = lanes.get(key);
+    if (!lane) {
+      lane = {
+        key,
+        branch: operation.branch_id ? (branchNames.get(operation.branch_id) ?? operation.branch_id) : 'No branch',
+        compute: operation.endpoint_id ? (computeNames.get(operation.endpoint_id) ?? operation.endpoint_id) : undefined,
+        marks: [],
+      };
+      lanes.set(key, lane);
+    }
+    lane.marks.push({ operation, start: span.start, end: span.end, live: span.live, tone: statusTone(operation.status) });
+    shown++;
+  }
+  const sorted = [...lanes.values()].sort((a, b) => a.branch.localeCompare(b.branch) || (a.compute ?? '').localeCompare(b.compute ?? ''));
+  // Oldest first within a lane: the order a person reads (and tabs through) it, left to right.
+  for (const lane of sorted) lane.marks.reverse();
+  return { lanes: sorted, shown, left };
+}
+
+/** Round times for the axis: about `count` ticks over the window, on a step a person reads easily. */
+export function axisTicks(start: number, end: number, count = 6): number[] {
+  const steps = [60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 3_600_000, 3 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 86_400_000];
+  const span = end - start;
+  const step = steps.find((s) => span / s <= count) ?? Math.ceil(span / count / 86_400_000) * 86_400_000;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(start / step) * step; t <= end; t += step) ticks.push(t);
+  return ticks;
+}

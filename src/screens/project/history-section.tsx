@@ -1,0 +1,174 @@
+import { hashKey, type UseInfiniteQueryResult, type InfiniteData } from '@tanstack/react-query';
+import { lazy, Suspense, useId, useMemo, useRef } from 'react';
+import { describeError } from '../../api/api-error';
+import { oldestLoaded } from '../../api/history-walk';
+import { loadFailure } from '../../api/load-failure';
+import { operationQueries, type HistoryPage } from '../../api/operations';
+import type { Operation } from '../../api/schemas';
+import { CopyButton } from '../../components/copy-button';
+import { ErrorCallout } from '../../components/error-callout';
+import { IntervalSelect } from '../../components/interval-select';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
+import { ShortcutsDialog } from '../../components/shortcuts-dialog';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { apiBaseForCommands } from '../../config/command-base';
+import { ExportMatchesButtons } from '../../features/history-filters/export-matches-buttons';
+import { filterOperations, isFiltered } from '../../features/history-filters/filters';
+import { HistoryFilterBar } from '../../features/history-filters/history-filter-bar';
+import { listCurl, listNeonctl } from '../../features/history-filters/list-commands';
+import { useFiltersInAddress } from '../../features/history-filters/use-filters-in-address';
+import { HISTORY_SHORTCUTS, useHistoryShortcuts } from '../../features/history-filters/use-history-shortcuts';
+import { useHistoryWalk } from '../../features/history-filters/use-history-walk';
+import { useMatchesExport } from '../../features/history-filters/use-matches-export';
+import { UsualDurationsPanel } from '../../features/history-filters/usual-durations-panel';
+import { WalkProgress } from '../../features/history-filters/walk-progress';
+import { usualDurations } from '../../lib/usual-durations';
+import { ExportButtons } from './export-buttons';
+import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
+import type { OperationsView } from './operations-view';
+
+// Out of the screen's own chunk: the timeline's code loads after the table is on screen.
+const ProjectTimeline = lazy(async () => ({ default: (await import('./project-timeline')).ProjectTimeline }));
+
+interface HistorySectionProps extends Omit<OperationsView, 'operations'> {
+  /** When the project was created: where a search through its history ends at the latest. */
+  projectCreatedAt: string | undefined;
+  history: UseInfiniteQueryResult<InfiniteData<HistoryPage>>;
+  /** Every loaded operation, newest first. */
+  operations: readonly Operation[];
+  isLive: boolean;
+  reconnecting: boolean;
+  intervalMs: number;
+  onIntervalChange: (ms: number) => void;
+  branchOptions: readonly { id: string; name: string }[];
+  computeOptions: readonly { id: string; name: string }[];
+  now: number;
+}
+
+/**
+ * A project's operation history: the filters (in the address), the search through older pages they
+ * start, the timeline, usual durations, exports and copyable commands, and the table of what matches.
+ */
+export function HistorySection(props: HistorySectionProps) {
+  const { projectId, projectName, projectCreatedAt, history, operations, branchNames, computeNames, now } = props;
+  const [filters, setFilters] = useFiltersInAddress();
+  const filtered = isFiltered(filters);
+  const shown = useMemo(() => filterOperations(operations, filters), [operations, filters]);
+  const usual = useMemo(() => usualDurations(operations), [operations]);
+  const seenActions = useMemo(() => new Set(operations.map((op) => op.action)), [operations]);
+  const names = useMemo(() => ({ branchNames, computeNames }), [branchNames, computeNames]);
+  const exporter = useMatchesExport(projectId, filters, names);
+  const walk = useHistoryWalk(projectId, {
+    wanted: filtered || exporter.pending !== null,
+    ready: history.isSuccess,
+    from: filters.from,
+    search: JSON.stringify(filters),
+    onEnded: exporter.onWalkEnded,
+  });
+  const searchRef = useRef<HTMLInputElement>(null);
+  const tableHolder = useRef<HTMLDivElement>(null);
+  const shortcuts = useHistoryShortcuts({ searchRef, tableHolder });
+
+  const historyKey = operationQueries.history(projectId).queryKey;
+  const historyFailure = loadFailure(history, historyKey);
+  const base = apiBaseForCommands();
+  const newest = operations[0] ? Date.parse(operations[0].created_at) : undefined;
+  const oldest = oldestLoaded(history.data);
+  const searchStart = Math.max(filters.from ? Date.parse(filters.from) : -Infinity, projectCreatedAt ? Date.parse(projectCreatedAt) : -Infinity);
+  const walking = walk.status.phase === 'walking';
+  const headingId = useId();
+  const noMatches = walking
+    ? 'No matches yet: searching older operations…'
+    : walk.status.phase === 'done'
+      ? 'No operation in the history searched matches these filters.'
+      : 'No loaded operation matches these filters.';
+
+  return (
+    <section className="history" aria-labelledby={headingId}>
+      <div className="toolbar">
+        <h2 id={headingId}>Operations</h2>
+        <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} />
+        <span className="muted" role="status">
+          {props.isLive ? (props.reconnecting ? 'Reconnecting… showing the last data received.' : 'Live: operations in progress are refreshed.') : ''}
+        </span>
+      </div>
+      <HistoryFilterBar
+        filters={filters}
+        onChange={setFilters}
+        branches={props.branchOptions}
+        computes={props.computeOptions}
+        seenActions={seenActions}
+        searchRef={searchRef}
+      />
+      <div className="toolbar history__actions">
+        <ExportButtons projectId={projectId} projectName={projectName} operations={shown} branchNames={branchNames} computeNames={computeNames} />
+        <ExportMatchesButtons exporter={exporter} disabled={!history.isSuccess} />
+        <span role="group" aria-label="Copy this list as a command" className="history__commands">
+          <CopyButton label="Copy as curl" text={listCurl(base, projectId, filters)} />
+          <CopyButton label="Copy as neonctl" text={listNeonctl(base, projectId, filters)} />
+        </span>
+        <button type="button" className="history__shortcuts" onClick={shortcuts.openHelp} aria-keyshortcuts="?">
+          Keyboard shortcuts
+        </button>
+      </div>
+      <WalkProgress
+        walk={walk}
+        searched={operations.length}
+        matches={shown.length}
+        newest={newest}
+        oldest={oldest ? Date.parse(oldest.created_at) : undefined}
+        start={Number.isFinite(searchStart) ? searchStart : undefined}
+      />
+      {history.isSuccess && (
+        <Suspense fallback={null}>
+          <ProjectTimeline projectId={projectId} filters={filters} branchNames={branchNames} computeNames={computeNames} />
+        </Suspense>
+      )}
+      {history.isSuccess && <UsualDurationsPanel usual={usual} searched={operations.length} />}
+
+      <div ref={tableHolder}>
+        {historyFailure ? (
+          <LoadFailureCallout title="Could not load the operations." failure={historyFailure} onRetry={() => void history.refetch()} fetching={history.isFetching} />
+        ) : history.isPending ? (
+          <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
+        ) : operations.length === 0 ? (
+          <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
+        ) : shown.length === 0 ? (
+          <p className="empty">{noMatches}</p>
+        ) : (
+          <OperationsTable projectId={projectId} projectName={projectName} operations={shown} branchNames={branchNames} computeNames={computeNames} now={now} usual={usual} />
+        )}
+      </div>
+      {operations.length > 0 && !historyFailure && !filtered && (
+        <>
+          <div className="table-footer">
+            {history.hasNextPage ? (
+              <button
+                type="button"
+                onClick={() => void history.fetchNextPage()}
+                disabled={history.isFetchingNextPage || walking}
+                aria-describedby="ops-count"
+              >
+                Load more
+              </button>
+            ) : (
+              <p className="muted">End of history. The platform may prune operations older than 6 months.</p>
+            )}
+            <span id="ops-count" className="muted" role="status">
+              {history.isFetchingNextPage ? 'Loading more operations…' : `${operations.length} operations loaded`}
+            </span>
+          </div>
+          {history.isFetchNextPageError && (
+            <ErrorCallout
+              title="Could not load more operations."
+              {...describeError(history.error)}
+              faultId={hashKey(historyKey)}
+              onRetry={() => void history.fetchNextPage()}
+            />
+          )}
+        </>
+      )}
+      {shortcuts.helpOpen && <ShortcutsDialog shortcuts={HISTORY_SHORTCUTS} onClose={shortcuts.closeHelp} />}
+    </section>
+  );
+}

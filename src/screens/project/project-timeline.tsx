@@ -1,0 +1,29 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
+import { historyOperations, operationQueries } from '../../api/operations';
+import { filterOperations, isFiltered, type HistoryFilters } from '../../features/history-filters/filters';
+import { TimelineFigure } from '../../features/timeline/timeline-figure';
+
+interface ProjectTimelineProps {
+  projectId: string;
+  filters: HistoryFilters;
+  branchNames: ReadonlyMap<string, string>;
+  computeNames: ReadonlyMap<string, string>;
+}
+
+/** The timeline of a project's history as loaded (the one store), showing what matches the filters; loaded on demand. */
+export function ProjectTimeline({ projectId, filters, branchNames, computeNames }: ProjectTimelineProps) {
+  const history = useInfiniteQuery(operationQueries.history(projectId));
+  const matches = useMemo(() => filterOperations(historyOperations(history.data), filters), [history.data, filters]);
+  return (
+    <TimelineFigure
+      projectId={projectId}
+      operations={matches}
+      branchNames={branchNames}
+      computeNames={computeNames}
+      from={filters.from}
+      to={filters.to}
+      filtered={isFiltered(filters)}
+    />
+  );
+}

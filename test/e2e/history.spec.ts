@@ -1,0 +1,129 @@
+import { expect, test, type Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './support/axe';
+import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
+import { compareWithApi, operationPath, operationsTable, projectPath, readOperationsTable } from './support/screens';
+import { E2E_API_KEY, holdKey } from './support/session';
+
+// Issue 12 in the browser, on `npm start`: a filtered deep link finds every match in the whole history
+// (the console walks it by itself), the timeline's marks are links, and the keyboard goes from / to an
+// opened operation.
+
+let big: CountedProject;
+let history: ApiOperation[];
+
+test.beforeAll(async ({ request }) => {
+  const api = new ControlApi(request, E2E_API_KEY);
+  ({ big } = await projectCensus(api));
+  history = await api.operations(big.id);
+});
+
+test.beforeEach(async ({ context }) => {
+  await holdKey(context);
+});
+
+/** Operations that ended in error or were cancelled: only the seeded history has them, so they cannot change under the test. */
+const SETTLED_FILTER = 'status=error,cancelled';
+const settledMatches = () => history.filter((op) => op.status === 'error' || op.status === 'cancelled');
+
+async function searchedToTheEnd(page: Page): Promise<void> {
+  await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toBeVisible({ timeout: 30_000 });
+}
+
+
+test('a filtered deep link finds every match in the whole history, once each, newest first', async ({ page }) => {
+  const expected = settledMatches();
+  expect(history.length).toBeGreaterThan(2_000);
+  expect(expected.length).toBeGreaterThan(10);
+  const requests: URL[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname === `/api/v2/projects/${big.id}/operations`) requests.push(url);
+  });
+
+  await page.goto(`${projectPath(big.id)}?${SETTLED_FILTER}`);
+  await searchedToTheEnd(page);
+  await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toContainText(`· ${expected.length} matches`);
+  const shown = await readOperationsTable(operationsTable(page));
+  const diff = compareWithApi(shown, expected, expectedLabel);
+  expect(diff).toEqual({ rows: expected.length, duplicated: [], missing: [], unknown: [], firstOutOfOrder: null, wrongStatus: [] });
+  // The walk asks for the platform's largest pages: the whole history in a handful of requests.
+  expect(requests.filter((u) => u.searchParams.get('limit') === '1000').length).toBe(Math.ceil((history.length - 100) / 1000));
+
+  // The controls say what the address says.
+  await expect(page.getByRole('listbox', { name: 'Status' }).getByRole('option', { selected: true })).toHaveText(['Error', 'Cancelled']);
+  await expectNoSeriousViolations(page);
+});
+
+test("the timeline's marks are links to the operations that match, reachable by keyboard", async ({ page }) => {
+  await page.goto(`${projectPath(big.id)}?status=error`);
+  await searchedToTheEnd(page);
+  const figure = page.getByRole('figure').filter({ has: page.locator('figcaption', { hasText: 'Timeline' }) });
+  await expect(figure).toBeVisible();
+  const marks = figure.getByRole('link');
+  const errors = history.filter((op) => op.status === 'error');
+  await expect(marks).toHaveCount(errors.length);
+  const hrefs = await marks.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  expect(new Set(hrefs)).toEqual(new Set(errors.map((op) => operationPath(big.id, op.id))));
+
+  // Tab from the window choice onto the first mark, and Enter opens its operation.
+  await figure.getByRole('combobox', { name: 'Window' }).focus();
+  await page.keyboard.press('Tab');
+  const focused = page.locator(':focus');
+  await expect(focused).toHaveAttribute('href', /\/operations\//);
+  const href = await focused.getAttribute('href');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(href ?? '');
+  await expect(page.getByTestId('operation-status')).toHaveText('Error');
+});
+
+test('the keyboard goes from / to an opened operation', async ({ page }) => {
+  await page.goto(projectPath(big.id));
+  await expect(operationsTable(page).locator('tbody tr').first()).toBeVisible();
+  await page.keyboard.press('/');
+  const search = page.getByRole('searchbox', { name: 'Search' });
+  await expect(search).toBeFocused();
+  await page.keyboard.type('apply config');
+  await page.keyboard.press('Escape');
+  await expect(search).not.toBeFocused();
+  await expect(page).toHaveURL(/q=apply\+config/);
+  const applies = history.filter((op) => op.action === 'apply_config');
+  await expect(operationsTable(page).locator('tbody tr').first().getByRole('link').first()).toHaveAttribute('href', operationPath(big.id, applies[0]!.id));
+
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('k');
+  const second = operationsTable(page).locator('tbody tr').nth(1).getByRole('link').first();
+  await expect(second).toBeFocused();
+  const href = await second.getAttribute('href');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(href ?? '');
+  await expect(page.getByRole('heading', { level: 1, name: 'Apply config' })).toBeVisible();
+
+  // Back to the list, as filtered.
+  await page.goBack();
+  await expect(page.getByRole('searchbox', { name: 'Search' })).toHaveValue('apply config');
+
+  await page.keyboard.press('?');
+  const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(dialog).toBeVisible();
+  await expectNoSeriousViolations(page);
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+});
+
+test("an operation's page copies its read as curl and as neonctl, without the key", async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const op = history[5]!;
+  await page.goto(operationPath(big.id, op.id));
+  await expect(page.getByTestId('operation-status')).toBeVisible();
+  await page.getByRole('button', { name: 'Copy as curl' }).click();
+  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(curl).toContain('"Authorization: Bearer $NEON_API_KEY"');
+  expect(curl).toContain(`/api/v2/projects/${big.id}/operations/${op.id}`);
+  await page.getByRole('button', { name: 'Copy as neonctl' }).click();
+  const neonctl = await page.evaluate(() => navigator.clipboard.readText());
+  expect(neonctl).toMatch(/^neonctl api \/projects\/.+ --api-key "\$NEON_API_KEY"$/);
+  for (const text of [curl, neonctl]) expect(text).not.toContain(E2E_API_KEY);
+  await expectNoSeriousViolations(page);
+});

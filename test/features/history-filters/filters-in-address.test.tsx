@@ -1,0 +1,145 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderApp } from '../../support/render-app';
+import { setupSimServer } from '../../support/sim-server';
+import { addHistory, newProject, tableIds } from './history-support';
+
+// Every filter lives in the address: a filtered view can be shared, survives reload, and Back undoes a change.
+
+const sim = setupSimServer({ start: Date.now() });
+beforeEach(() => localStorage.setItem('ops-console.poll-interval-ms', '100'));
+afterEach(() => sim.server.events.removeAllListeners());
+
+const search = () => new URLSearchParams(window.location.search);
+
+function back() {
+  act(() => window.history.back());
+}
+
+/** A small project: each kind of operation a few times, on two branches. */
+function variedProject() {
+  const project = sim.cp.addProject({ name: 'Filters', ownerId: sim.seed.userId, compute: 'idle' });
+  const dev = sim.cp.addBranch({ projectId: project.id, name: 'dev', compute: 'idle' });
+  const shapes = [
+    { status: 'finished' as const, action: 'apply_config' },
+    { status: 'failed' as const, action: 'apply_config' },
+    { status: 'error' as const, action: 'start_compute' },
+    { status: 'cancelled' as const, action: 'create_branch' },
+  ];
+  const start = sim.clock.now() - 60 * 60_000;
+  shapes.forEach((shape, i) => {
+    sim.cp.addOperation({ projectId: project.id, ...shape, branchId: i % 2 ? dev.id : project.defaultBranchId, createdAt: start + i * 60_000 });
+  });
+  return { project, dev, ops: sim.cp.operationsOf(project.id) };
+}
+
+describe('filters in the address', () => {
+  it('reads every filter from a deep link into its control', async () => {
+    const { project, dev } = variedProject();
+    const from = '2026-11-20T08:30:00.000Z';
+    renderApp(`/projects/${project.id}?status=failed,error&action=apply_config,start_compute&branch=${dev.id}&q=apply&from=${from}`, {
+      apiKey: sim.apiKey,
+    });
+    const status = await screen.findByRole('listbox', { name: 'Status' });
+    expect(within(status).getByRole('option', { name: 'Error', selected: true })).toBeInTheDocument();
+    expect(within(status).getAllByRole('option', { selected: true })).toHaveLength(1);
+    const action = screen.getByRole('listbox', { name: 'Action' });
+    expect(within(action).getAllByRole('option', { selected: true }).map((o) => o.textContent)).toEqual(['Apply config', 'Start compute']);
+    expect(screen.getByRole('combobox', { name: 'Branch' })).toHaveValue(dev.id);
+    expect(screen.getByRole('combobox', { name: 'Compute' })).toHaveValue('');
+    expect(screen.getByRole('searchbox', { name: 'Search' })).toHaveValue('apply');
+    expect(screen.getByLabelText('From')).toHaveValue('2026-11-20T08:30');
+    // failed apply_config on dev matches; nothing else does.
+    await waitFor(() => expect(tableIds()).toHaveLength(1));
+  });
+
+  it('writes each change into the address as a new entry, which Back undoes', async () => {
+    const { project, dev, ops } = variedProject();
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(tableIds()).toHaveLength(ops.length));
+    const entries = window.history.length;
+
+    await user.selectOptions(screen.getByRole('listbox', { name: 'Status' }), ['Error']);
+    await waitFor(() => expect(search().get('status')).toBe('failed,error'));
+    await waitFor(() => expect(tableIds()).toEqual(ops.filter((op) => op.status === 'failed' || op.status === 'error').map((op) => op.id)));
+
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Branch' }), 'dev');
+    await waitFor(() => expect(search().get('branch')).toBe(dev.id));
+    expect(search().get('status')).toBe('failed,error');
+    expect(window.history.length).toBe(entries + 2);
+
+    back();
+    await waitFor(() => expect(search().get('branch')).toBeNull());
+    // The router renders the popped entry after the address changes.
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Branch' })).toHaveValue(''));
+    expect(search().get('status')).toBe('failed,error');
+    back();
+    await waitFor(() => expect(search().get('status')).toBeNull());
+    await waitFor(() => expect(tableIds()).toHaveLength(ops.length));
+    expect(within(screen.getByRole('listbox', { name: 'Status' })).queryAllByRole('option', { selected: true })).toHaveLength(0);
+  });
+
+  it('keeps the statuses the address asked for when another filter changes', async () => {
+    const { project } = variedProject();
+    const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    await screen.findByRole('listbox', { name: 'Status' });
+    await user.selectOptions(screen.getByRole('listbox', { name: 'Status' }), ['Error', 'Cancelled']);
+    await waitFor(() => expect(search().get('status')).toBe('failed,cancelled'));
+  });
+
+  it('follows the text box once typing pauses, as one entry however many keys', async () => {
+    const { project, ops } = variedProject();
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(tableIds()).toHaveLength(ops.length));
+    const entries = window.history.length;
+    const box = screen.getByRole('searchbox', { name: 'Search' });
+    await user.type(box, 'apply co');
+    await waitFor(() => expect(search().get('q')).toBe('apply co'));
+    await user.type(box, 'nfig');
+    await waitFor(() => expect(search().get('q')).toBe('apply config'));
+    expect(window.history.length).toBe(entries + 1);
+    await waitFor(() => expect(tableIds()).toEqual(ops.filter((op) => op.action === 'apply_config').map((op) => op.id)));
+
+    // An operation id matches too.
+    const target = ops[2]!;
+    await user.clear(box);
+    await user.type(box, target.id.slice(0, 13));
+    await waitFor(() => expect(tableIds()).toEqual([target.id]));
+  });
+
+  it('survives a reload, and Clear filters shows the whole history again', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 30, (i) => ({ status: i % 10 === 0 ? 'error' : 'finished' }));
+    const first = renderApp(`/projects/${project.id}?status=error`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(tableIds()).toHaveLength(3));
+    first.unmount();
+
+    // Reload: the same address, a fresh console.
+    const { user } = renderApp(`${window.location.pathname}${window.location.search}`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(tableIds()).toHaveLength(3));
+    await user.click(screen.getByRole('button', { name: 'Clear filters' }));
+    await waitFor(() => expect(tableIds()).toHaveLength(30));
+    expect(window.location.search).toBe('');
+  });
+
+  it('offers the time range as the last hour, day or week, or any from–to', async () => {
+    const project = newProject(sim);
+    const ops = addHistory(sim, project.id, 200);
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(tableIds()).toHaveLength(100));
+    const before = Date.now();
+    await user.click(screen.getByRole('button', { name: 'Last day' }));
+    await waitFor(() => expect(search().get('from')).not.toBeNull());
+    const from = Date.parse(search().get('from') ?? '');
+    expect(from).toBeGreaterThanOrEqual(before - 86_400_000 - 1_000);
+    expect(from).toBeLessThanOrEqual(Date.now() - 86_400_000 + 1_000);
+    // All 200 are within the day (one a minute, ending an hour ago): the walk loads the rest.
+    await waitFor(() => expect(tableIds()).toHaveLength(200));
+
+    // A to of its own: only those created at or before it.
+    const to = ops[50]!.created_at.slice(0, 16);
+    await user.type(screen.getByLabelText('To'), to);
+    await waitFor(() => expect(search().get('to')).toBe(new Date(`${to}:00.000Z`).toISOString()));
+    await waitFor(() => expect(tableIds()[0]).toBe(ops[51]!.id));
+  });
+});

@@ -1,0 +1,71 @@
+import { vi } from 'vitest';
+import { screen, within } from '@testing-library/react';
+import type { SimServer } from '../../support/sim-server';
+import type { DemoSeed } from '../../../sim/seed';
+
+export const MINUTE = 60_000;
+
+/** A project with no compute, so the control plane adds no background operations of its own. */
+export function newProject(sim: SimServer<DemoSeed>, name = 'History test') {
+  return sim.cp.addProject({ name, ownerId: sim.seed.userId, compute: false });
+}
+
+/**
+ * `count` frozen operations, one a minute, oldest first, ending an hour ago; `shape(i)` picks each
+ * one's status and action (the i-th oldest). Returns them newest first, as the API lists them.
+ */
+export function addHistory(
+  sim: SimServer<DemoSeed>,
+  projectId: string,
+  count: number,
+  shape: (i: number) => { status?: 'finished' | 'failed' | 'error' | 'cancelled'; action?: string; durationMs?: number } = () => ({}),
+) {
+  const start = sim.clock.now() - 60 * MINUTE - count * MINUTE;
+  for (let i = 0; i < count; i++) {
+    const { status = 'finished', action = 'check_availability', durationMs = 2_000 } = shape(i);
+    sim.cp.addOperation({ projectId, action, status, durationMs, createdAt: start + i * MINUTE });
+  }
+  return sim.cp.operationsOf(projectId);
+}
+
+export function operationsTable() {
+  return screen.getByRole('table', { name: /operations/i });
+}
+
+/** The operation ids the table links to, top to bottom (short tables render every row). */
+export function tableIds(): string[] {
+  return within(operationsTable())
+    .getAllByRole('row')
+    .slice(1)
+    .map((row) => decodeURIComponent(within(row).getAllByRole('link')[0]?.getAttribute('href')?.split('/operations/')[1] ?? ''));
+}
+
+/** Requests to a project's operations list, with when they went out. */
+export interface ListRequest {
+  url: URL;
+  at: number;
+}
+
+/** Records each list request when the page sends it (not when the stand-in API gets to it, which a busy machine delays unevenly). */
+export function recordListRequests(): ListRequest[] {
+  const requests: ListRequest[] = [];
+  const send = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
+    if (/\/projects\/[^/]+\/operations$/.test(url.pathname)) requests.push({ url, at: Date.now() });
+    return send(input, init);
+  });
+  return requests;
+}
+
+/** The most requests in any one-second window. */
+export function mostInAnySecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let from = 0;
+  for (let to = 0; to < sorted.length; to++) {
+    while ((sorted[to] ?? 0) - (sorted[from] ?? 0) >= 1_000) from++;
+    best = Math.max(best, to - from + 1);
+  }
+  return best;
+}
