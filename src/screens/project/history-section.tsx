@@ -71,7 +71,6 @@ export function HistorySection(props: HistorySectionProps) {
 
   const historyKey = operationQueries.history(projectId).queryKey;
   const historyFailure = loadFailure(history, historyKey);
-  const base = apiBaseForCommands();
   const newest = operations[0] ? Date.parse(operations[0].created_at) : undefined;
   const oldest = oldestLoaded(history.data);
   const searchStart = Math.max(filters.from ? Date.parse(filters.from) : -Infinity, projectCreatedAt ? Date.parse(projectCreatedAt) : -Infinity);
@@ -104,8 +103,8 @@ export function HistorySection(props: HistorySectionProps) {
         <ExportButtons projectId={projectId} projectName={projectName} operations={shown} branchNames={branchNames} computeNames={computeNames} />
         <ExportMatchesButtons exporter={exporter} disabled={!history.isSuccess} />
         <span role="group" aria-label="Copy this list as a command" className="history__commands">
-          <CopyButton label="Copy as curl" text={listCurl(base, projectId, filters)} />
-          <CopyButton label="Copy as neonctl" text={listNeonctl(base, projectId, filters)} />
+          <CopyButton label="Copy as curl" text={() => listCurl(apiBaseForCommands(), projectId, filters)} />
+          <CopyButton label="Copy as neonctl" text={() => listNeonctl(apiBaseForCommands(), projectId, filters)} />
         </span>
         <button type="button" className="history__shortcuts" onClick={shortcuts.openHelp} aria-keyshortcuts="?">
           Keyboard shortcuts
