@@ -76,7 +76,7 @@ export function createComputes(world: World, scheduler: Scheduler, operations: O
       if (endpoint.deletedAtMs !== null) return;
       const project = projects.get(endpoint.projectId);
       if (!project || project.deletedAtMs !== null) return;
-      operations.start(project, { action: 'check_availability', createdAtMs: atMs, branchId: endpoint.branchId, endpointId: endpoint.id });
+      if (!project.quiet) operations.start(project, { action: 'check_availability', createdAtMs: atMs, branchId: endpoint.branchId, endpointId: endpoint.id });
       scheduler.schedule(atMs + randomInt(random, min, max), check);
     });
   }

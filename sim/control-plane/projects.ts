@@ -56,6 +56,7 @@ export function createProjects(world: World, { accounts, apiKeys, operations, br
       sharedWith: new Set(),
       operations: [],
       inFlight: new Set(),
+      quiet: input.quiet ?? false,
     };
     projects.set(project.id, project);
     const main = branches.createRecord(project, { name: 'main', parentId: null, createdAtMs: input.createdAtMs, state: input.branchState });

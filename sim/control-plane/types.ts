@@ -39,6 +39,8 @@ export interface AddProjectInput {
   compute?: 'active' | 'idle' | false;
   suspendTimeoutSeconds?: number;
   cpuUsedSec?: number;
+  /** No background availability checks on its computes, so its history holds still (the scale test's archive). */
+  quiet?: boolean;
 }
 
 export interface AddBranchInput {

@@ -56,6 +56,8 @@ export interface ProjectRecord {
   operations: OperationRecord[];
   /** Operations that may still block mutations (423); pruned as they end. */
   inFlight: Set<OperationRecord>;
+  /** No background availability checks: its history changes only when a client changes something. */
+  quiet: boolean;
 }
 
 export interface RoleRecord {

@@ -64,6 +64,11 @@ export function longerThreshold(usual: UsualDuration): number {
  * The usual duration an operation has run past, or null: it is still in progress (its duration counts
  * up), its action has enough history here, and it has run past the threshold. Clears once it ends.
  */
+/** Whether an operation can be longer than usual at all: only while it is still under way. */
+export function canRunLong(operation: DurationFacts): boolean {
+  return durationOf(operation).kind === 'live';
+}
+
 export function longerThanUsual(operation: DurationFacts, usual: ReadonlyMap<string, UsualDuration>, now: number): UsualDuration | null {
   const duration = durationOf(operation);
   if (duration.kind !== 'live') return null;

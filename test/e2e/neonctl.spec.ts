@@ -131,6 +131,8 @@ test('creates a branch (waiting out a busy project itself), reads it, its databa
   expect(created.endpoints.map((e) => [e.branch_id, e.type])).toEqual([[created.branch.id, 'read_write']]);
   const branchPath = `/projects/${project.id}/branches/${created.branch.id}`;
 
+  // Compared with the API's own answer read after it: both once the branch is ready, not one either side of it.
+  await untilSettled(api, project.id);
   const got = await cli.json(['branches', 'get', name, '--project-id', project.id], BranchSchema);
   expect(got).toEqual((await read(api, branchPath, z.object({ branch: BranchSchema }))).branch);
 

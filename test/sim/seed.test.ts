@@ -225,6 +225,16 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
     expect(statuses.has('scheduling')).toBe(false);
     expect(statuses.has('finished')).toBe(true);
   });
+
+  it('holds still as the clock runs: an hour on it still has exactly 20,000 operations, while the others are checked as before', () => {
+    const sim = createSim({ rateLimits: false });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const bigBefore = sim.cp.operationsOf(seed.projectIds.big).length;
+    sim.clock.advance(60 * MINUTE);
+    expect(sim.cp.operationsOf(seed.projectIds.huge!)).toHaveLength(HUGE_PROJECT_OPERATIONS);
+    expect(sim.cp.operationsOf(seed.projectIds.big).filter((op) => op.action === 'check_availability').length).toBeGreaterThan(0);
+    expect(sim.cp.operationsOf(seed.projectIds.big).length).toBeGreaterThan(bigBefore);
+  });
 });
 
 describe('empty seed', () => {

@@ -17,7 +17,7 @@ import { useUsualDurations } from '../../features/history-filters/use-usual-dura
 import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
-import { longerThanUsual } from '../../lib/usual-durations';
+import { canRunLong, longerThanUsual } from '../../lib/usual-durations';
 import { useNow } from '../../lib/use-now';
 import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
@@ -47,7 +47,7 @@ export function OperationDetailScreen() {
   const operation = detail.data;
   const detailFailure = loadFailure(detail, detailOptions.queryKey);
   const announcement = useStatusAnnouncement(operation);
-  const usual = useUsualDurations(projectId);
+  const usual = useUsualDurations(projectId, operation !== undefined && canRunLong(operation));
   const now = useNow(1_000);
   // The project's newest page as last polled (by the watch list or the history): read, never fetched here.
   const newest = useQuery({ ...operationQueries.latest(projectId), enabled: false });

@@ -42,6 +42,13 @@ export function recordApiTraffic(page: Page): ApiExchange[] {
     const entry = byRequest.get(res.request());
     if (!entry) return;
     entry.answeredAt = Date.now();
+    // The browser's own clock for both ends when it has them: on a busy machine the events reach this
+    // process late and unevenly, which would shorten or stretch the gaps the pacing tests measure.
+    const timing = res.request().timing();
+    if (timing.startTime > 0 && timing.responseStart >= 0) {
+      entry.sentAt = timing.startTime;
+      entry.answeredAt = timing.startTime + timing.responseStart;
+    }
     entry.status = res.status();
   });
   page.on('requestfailed', (req) => {

@@ -74,15 +74,20 @@ export async function readOperationsTable(table: Locator): Promise<ShownOperatio
     const body = element.querySelector('tbody');
     window.scrollTo(0, (body?.getBoundingClientRect().top ?? 0) + window.scrollY);
     await nextFrame();
+    const lastIndex = () => Number(rendered().at(-1)?.getAttribute('aria-rowindex') ?? 0);
     for (let step = 0; step < 10_000 && byIndex.size < total; step++) {
       const rows = rendered();
       for (const row of rows) byIndex.set(Number(row.getAttribute('aria-rowindex')), read(row));
       const last = rows.at(-1);
       const before = window.scrollY;
+      const reached = lastIndex();
       // The last rendered row to the top of the viewport: the next window starts where this one ends.
       if (last) window.scrollTo(0, last.getBoundingClientRect().top + window.scrollY - 1);
-      await nextFrame();
-      if (window.scrollY === before) break;
+      // The window renders the new rows a frame or (on a busy machine) several frames later.
+      const deadline = performance.now() + 5_000;
+      do await nextFrame();
+      while (lastIndex() === reached && performance.now() < deadline);
+      if (window.scrollY === before && lastIndex() === reached) break;
     }
     return [...byIndex].sort(([a], [b]) => a - b).map(([, row]) => row);
   });
