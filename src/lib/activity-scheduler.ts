@@ -14,7 +14,7 @@ export const BUDGET_CHOICES = [30, 60, 120, 300, 600] as const;
 /** An idle project is checked at most once every this many poll intervals (5 s → 30 s). */
 export const IDLE_FACTOR = 6;
 /** The share of the budget busy projects may take while an idle one (or the project list) is due. */
-export const BUSY_SHARE = 0.75;
+export const BUSY_SHARE = 0.5;
 export const LIST_REFRESH_MS = 3 * 60_000;
 export const SLOW_DOWN_MS = 2 * 60_000;
 export const BUDGET_WINDOW_MS = 60_000;
