@@ -115,8 +115,8 @@ async function listStep(feed: ActivityFeed, now: number, call: Call): Promise<Ac
   }
   const ids = new Set(found.map((p) => p.id));
   const checks = Object.fromEntries(Object.entries(feed.checks).filter(([id]) => ids.has(id)));
-  const { listProblem: _solved, ...rest } = feed;
-  return { ...rest, projects: found, listedAt: now, listing: null, checks };
+  // The list was read to its end: any problem reading it is over.
+  return { projects: found, listedAt: now, listing: null, checks, sent: feed.sent, slowDown: feed.slowDown };
 }
 
 async function projectStep(feed: ActivityFeed, projectId: string, now: number, call: Call): Promise<ActivityFeed> {
@@ -177,6 +177,8 @@ const meta = (declared: QueryMeta) => declared;
 export const activityQueries = {
   feed: (settings: ActivitySettings) =>
     queryOptions({
+      // One feed whatever the settings: they only pace its steps (a new budget must not start it over).
+      // eslint-disable-next-line @tanstack/query/exhaustive-deps
       queryKey: ['activity', 'feed'] as const,
       queryFn: (context) =>
         runActivityStep(readFeed(context.client), settings, Date.now, callOf(context)),
