@@ -176,12 +176,11 @@ const meta = (declared: QueryMeta) => declared;
 
 export const activityQueries = {
   feed: (settings: ActivitySettings) =>
+    // One feed whatever the settings: they only pace its steps (a new budget must not start it over).
+    // eslint-disable-next-line @tanstack/query/exhaustive-deps
     queryOptions({
-      // One feed whatever the settings: they only pace its steps (a new budget must not start it over).
-      // eslint-disable-next-line @tanstack/query/exhaustive-deps
       queryKey: ['activity', 'feed'] as const,
-      queryFn: (context) =>
-        runActivityStep(readFeed(context.client), settings, Date.now, callOf(context)),
+      queryFn: (context) => runActivityStep(readFeed(context.client), settings, Date.now, callOf(context)),
       staleTime: Infinity,
       refetchOnWindowFocus: false,
       refetchOnMount: false,
