@@ -51,7 +51,7 @@ function rowOf(operationId: string): HTMLElement | null {
 describe('activity across projects', () => {
   it('lists work in flight in every project the key reaches, linking each operation and its project', async () => {
     const op = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
-    renderApp('/activity', { apiKey: sim.apiKey });
+    const { user } = renderApp('/activity', { apiKey: sim.apiKey });
     await table();
     const row = await waitFor(() => {
       const found = rowOf(op.id);
@@ -66,9 +66,7 @@ describe('activity across projects', () => {
     await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
     // Watch works from here.
     const watch = within(row).getByRole('button', { name: 'Watch Apply config' });
-    await act(async () => {
-      watch.click();
-    });
+    await user.click(watch);
     expect(watch).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByRole('complementary', { name: 'Watched operations' })).toHaveTextContent('1 running');
   });
