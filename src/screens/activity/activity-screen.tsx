@@ -37,7 +37,7 @@ export function ActivityScreen() {
         Operations in progress in every project this key reaches, and those that ended in the last {address.endedWithin.label}, newest first.
       </p>
       <div className="toolbar">
-        <IntervalSelect value={settings.intervalMs} onChange={setIntervalMs} label="Busy projects every" />
+        <IntervalSelect value={settings.intervalMs} onChange={setIntervalMs} label="Check busy projects every" />
         <ActivityBudget feed={data} budgetPerMinute={settings.budgetPerMinute} onBudgetChange={setBudget} now={now} />
       </div>
       <ActivityFilterBar address={address} onChange={changeAddress} projects={data?.projects ?? []} seenActions={seenActions} />
