@@ -1,4 +1,5 @@
 import { useMemo } from 'react';
+import './activity.css';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useNow } from '../../lib/use-now';

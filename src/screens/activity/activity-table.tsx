@@ -23,7 +23,7 @@ const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
       </th>
       <td>
         <Link to={paths.project(project.id)}>{project.name}</Link>
-        {project.orgName && <span className="muted"> · {project.orgName}</span>}
+        {project.orgName && <span className="muted activity__org">{project.orgName}</span>}
       </td>
       <td>{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
       <td>{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
