@@ -1,5 +1,4 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
-import * as z from 'zod/mini';
 import {
   isSlowedDown,
   kindOf,
@@ -16,7 +15,10 @@ import { fetchProjectsPage } from './projects';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { request, type Call } from './request';
-import { OperationSchema, OrganizationsResponseSchema } from './schemas';
+import type { ActivityFeed } from './activity-feed-schema';
+import { OrganizationsResponseSchema } from './schemas';
+
+export type { ActivityFeed, ActivityProject } from './activity-feed-schema';
 
 // The activity view's one store: the projects the key reaches, each project's newest page as last
 // read, and the scheduler's memory (what was sent when, any 429 slow-down). Each fetch of the feed
@@ -29,36 +31,6 @@ export const ACTIVITY_PAGE_SIZE = 20;
 export const ACTIVITY_PROJECTS_PAGE_SIZE = 400;
 /** A fetch that comes earlier than the plan (a mount, another tab's timer) sends nothing; this much early is on time. */
 const ON_TIME_MS = 25;
-
-const ActivityProjectSchema = z.object({ id: z.string(), name: z.string(), orgName: z.optional(z.string()) });
-export type ActivityProject = z.infer<typeof ActivityProjectSchema>;
-
-const ProjectCheckSchema = z.object({
-  at: z.number(),
-  operations: z.array(OperationSchema),
-  /** Why the last read failed (the page before it stays). */
-  problem: z.optional(z.string()),
-});
-
-export const ActivityFeedSchema = z.object({
-  projects: z.array(ActivityProjectSchema),
-  listedAt: z.nullable(z.number()),
-  /** A list refresh part-way: the organizations (null until read), which owner's pages are next, what it found. */
-  listing: z.nullable(
-    z.object({
-      orgs: z.nullable(z.array(z.object({ id: z.string(), name: z.string() }))),
-      owner: z.number(),
-      cursor: z.optional(z.string()),
-      found: z.array(ActivityProjectSchema),
-    }),
-  ),
-  checks: z.record(z.string(), ProjectCheckSchema),
-  sent: z.array(z.object({ at: z.number(), kind: z.enum(['list', 'busy', 'idle']) })),
-  slowDown: z.nullable(z.object({ since: z.number(), until: z.number(), notBefore: z.number(), retryAfterMs: z.optional(z.number()) })),
-  /** Why the project list could not be read, while it cannot. */
-  listProblem: z.optional(z.string()),
-});
-export type ActivityFeed = z.infer<typeof ActivityFeedSchema>;
 
 export const EMPTY_FEED: ActivityFeed = { projects: [], listedAt: null, listing: null, checks: {}, sent: [], slowDown: null };
 

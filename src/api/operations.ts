@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { newerCopy } from '../lib/operation-status';
-import type { ActivityFeed } from './activity-feed';
+import type { ActivityFeed } from './activity-feed-schema';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ActivityFeedSchema } from './activity-feed';
+import { ActivityFeedSchema } from './activity-feed-schema';
 import { OperationSchema, OperationsPageSchema } from './schemas';
 
 // What a query factory declares about its query in `meta`, for the layers that look across queries:
