@@ -12,10 +12,10 @@ import { isInFlight } from '../lib/operation-status';
 import { isApiError } from './api-error';
 import { fetchOperationsPage } from './operations';
 import { fetchProjectsPage } from './projects';
-import type { QueryMeta } from './query-meta';
+import { shareWithSchema, type QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { request, type Call } from './request';
-import type { ActivityFeed } from './activity-feed-schema';
+import { ActivityFeedSchema, type ActivityFeed } from './activity-feed-schema';
 import { OrganizationsResponseSchema } from './schemas';
 
 export type { ActivityFeed, ActivityProject } from './activity-feed-schema';
@@ -31,6 +31,9 @@ export const ACTIVITY_PAGE_SIZE = 20;
 export const ACTIVITY_PROJECTS_PAGE_SIZE = 400;
 /** A fetch that comes earlier than the plan (a mount, another tab's timer) sends nothing; this much early is on time. */
 const ON_TIME_MS = 25;
+
+// Tabs hand the feed over (poll sharing); a copy from another tab must pass its schema.
+shareWithSchema('activity-feed', ActivityFeedSchema);
 
 export const EMPTY_FEED: ActivityFeed = { projects: [], listedAt: null, listing: null, checks: {}, sent: [], slowDown: null };
 

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { ActivityFeedSchema } from './activity-feed-schema';
 import { OperationSchema, OperationsPageSchema } from './schemas';
 
 // What a query factory declares about its query in `meta`, for the layers that look across queries:
@@ -30,11 +29,19 @@ export function readMeta(meta: unknown): QueryMeta | null {
   return parsed.success ? parsed.data : null;
 }
 
+// Schemas of shared queries whose code loads on demand (the activity feed), given by that code as it
+// loads: the first screen's bundle does not carry them, and a tab only takes a copy of a query it holds.
+const loadedSchemas = new Map<QueryMeta['data'], z.ZodMiniType>();
+
+/** Declares the schema another tab's copy of a lazily loaded query must pass. */
+export function shareWithSchema(data: 'activity-feed', schema: z.ZodMiniType): void {
+  loadedSchemas.set(data, schema);
+}
+
 /** The schema another tab's copy of the query's data must pass; null: the query is never shared. */
 export function sharedSchemaOf(query: { meta?: unknown }): z.ZodMiniType | null {
   const meta = readMeta(query.meta);
   if (meta?.data === 'operation') return OperationSchema;
   if (meta?.data === 'newest-page') return OperationsPageSchema;
-  if (meta?.data === 'activity-feed') return ActivityFeedSchema;
-  return null;
+  return meta ? (loadedSchemas.get(meta.data) ?? null) : null;
 }

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import './activity.css';
+import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useNow } from '../../lib/use-now';
@@ -43,9 +44,7 @@ export function ActivityScreen() {
       </div>
       <ActivityFilterBar address={address} onChange={changeAddress} projects={data?.projects ?? []} seenActions={seenActions} />
       {data?.listProblem && (
-        <p className="callout callout--error" role="alert">
-          Could not read the list of projects: {data.listProblem} The console tries again by itself.
-        </p>
+        <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />
       )}
       {problems > 0 && (
         <p className="muted">
