@@ -1,9 +1,8 @@
 import * as z from 'zod/mini';
 import { OperationSchema } from './schemas';
 
-// The activity feed's wire shape between tabs (api/activity-feed.ts builds it; poll sharing checks a
-// copy from another tab against it). Apart from the feed's code, so the first screen's bundle carries
-// only this schema.
+// The activity feed's shape between tabs (api/activity-feed.ts builds it and registers this schema for
+// poll sharing when it loads). Apart from the feed's code, so operations.ts reads its type without it.
 
 const ActivityProjectSchema = z.object({ id: z.string(), name: z.string(), orgName: z.optional(z.string()) });
 export type ActivityProject = z.infer<typeof ActivityProjectSchema>;
