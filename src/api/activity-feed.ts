@@ -29,8 +29,8 @@ export type { ActivityFeed, ActivityProject } from './activity-feed-schema';
 export const ACTIVITY_PAGE_SIZE = 20;
 /** The platform's largest projects page: a key's whole list in as few requests as possible. */
 export const ACTIVITY_PROJECTS_PAGE_SIZE = 400;
-/** A fetch that comes earlier than the plan (a mount, another tab's timer) sends nothing; this much early is on time. */
-const ON_TIME_MS = 25;
+/** The timer aims this much after the planned moment: a fetch earlier than the plan (a mount, a timer a little early) sends nothing. */
+const TIMER_MARGIN_MS = 5;
 
 // Tabs hand the feed over (poll sharing); a copy from another tab must pass its schema.
 shareWithSchema('activity-feed', ActivityFeedSchema);
@@ -131,7 +131,7 @@ function afterFailure(feed: ActivityFeed, step: Step, error: unknown, now: numbe
 export async function runActivityStep(feed: ActivityFeed, settings: ActivitySettings, now: () => number, call: Call): Promise<ActivityFeed> {
   const start = now();
   const plan = planNext(schedulerInput(feed, settings, start));
-  if (plan.at > start + ON_TIME_MS) return feed;
+  if (plan.at > start) return feed;
   const sent = { ...feed, sent: recordSent(feed.sent, { at: start, kind: kindOf(plan.step) }) };
   try {
     return plan.step.kind === 'list' ? await listStep(sent, start, call) : await projectStep(sent, plan.step.projectId, start, call);
@@ -141,10 +141,13 @@ export async function runActivityStep(feed: ActivityFeed, settings: ActivitySett
   }
 }
 
-/** Milliseconds until the feed's next step is due (at least a few, so a timer runs). */
-export function nextStepDelay(feed: ActivityFeed | undefined, settings: ActivitySettings, now: number): number {
-  if (!feed) return 0;
-  return Math.max(ON_TIME_MS, planNext(schedulerInput(feed, settings, now)).at - now);
+/**
+ * Milliseconds until the feed's next step is due (a little after, so the step finds it due); false
+ * before the first step has answered (the screen's mount starts it; a failed one, a 401, sends no more).
+ */
+export function nextStepDelay(feed: ActivityFeed | undefined, settings: ActivitySettings, now: number): number | false {
+  if (!feed) return false;
+  return Math.max(TIMER_MARGIN_MS, planNext(schedulerInput(feed, settings, now)).at - now + TIMER_MARGIN_MS);
 }
 
 const meta = (declared: QueryMeta) => declared;
