@@ -109,13 +109,21 @@ describe('activity across projects', () => {
   it('slows down after a 429, waits out its Retry-After and says so', async () => {
     renderApp('/activity', { apiKey: sim.apiKey });
     await table();
+    let limitedAt = 0;
     sim.server.use(
-      http.get('*/api/v2/projects/:projectId/operations', () => HttpResponse.json({ code: '', message: 'rate limited' }, { status: 429, headers: { 'Retry-After': '1' } }), { once: true }),
+      http.get(
+        '*/api/v2/projects/:projectId/operations',
+        () => {
+          limitedAt = Date.now();
+          return HttpResponse.json({ code: '', message: 'rate limited' }, { status: 429, headers: { 'Retry-After': '1' } });
+        },
+        { once: true },
+      ),
     );
     expect(await screen.findByText(/asked the console to slow down \(429\).*1500 requests a minute/i, {}, { timeout: 5_000 })).toBeInTheDocument();
-    const limitedAt = Date.now();
-    await act(() => new Promise((resolve) => setTimeout(resolve, 500)));
-    expect(requests.filter((r) => r.at > limitedAt + 50)).toHaveLength(0);
+    // Nothing before its Retry-After (1 s) has passed, then on at half the pace.
+    await waitFor(() => expect(requests.filter((r) => r.at >= limitedAt + 1_000).length).toBeGreaterThan(0), { timeout: 5_000 });
+    expect(requests.filter((r) => r.at > limitedAt + 50 && r.at < limitedAt + 1_000)).toHaveLength(0);
   });
 
   it('sends nothing while the tab is hidden', async () => {
