@@ -8,6 +8,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
+import { measureActivity, reportActivity } from './activity';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
@@ -232,6 +233,11 @@ function reportTargets(
 type FirstRows = Awaited<ReturnType<typeof measureFirstRows>>;
 
 async function main(): Promise<void> {
+  // `npm run bench -- --only=activity`: only the activity scheduler's simulated minutes (no build, no browser).
+  if (process.argv.includes('--only=activity')) {
+    reportActivity(measureActivity());
+    return;
+  }
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
   console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
   await run('npm', ['run', '-s', 'build'], env);
@@ -244,16 +250,18 @@ async function main(): Promise<void> {
   const rows = await measureRows(env, API_KEY);
   const walk = await measureWalk(env, API_KEY);
   const load = await measureLoad(env, API_KEY);
+  const activity = measureActivity();
 
   report(result);
   reportRequests(requests);
   reportRows(rows);
   reportWalk(walk);
   reportLoad(load);
+  reportActivity(activity);
   reportTargets(result, requests, rows, walk, load);
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk, load }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk, load, activity }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

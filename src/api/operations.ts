@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import { newerCopy } from '../lib/operation-status';
+import type { ActivityFeed } from './activity-feed-schema';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
@@ -115,7 +116,7 @@ export function mergeCopies(...lists: readonly (readonly Operation[])[]): Operat
   return [...byId.values()];
 }
 
-/** The operations a query holds, by what it declares in `meta`: one operation, a newest page or a loaded history. */
+/** The operations a query holds, by what it declares in `meta`: one operation, a newest page, a loaded history or the activity feed. */
 export function operationsIn(queryClient: QueryClient, declared: QueryMeta): readonly Operation[] {
   switch (declared.data) {
     case 'operation': {
@@ -126,6 +127,11 @@ export function operationsIn(queryClient: QueryClient, declared: QueryMeta): rea
       return queryClient.getQueryData(operationQueries.latest(declared.projectId, declared.limit).queryKey)?.operations ?? [];
     case 'history':
       return historyOperations(queryClient.getQueryData(operationQueries.history(declared.projectId, declared.limit).queryKey));
+    case 'activity-feed': {
+      // The activity view's key (api/activity-feed.ts): each project's newest page, as last read.
+      const feed = queryClient.getQueryData<ActivityFeed>(['activity', 'feed']);
+      return feed ? Object.values(feed.checks).flatMap((check) => check.operations) : [];
+    }
   }
 }
 

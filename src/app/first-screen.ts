@@ -58,6 +58,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   }
   // Its lists depend on the key's kind and organizations, one answer after another; nothing there is urgent.
   if (matchPath(routePatterns.apiKeys, pathname)) return { screen: 'apiKeys', serverRendered: false, load: () => [] };
+  // Live by nature (its scheduler reads one project at a time, inside a budget): the browser starts it.
+  if (matchPath(routePatterns.activity, pathname)) return { screen: 'activity', serverRendered: false, load: () => [] };
   if (matchPath(routePatterns.home, pathname)) {
     const orgId = searchParams.get('org') ?? undefined;
     return {

@@ -26,6 +26,7 @@ const ProjectsScreen = lazyScreen(screenModules.projects);
 const ProjectScreen = lazyScreen(screenModules.project);
 const OperationDetailScreen = lazyScreen(screenModules.operation);
 const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
+const ActivityScreen = lazyScreen(screenModules.activity);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -64,6 +65,7 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
           <Route path={routePatterns.project} element={<Screen><ProjectScreen /></Screen>} />
           <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
           <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
+          <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

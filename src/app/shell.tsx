@@ -52,6 +52,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           <NavLink to={paths.home()} end>
             Projects
           </NavLink>
+          <NavLink to={paths.activity()}>Activity</NavLink>
           <NavLink to={paths.apiKeys()}>API keys</NavLink>
         </nav>
         <span className="topbar__target muted" title="Where this console sends API requests">

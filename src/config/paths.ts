@@ -5,6 +5,7 @@ export const paths = {
   operation: (projectId: string, operationId: string) =>
     `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
   apiKeys: () => '/settings/api-keys',
+  activity: () => '/activity',
 };
 
 export const routePatterns = {
@@ -12,4 +13,5 @@ export const routePatterns = {
   project: '/projects/:projectId',
   operation: '/projects/:projectId/operations/:operationId',
   apiKeys: '/settings/api-keys',
+  activity: '/activity',
 } as const;

@@ -60,6 +60,20 @@ test.describe('signed in', () => {
     await figure.screenshot({ path: 'docs/screenshots/timeline.png', animations: 'disabled', caret: 'hide', style: '.watch-panel { display: none; }' });
   });
 
+  test('activity', async ({ page, request }) => {
+    const api = new ControlApi(request, E2E_API_KEY);
+    await page.goto('/activity');
+    await expect(page.getByRole('heading', { level: 1, name: 'Activity' })).toBeVisible();
+    // Every project read once: nothing left "not checked yet".
+    await expect(page.getByText(/oldest check/)).toBeVisible({ timeout: 30_000 });
+    // A personal project's change beside the organizations' (found in its turn, within a round).
+    const project = (await api.allProjects()).find((p) => p.organization === null && p.locked !== true);
+    if (project) await api.post(`/projects/${encodeURIComponent(project.id)}/branches`, { branch: { name: `preview-${Date.now().toString(36)}` } });
+    const table = page.getByRole('table', { name: /activity across projects/i });
+    await expect(table.getByRole('link', { name: 'Create branch' }).first()).toBeVisible({ timeout: 45_000 });
+    await shoot(page, 'activity');
+  });
+
   test('operation detail', async ({ page, request }) => {
     const op = await openNewestOperationOfBigProject(page, new ControlApi(request, E2E_API_KEY));
     await expect(page.getByRole('main').getByText(op.id, { exact: true })).toBeVisible();

@@ -1,7 +1,7 @@
 import { useMemo, type Ref } from 'react';
-import { humanizeAction } from '../../lib/format';
-import { isFiltered, KNOWN_ACTIONS, NO_FILTERS, STATUS_CHOICES, type HistoryFilters } from './filters';
-import { MultiSelectField, type Choice } from './multi-select-field';
+import { actionChoices, statusChoices, statusesOf } from './filter-choices';
+import { isFiltered, NO_FILTERS, type HistoryFilters } from './filters';
+import { MultiSelectField } from './multi-select-field';
 import { SearchField } from './search-field';
 import { SelectField } from './select-field';
 import { TimeRangeFields } from './time-range-fields';
@@ -22,32 +22,9 @@ interface HistoryFilterBarProps {
   searchRef?: Ref<HTMLInputElement>;
 }
 
-/** A choice's value in the list box: its first API value, so a test or a person may pick it by either. */
-const statusChoices = (selected: readonly string[]): Choice[] =>
-  STATUS_CHOICES.map((choice) => ({
-    value: choice.statuses[0] ?? choice.label,
-    label: choice.label,
-    selected: choice.statuses.some((s) => selected.includes(s)),
-  }));
-
-/**
- * The statuses the chosen labels stand for: a label chosen just now brings all its values; one that
- * stays chosen keeps the values the address had (`?status=failed` stays `failed`, not `failed,error`).
- */
-function statusesOf(values: readonly string[], before: readonly string[]): string[] {
-  return STATUS_CHOICES.flatMap((choice) => {
-    if (!values.includes(choice.statuses[0] ?? choice.label)) return [];
-    const kept = choice.statuses.filter((s) => before.includes(s));
-    return kept.length > 0 ? kept : [...choice.statuses];
-  });
-}
-
 /** The filters above a history: Status, Action, Branch, Compute, the time range and the text box; each change is a new address. */
 export function HistoryFilterBar({ filters, onChange, branches, computes, seenActions, searchRef }: HistoryFilterBarProps) {
-  const actions = useMemo(() => {
-    const all = new Set([...KNOWN_ACTIONS, ...seenActions, ...filters.action]);
-    return [...all].map((action) => ({ action, label: humanizeAction(action) })).sort((a, b) => a.label.localeCompare(b.label));
-  }, [seenActions, filters.action]);
+  const actions = useMemo(() => actionChoices(seenActions, filters.action), [seenActions, filters.action]);
   const set = (change: Partial<HistoryFilters>, replace = false) => onChange({ ...filters, ...change }, { replace });
 
   return (
@@ -60,7 +37,7 @@ export function HistoryFilterBar({ filters, onChange, branches, computes, seenAc
       />
       <MultiSelectField
         label="Action"
-        choices={actions.map(({ action, label }) => ({ value: action, label, selected: filters.action.includes(action) }))}
+        choices={actions}
         size={7}
         onChange={(values) => set({ action: values })}
       />

@@ -1,0 +1,65 @@
+import { useMemo } from 'react';
+import './activity.css';
+import { ErrorCallout } from '../../components/error-callout';
+import { IntervalSelect } from '../../components/interval-select';
+import { TableSkeleton } from '../../components/table-skeleton';
+import { useNow } from '../../lib/use-now';
+import { ActivityBudget } from './activity-budget';
+import { ActivityFilterBar } from './activity-filter-bar';
+import { activityRows } from './activity-rows';
+import { ACTIVITY_COLUMNS, ActivityTable } from './activity-table';
+import { useActivityAddress } from './use-activity-address';
+import { useActivityFeed } from './use-activity-feed';
+
+/**
+ * Activity across projects: what is in flight anywhere the key reaches, and what ended lately, in
+ * one table that keeps itself current inside a request budget (src/lib/activity-scheduler.ts).
+ */
+export function ActivityScreen() {
+  const { feed, settings, setBudget, setIntervalMs } = useActivityFeed();
+  const [address, changeAddress] = useActivityAddress();
+  const now = useNow(1_000);
+  const data = feed.data;
+  const view = useMemo(
+    () => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }),
+    [address],
+  );
+  const rows = useMemo(() => activityRows(data, view, now), [data, view, now]);
+  const seenActions = useMemo(
+    () => new Set(Object.values(data?.checks ?? {}).flatMap((check) => check.operations.map((op) => op.action))),
+    [data],
+  );
+  const listed = data?.listedAt != null;
+  const problems = data ? Object.values(data.checks).filter((check) => check.problem).length : 0;
+
+  return (
+    <section className="activity">
+      <h1 tabIndex={-1}>Activity</h1>
+      <p className="muted">
+        Operations in progress in every project this key reaches, and those that ended in the last {address.endedWithin.label}, newest first.
+      </p>
+      <div className="toolbar">
+        <IntervalSelect value={settings.intervalMs} onChange={setIntervalMs} label="Check busy projects every" />
+        <ActivityBudget feed={data} budgetPerMinute={settings.budgetPerMinute} onBudgetChange={setBudget} now={now} />
+      </div>
+      <ActivityFilterBar address={address} onChange={changeAddress} projects={data?.projects ?? []} seenActions={seenActions} />
+      {data?.listProblem && (
+        <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />
+      )}
+      {problems > 0 && (
+        <p className="muted">
+          {problems === 1 ? '1 project' : `${problems} projects`} could not be read at the last check; {problems === 1 ? 'it is' : 'they are'} tried again in turn.
+        </p>
+      )}
+      {!listed ? (
+        <TableSkeleton columns={ACTIVITY_COLUMNS} rows={4} label="Finding your projects…" />
+      ) : rows.length === 0 ? (
+        <p className="empty">
+          Nothing in progress, and nothing ended in the last {address.endedWithin.label}, in the {data.projects.length} projects checked.
+        </p>
+      ) : (
+        <ActivityTable rows={rows} now={now} />
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,58 @@
+import { memo } from 'react';
+import { Link } from 'react-router-dom';
+import { OperationDuration } from '../../components/operation-duration';
+import { RelativeTime } from '../../components/relative-time';
+import { StatusBadge } from '../../components/status-badge';
+import { TableHead } from '../../components/table-head';
+import { paths } from '../../config/paths';
+import { WatchButton } from '../../features/watch/watch-button';
+import { humanizeAction } from '../../lib/format';
+import type { ActivityRow } from './activity-rows';
+
+export const ACTIVITY_COLUMNS = ['Operation', 'Project', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
+
+const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
+  const { operation, project } = row;
+  return (
+    <tr>
+      <th scope="row">
+        <span className="op-cell">
+          <Link to={paths.operation(project.id, operation.id)}>{humanizeAction(operation.action)}</Link>
+          <WatchButton compact operation={operation} projectName={project.name} />
+        </span>
+      </th>
+      <td>
+        <Link to={paths.project(project.id)}>{project.name}</Link>
+        {project.orgName && <span className="muted activity__org">{project.orgName}</span>}
+      </td>
+      <td>{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
+      <td>{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
+      <td>
+        <StatusBadge status={operation.status} />
+      </td>
+      <td>
+        <OperationDuration operation={operation} />
+      </td>
+      <td>
+        <RelativeTime iso={operation.created_at} now={now} />
+      </td>
+    </tr>
+  );
+});
+
+/** Operations across projects, newest first: a real table, each row a link to its operation, each project name a link to it. */
+export function ActivityTable({ rows, now }: { rows: readonly ActivityRow[]; now: number }) {
+  return (
+    <div className="table-wrap">
+      <table className="data-table">
+        <caption className="visually-hidden">Activity across projects, newest first</caption>
+        <TableHead columns={ACTIVITY_COLUMNS} />
+        <tbody>
+          {rows.map((row) => (
+            <Row key={row.operation.id} row={row} now={now} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+import { useCallback, useMemo } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { filtersFromSearch, searchWithFilters, type HistoryFilters } from '../../features/history-filters/filters';
+import { DEFAULT_ENDED_WITHIN, endedWithinOf, type EndedWithin } from './activity-rows';
+
+export interface ActivityAddress {
+  filters: HistoryFilters;
+  projectId: string | undefined;
+  endedWithin: EndedWithin;
+}
+
+export interface ActivityAddressChange {
+  filters?: HistoryFilters;
+  projectId?: string | undefined;
+  endedWithin?: string;
+}
+
+/**
+ * The activity view's choices as the address holds them: the history's filters (`status`, `action`,
+ * …), `project` and `ended` (`15m`, `1h`, `6h`, `1d`; one hour when absent). Each change is one new
+ * history entry, so Back undoes it and a reload keeps it.
+ */
+export function useActivityAddress(): [ActivityAddress, (change: ActivityAddressChange) => void] {
+  const [params, setParams] = useSearchParams();
+  const search = params.toString();
+  const address = useMemo((): ActivityAddress => {
+    const current = new URLSearchParams(search);
+    return { filters: filtersFromSearch(current), projectId: current.get('project') ?? undefined, endedWithin: endedWithinOf(current.get('ended')) };
+  }, [search]);
+  const change = useCallback(
+    (next: ActivityAddressChange) => {
+      const target = searchWithFilters(new URLSearchParams(search), next.filters ?? address.filters);
+      const projectId = 'projectId' in next ? next.projectId : address.projectId;
+      if (projectId) target.set('project', projectId);
+      else target.delete('project');
+      const ended = next.endedWithin ?? address.endedWithin.value;
+      if (ended === DEFAULT_ENDED_WITHIN.value) target.delete('ended');
+      else target.set('ended', ended);
+      if (target.toString() !== search) setParams(target);
+    },
+    [search, setParams, address],
+  );
+  return [address, change];
+}

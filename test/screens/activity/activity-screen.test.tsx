@@ -1,0 +1,152 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { renderApp } from '../../support/render-app';
+import { setupSimServer } from '../../support/sim-server';
+
+// The activity view through the whole console and the simulator: its scheduler paces real requests
+// (a fast poll interval and a large budget keep the test short; the same rule as at 5 s and 60 a minute).
+
+const sim = setupSimServer({ start: Date.now() });
+const BUDGET_KEY = 'ops-console.activity-budget-per-minute';
+/** The demo key's projects: two personal, two of Acme, two of Northwind. */
+const PROJECTS = 6;
+
+let requests: { url: URL; at: number }[] = [];
+beforeEach(() => {
+  localStorage.setItem('ops-console.poll-interval-ms', '100');
+  localStorage.setItem(BUDGET_KEY, '3000');
+  requests = [];
+  sim.server.events.on('request:start', ({ request }) => {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith('/api/v2/')) requests.push({ url, at: Date.now() });
+  });
+});
+afterEach(() => {
+  sim.server.events.removeAllListeners();
+  setHidden(false);
+  localStorage.clear();
+});
+
+function setHidden(hidden: boolean) {
+  if (hidden) Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+  else Reflect.deleteProperty(document, 'visibilityState');
+  act(() => {
+    document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
+  });
+}
+
+const table = () => screen.findByRole('table', { name: /activity across projects/i }, { timeout: 5_000 });
+const operationReads = () => requests.filter((r) => /^\/api\/v2\/projects\/[^/]+\/operations$/.test(r.url.pathname));
+const projectOf = (r: { url: URL }) => r.url.pathname.split('/')[4] ?? '';
+
+/** Plain selectors where the table may be long: role queries over it are slow in jsdom. */
+const projectLink = (projectId: string) => document.querySelector(`td a[href="/projects/${projectId}"]`);
+
+function rowOf(operationId: string): HTMLElement | null {
+  const link = document.querySelector(`a[href$="/operations/${operationId}"]`);
+  return link?.closest('tr') ?? null;
+}
+
+describe('activity across projects', () => {
+  it('lists work in flight in every project the key reaches, linking each operation and its project', async () => {
+    const op = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
+    const { user } = renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    const row = await waitFor(() => {
+      const found = rowOf(op.id);
+      if (!found) throw new Error('not listed yet');
+      return found;
+    });
+    expect(within(row).getByRole('link', { name: 'Apply config' })).toHaveAttribute('href', `/projects/${sim.seed.projectIds.personal}/operations/${op.id}`);
+    expect(within(row).getByRole('link', { name: 'blog-backend' })).toHaveAttribute('href', `/projects/${sim.seed.projectIds.personal}`);
+    expect(within(row).getByText('In progress')).toBeInTheDocument();
+    expect(screen.getByRole('columnheader', { name: 'Project' })).toBeInTheDocument();
+    // Organizations' projects too (Northwind's storefront starts a compute in the seed).
+    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
+    // Watch works from here.
+    const watch = within(row).getByRole('button', { name: 'Watch Apply config' });
+    await user.click(watch);
+    expect(watch).toHaveAttribute('aria-pressed', 'true');
+    expect(screen.getByRole('complementary', { name: 'Watched operations' })).toHaveTextContent('1 running');
+  });
+
+  it('finds a new operation in an idle project within one round, and shows it reach its final label in place', async () => {
+    renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    // Wait until every project has been read once.
+    await waitFor(() => expect(new Set(operationReads().map(projectOf)).size).toBe(PROJECTS), { timeout: 5_000 });
+    const idle = sim.seed.projectIds.empty;
+    const op = sim.cp.addOperation({ projectId: idle, action: 'create_branch', durationMs: 2_000, fail: false });
+    const readsBefore = operationReads().length;
+    await waitFor(() => expect(rowOf(op.id)).not.toBeNull(), { timeout: 5_000 });
+    // Found within one round: no other idle project (blog-backend, northwind-etl) read twice before it.
+    const between = operationReads().slice(readsBefore).map(projectOf);
+    const beforeFound = between.slice(0, between.indexOf(idle) + 1);
+    expect(beforeFound).toContain(idle);
+    for (const other of [sim.seed.projectIds.personal, sim.seed.projectIds.locked]) {
+      expect(beforeFound.filter((id) => id === other).length).toBeLessThanOrEqual(1);
+    }
+    expect(within(rowOf(op.id) ?? document.body).getByText('In progress')).toBeInTheDocument();
+    // The project is busy now: read at the poll interval, so the end shows without a reload.
+    act(() => sim.clock.advance(3_000));
+    await waitFor(() => expect(within(rowOf(op.id) ?? document.body).getByText('OK')).toBeInTheDocument(), { timeout: 5_000 });
+  });
+
+  it('never spends more than its budget, counting the project list too', async () => {
+    localStorage.setItem(BUDGET_KEY, '600');
+    renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    const start = requests[0]?.at ?? Date.now();
+    await act(() => new Promise((resolve) => setTimeout(resolve, 2_000)));
+    const sent = requests.filter((r) => r.at >= start && r.at <= start + 2_000);
+    // 600 a minute is one every 100 ms: at most 21 in 2 s, however many are due.
+    expect(sent.length).toBeLessThanOrEqual(21);
+    expect(sent.length).toBeGreaterThan(5);
+    expect(screen.getByText(/costs now: \d+ requests in the last minute/i)).toBeInTheDocument();
+  });
+
+  it('slows down after a 429, waits out its Retry-After and says so', async () => {
+    renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    let limitedAt = 0;
+    sim.server.use(
+      http.get(
+        '*/api/v2/projects/:projectId/operations',
+        () => {
+          limitedAt = Date.now();
+          return HttpResponse.json({ code: '', message: 'rate limited' }, { status: 429, headers: { 'Retry-After': '1' } });
+        },
+        { once: true },
+      ),
+    );
+    expect(await screen.findByText(/asked the console to slow down \(429\).*1500 requests a minute/i, {}, { timeout: 5_000 })).toBeInTheDocument();
+    // Nothing before its Retry-After (1 s) has passed, then on at half the pace.
+    await waitFor(() => expect(requests.filter((r) => r.at >= limitedAt + 1_000).length).toBeGreaterThan(0), { timeout: 5_000 });
+    expect(requests.filter((r) => r.at > limitedAt + 50 && r.at < limitedAt + 1_000)).toHaveLength(0);
+  });
+
+  it('sends nothing while the tab is hidden', async () => {
+    renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    setHidden(true);
+    const hiddenAt = Date.now();
+    await act(() => new Promise((resolve) => setTimeout(resolve, 600)));
+    // A request already under way when the tab hid may still land.
+    expect(requests.filter((r) => r.at > hiddenAt + 50)).toHaveLength(0);
+    setHidden(false);
+    await waitFor(() => expect(requests.filter((r) => r.at > hiddenAt + 600).length).toBeGreaterThan(0));
+  });
+
+  it('keeps its filters in the address: one project, by status', async () => {
+    const running = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
+    const { user } = renderApp(`/activity?project=${sim.seed.projectIds.personal}&status=running`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(rowOf(running.id)).not.toBeNull(), { timeout: 5_000 });
+    const rows = within(await table()).getAllByRole('row').slice(1);
+    for (const row of rows) expect(within(row).getByRole('link', { name: 'blog-backend' })).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: 'Project' })).toHaveValue(sim.seed.projectIds.personal);
+    await user.click(screen.getByRole('button', { name: 'Clear filters' }));
+    expect(window.location.search).toBe('');
+    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
+  });
+});
