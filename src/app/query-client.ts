@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, type QueryCacheNotifyEvent } from '@tanstack/react-query';
-import { describeProblem, isApiError } from '../api/api-error';
+import { describeProblem, isApiError, isDoneUnread } from '../api/api-error';
 import { TransportQueryClient } from '../api/query-transport';
 import { sameOriginTransport, type Transport } from '../api/request';
 import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
@@ -94,12 +94,15 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
     },
   });
   queryCache.subscribe(followFailures(notices));
-  return new TransportQueryClient({
+  const client: TransportQueryClient = new TransportQueryClient({
     transport,
     queryCache,
     mutationCache: new MutationCache({
       onError(error) {
         if (isApiError(error) && error.isUnauthorized) onUnauthorized();
+        // A change the API took (2xx) but whose answer could not be read: it happened, so whatever it
+        // changed (branches, computes, operations, keys) is read again, for every mutation alike.
+        if (isDoneUnread(error)) void client.invalidateQueries();
       },
     }),
     defaultOptions: {
@@ -116,4 +119,5 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
       mutations: { retry: false },
     },
   });
+  return client;
 }

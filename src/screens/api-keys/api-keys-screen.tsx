@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { describeError } from '../../api/api-error';
+import { describeError, isDoneUnread } from '../../api/api-error';
 import { useRevokeApiKey, type KeyOwner } from '../../api/api-keys';
 import type { ApiKey, ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
@@ -93,6 +93,10 @@ export function ApiKeysScreen() {
       }
       setAnnouncement(`Key “${key.name}” was revoked.`);
     } catch (error) {
+      if (isDoneUnread(error)) {
+        setAnnouncement(`Key “${key.name}” was revoked, but the API's answer could not be read. The list is being refreshed.`);
+        return;
+      }
       setRefused({ ownerId: ownerId(owner), keyName: key.name, explanation: explainRefusal(error, 'revoke', ownerLabel, sessionKind) });
     } finally {
       setConfirming((current) => (current?.key.id === key.id ? null : current));

@@ -98,6 +98,7 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           request={create}
           pendingLabel="Creating the branch…"
           failedTitle="Could not create the branch."
+          doneTitle="The branch was created, but its details could not be read."
           blockers={blockers}
           retryBaseMs={retryBaseMs}
           onRetry={submit}
