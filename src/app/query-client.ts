@@ -107,6 +107,9 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
     }),
     defaultOptions: {
       queries: {
+        // The browser's online flag is not the API's reachability: with it off, React Query would pause
+        // the first load for good (a skeleton, no error). Every request goes out and says why it failed.
+        networkMode: 'always',
         staleTime: 10_000,
         refetchIntervalInBackground: false,
         refetchOnWindowFocus: true,
@@ -116,7 +119,7 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
         // React Query counts the failures before this one; the policy counts this one too.
         retryDelay: (failureCount, error) => retryDelay(failureCount + 1, error),
       },
-      mutations: { retry: false },
+      mutations: { retry: false, networkMode: 'always' },
     },
   });
   return client;

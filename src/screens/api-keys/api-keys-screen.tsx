@@ -5,6 +5,7 @@ import type { ApiKey, ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useSessionStore } from '../../features/session/session-store';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { CreateKeyForm, type KeyTarget } from './create-key-form';
 import { CurrentKeyPanel } from './current-key-panel';
@@ -65,6 +66,7 @@ function describeOwner(owner: OwnerLabel): string {
 }
 
 export function ApiKeysScreen() {
+  useDocumentTitle('API keys');
   const session = useSessionStore();
   const access = useKeyAccess();
   const now = useNow(30_000);
