@@ -1,4 +1,5 @@
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
+import { useWarnBeforeDroppingQueuedChanges } from '../api/locked-retry';
 import { TimeZoneSwitch } from '../components/time-zone-switch';
 import { apiTarget } from '../config/api-target';
 import { paths } from '../config/paths';
@@ -28,6 +29,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
   const now = useNow(1_000, list.some((n) => n.nextTry !== null));
   const { pathname } = useLocation();
   useHeadingFocus(pathname);
+  useWarnBeforeDroppingQueuedChanges();
 
   return (
     <div className="app">
