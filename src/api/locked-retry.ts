@@ -40,11 +40,7 @@ export function useWarnBeforeDroppingQueuedChanges(): void {
   const queued = useIsMutating({ predicate: (mutation) => mutation.state.status === 'pending' && mutation.state.failureCount > 0 });
   useEffect(() => {
     if (queued === 0) return;
-    const warn = (event: BeforeUnloadEvent) => {
-      event.preventDefault();
-      // Older browsers show the prompt only when returnValue is set.
-      event.returnValue = '';
-    };
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
   }, [queued]);
