@@ -43,6 +43,8 @@ describe('a failure the platform is done with', () => {
     expect(await statusCell()).toHaveTextContent('Error');
     expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
     expect(screen.queryByText(/^Live:/)).not.toBeInTheDocument();
+    // What actually happens, not the chosen pace: nothing is in progress, so the history checks every 30 s.
+    expect(screen.getByText('Checks every 30 s while nothing is in progress.')).toBeInTheDocument();
 
     // At the live pace this would be ten refreshes; at the slow one (30 s) there is none.
     let before = operationRequests(project.id).length;
