@@ -63,7 +63,7 @@ function pageCountdown(): number {
 
 /** The reconnecting note's "Trying again in N s", as a number. */
 function noteCountdown(): number {
-  const match = /Trying again in (\d+) s/.exec(screen.getByText(/Reconnecting…/).textContent ?? '');
+  const match = /Trying again in (\d+) s/.exec(screen.getByText(/Reconnecting…/).textContent);
   if (!match) throw new Error('no "Trying again in" in the note');
   return Number(match[1]);
 }
