@@ -8,6 +8,7 @@ import { loadFailure } from '../../api/load-failure';
 import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
 import { projectQueries } from '../../api/projects';
 import { BusyBanner } from '../../components/busy-banner';
+import { CopyButton } from '../../components/copy-button';
 import { paths } from '../../config/paths';
 import { useShownInline } from '../../lib/inline-faults';
 import { blocksChanges } from '../../lib/operation-status';
@@ -47,6 +48,9 @@ export function ProjectScreen() {
         <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span> {title}
       </p>
       <h1 tabIndex={-1}>{title}</h1>
+      <p className="muted small">
+        Project id <code>{projectId}</code> <CopyButton label="Copy project id" text={projectId} />
+      </p>
       {projectFailure && <p className="muted">Project details unavailable: {projectFailure.message}</p>}
       <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <BranchesSection
