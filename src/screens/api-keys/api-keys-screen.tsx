@@ -187,6 +187,7 @@ export function ApiKeysScreen() {
                   orgName={org.name}
                   sessionKind={sessionKind}
                   onRevoke={role === 'admin' ? askToRevoke(owner, label) : undefined}
+                  listing={role === 'member' ? 'forbidden' : role === 'checking' ? 'wait' : 'fetch'}
                   notice={refusalNotice(owner)}
                   whenForbidden={
                     <p className="callout">
