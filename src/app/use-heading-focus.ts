@@ -17,7 +17,10 @@ export function useHeadingFocus(pathname: string): void {
     }
     const main = document.querySelector('main');
     if (!main) return;
+    // Focus where it was at the route change: if the person moves it meanwhile, their choice stands.
+    const focusedBefore = document.activeElement;
     const focusHeading = () => {
+      if (document.activeElement !== focusedBefore && document.activeElement !== document.body) return true;
       const heading = main.querySelector<HTMLElement>('h1');
       if (!heading) return false;
       heading.focus();
