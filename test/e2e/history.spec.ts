@@ -79,9 +79,13 @@ test("the timeline's marks are links to the operations that match, reachable by 
 test('the keyboard goes from / to an opened operation', async ({ page }) => {
   await page.goto(projectPath(big.id));
   await expect(operationsTable(page).locator('tbody tr').first()).toBeVisible();
-  await page.keyboard.press('/');
   const search = page.getByRole('searchbox', { name: 'Search' });
-  await expect(search).toBeFocused();
+  // The rows arrive rendered by the server; the shortcuts work once the browser has taken the page over.
+  await expect(async () => {
+    await page.keyboard.press('/');
+    await expect(search).toBeFocused({ timeout: 500 });
+  }).toPass();
+  await expect(search).toHaveValue('');
   await page.keyboard.type('apply config');
   await page.keyboard.press('Escape');
   await expect(search).not.toBeFocused();
