@@ -8,6 +8,8 @@
 // - deleting the default branch or a branch with children answers 409; an unknown or deleted branch 204 (OpenAPI);
 // - 423 counts every unfinished operation except check_availability, including a failed one awaiting its retry;
 // - /users/me with an organization or project-scoped key answers 403 (such keys stand for no user);
+// - /organizations/{id}/members answers its members (one page) to any member's personal key and to the
+//   organization's own key, and 403 to anyone else;
 // - /projects/shared lists projects shared with the key's user (none for keys not tied to a user);
 // - a documented platform route the simulator does not simulate answers 501 once the key is checked;
 //   a path the platform does not have answers 404.
@@ -99,6 +101,7 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
     route('get', '/auth', ({ principal }) => ok(cp.whoAmI(principal))),
     route('get', '/users/me', ({ principal }) => ok(cp.currentUser(principal))),
     route('get', '/users/me/organizations', ({ principal }) => ok(cp.listOrganizations(principal))),
+    route('get', '/organizations/:orgId/members', ({ principal, params }) => ok(cp.listMembers(principal, stringParam(params, 'orgId')))),
 
     route('get', '/api_keys', ({ principal }) => ok(cp.listPersonalApiKeys(principal))),
     route('post', '/api_keys', async ({ principal, request }) => {

@@ -13,6 +13,17 @@ export type Accounts = ReturnType<typeof createAccounts>;
 
 export function createAccounts(world: World) {
   const { users, orgs, now } = world;
+  // A membership's own id, made once and kept (the platform's member ids are stable).
+  const memberIds = new Map<string, string>();
+  const memberId = (orgId: string, userId: string): string => {
+    const key = `${orgId}/${userId}`;
+    let id = memberIds.get(key);
+    if (id === undefined) {
+      id = randomUuid(world.random);
+      memberIds.set(key, id);
+    }
+    return id;
+  };
 
   function isMember(userId: string, org: OrgRecord): boolean {
     return org.roles.has(userId);
@@ -164,5 +175,28 @@ export function createAccounts(world: World) {
       mine.sort((a, b) => a.name.localeCompare(b.name));
       return { organizations: mine.map(organizationView) };
     },
+
+    /**
+     * GET /organizations/{org_id}/members: any member may list them with a personal key, as may the
+     * organization's own key; a project-scoped key, or a user outside the organization, is refused (403).
+     */
+    listMembers: (principal: Principal, orgId: string): { members: WireMember[] } => {
+      const org = requireOrg(orgId);
+      const allowed =
+        (principal.kind === 'personal' && isMember(principal.userId, org)) || (principal.kind === 'organization' && principal.orgId === org.id);
+      if (!allowed) throw forbidden(`this API key may not list the members of organization ${org.id}`);
+      return {
+        members: [...org.roles].map(([userId, role]) => ({
+          member: { id: memberId(org.id, userId), user_id: userId, org_id: org.id, role, joined_at: wireTime(org.createdAtMs) },
+          user: { email: world.userOrThrow(userId).email },
+        })),
+      };
+    },
   };
+}
+
+/** One entry of an organization's member list, in the platform's shape (MemberWithUser). */
+export interface WireMember {
+  member: { id: string; user_id: string; org_id: string; role: OrgRole; joined_at: string };
+  user: { email: string };
 }

@@ -57,6 +57,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     whoAmI: accounts.whoAmI,
     currentUser: accounts.currentUser,
     listOrganizations: accounts.listOrganizations,
+    listMembers: accounts.listMembers,
     listPersonalApiKeys: apiKeys.listPersonal,
     createPersonalApiKey: apiKeys.createPersonal,
     revokePersonalApiKey: apiKeys.revokePersonal,

@@ -37,6 +37,16 @@ export class ApiError extends Error {
   get isUnauthorized(): boolean {
     return this.kind === 'http' && this.status === 401;
   }
+
+  /** The API answered 2xx (the change was made) but its body could not be read: done, details unknown. */
+  get isDoneUnread(): boolean {
+    return this.kind === 'malformed' && this.status >= 200 && this.status < 300;
+  }
+}
+
+/** A change the API took (2xx) whose answer could not be read: it happened, what it started is unknown. */
+export function isDoneUnread(error: unknown): error is ApiError {
+  return isApiError(error) && error.isDoneUnread;
 }
 
 export function isApiError(error: unknown): error is ApiError {

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { KeyKind } from './page-data';
-import { AuthDetailsSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
+import { AuthDetailsSchema, OrganizationMembersSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
 import { callOf } from './query-transport';
 import { request, type Call } from './request';
 
@@ -30,6 +30,14 @@ export const authQueries = {
     queryOptions({
       queryKey: ['auth', 'organizations'] as const,
       queryFn: async (context) => (await request('/users/me/organizations', OrganizationsResponseSchema, callOf(context))).organizations,
+      staleTime: 5 * 60_000,
+    }),
+  /** An organization's members with their roles: what the platform offers to tell an admin from a member. */
+  members: (orgId: string) =>
+    queryOptions({
+      queryKey: ['auth', 'members', orgId] as const,
+      queryFn: async (context) =>
+        (await request(`/organizations/${encodeURIComponent(orgId)}/members`, OrganizationMembersSchema, callOf(context))).members,
       staleTime: 5 * 60_000,
     }),
 };

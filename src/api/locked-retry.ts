@@ -1,3 +1,5 @@
+import { useIsMutating } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { maySendAgain, retryDelay } from './retry-policy';
 
 /** Tries in all (the first request included) before a refusal is handed to the person to retry by hand. */
@@ -28,4 +30,18 @@ export interface StartOptions<Data, Variables> {
   onStarted?: (data: Data, variables: Variables) => void;
   /** First wait before resending a request refused with 423. */
   retryBaseMs?: number;
+}
+
+/**
+ * While a change waits to be sent again (refused for now, its next try counting down), leaving or
+ * reloading the page would drop it without a word: the browser asks first.
+ */
+export function useWarnBeforeDroppingQueuedChanges(): void {
+  const queued = useIsMutating({ predicate: (mutation) => mutation.state.status === 'pending' && mutation.state.failureCount > 0 });
+  useEffect(() => {
+    if (queued === 0) return;
+    const warn = (event: BeforeUnloadEvent) => event.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [queued]);
 }

@@ -91,7 +91,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     } catch (cause) {
       if (timedOut()) throw timeoutError();
       if (options.signal?.aborted) throw cause;
-      throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection; the console will keep trying.' });
+      throw new ApiError({ kind: 'network', status: 0, method, message: 'Could not reach the API. Check the connection.' });
     }
     requestId = response.headers.get('x-neon-ret-request-id') ?? undefined;
     try {

@@ -166,6 +166,12 @@ export type Organization = z.infer<typeof OrganizationSchema>;
 
 export const OrganizationsResponseSchema = z.object({ organizations: z.array(OrganizationSchema) });
 
+/** GET /organizations/{org_id}/members: who belongs, and as what (`admin`, `member`, or roles some plans add). */
+export const OrganizationMembersSchema = z.object({
+  members: z.array(z.object({ member: z.object({ user_id: z.string(), role: z.string() }) })),
+});
+export type OrganizationMembers = z.infer<typeof OrganizationMembersSchema>;
+
 /** Error body of every non-2xx response. `code` is often empty: branch on the HTTP status. */
 export const ApiErrorBodySchema = z.object({
   code: z.optional(z.string()),

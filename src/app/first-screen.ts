@@ -39,6 +39,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
         client.query(projectQueries.detail(projectId)),
         client.query(branchQueries.list(projectId)),
         client.query(endpointQueries.list(projectId)),
+        // The usual durations ("Longer than usual") read the history's first page: it comes along too.
+        client.infiniteQuery(operationQueries.history(projectId)),
       ],
     };
   }

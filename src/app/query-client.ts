@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, type QueryCacheNotifyEvent } from '@tanstack/react-query';
-import { describeProblem, isApiError } from '../api/api-error';
+import { describeProblem, isApiError, isDoneUnread } from '../api/api-error';
 import { TransportQueryClient } from '../api/query-transport';
 import { sameOriginTransport, type Transport } from '../api/request';
 import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
@@ -94,16 +94,22 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
     },
   });
   queryCache.subscribe(followFailures(notices));
-  return new TransportQueryClient({
+  const client: TransportQueryClient = new TransportQueryClient({
     transport,
     queryCache,
     mutationCache: new MutationCache({
       onError(error) {
         if (isApiError(error) && error.isUnauthorized) onUnauthorized();
+        // A change the API took (2xx) but whose answer could not be read: it happened, so whatever it
+        // changed (branches, computes, operations, keys) is read again, for every mutation alike.
+        if (isDoneUnread(error)) void client.invalidateQueries();
       },
     }),
     defaultOptions: {
       queries: {
+        // The browser's online flag is not the API's reachability: with it off, React Query would pause
+        // the first load for good (a skeleton, no error). Every request goes out and says why it failed.
+        networkMode: 'always',
         staleTime: 10_000,
         refetchIntervalInBackground: false,
         refetchOnWindowFocus: true,
@@ -113,7 +119,8 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
         // React Query counts the failures before this one; the policy counts this one too.
         retryDelay: (failureCount, error) => retryDelay(failureCount + 1, error),
       },
-      mutations: { retry: false },
+      mutations: { retry: false, networkMode: 'always' },
     },
   });
+  return client;
 }

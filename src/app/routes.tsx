@@ -3,6 +3,7 @@ import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { SignInProblem } from '../api/page-data';
 import { routePatterns } from '../config/paths';
+import { useDocumentTitle } from '../lib/use-document-title';
 import type { NoticeStore } from './notices';
 import { screenModules, type ScreenModule } from './screen-modules';
 import { SessionGate } from './session-gate';
@@ -46,6 +47,7 @@ function Screen({ children }: { children: ReactNode }) {
 }
 
 function NotFound() {
+  useDocumentTitle('Page not found');
   return (
     <section>
       <h1 tabIndex={-1}>Page not found</h1>

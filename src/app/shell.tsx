@@ -1,11 +1,12 @@
-import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
+import { useWarnBeforeDroppingQueuedChanges } from '../api/locked-retry';
 import { TimeZoneSwitch } from '../components/time-zone-switch';
 import { apiTarget } from '../config/api-target';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
 import { WatchPanel } from '../features/watch/watch-panel';
 import { useNow } from '../lib/use-now';
+import { useHeadingFocus } from './use-heading-focus';
 import { noticeText, useNotices, type Notice, type NoticeStore } from './notices';
 
 /**
@@ -27,17 +28,8 @@ export function Shell({ notices }: { notices: NoticeStore }) {
   const list = onePerFault(useNotices(notices));
   const now = useNow(1_000, list.some((n) => n.nextTry !== null));
   const { pathname } = useLocation();
-  const firstRender = useRef(true);
-
-  // After navigating, move focus to the new page's heading so keyboard and screen-reader users follow.
-  useEffect(() => {
-    if (firstRender.current) {
-      firstRender.current = false;
-      return;
-    }
-    const id = requestAnimationFrame(() => document.querySelector<HTMLElement>('main h1')?.focus());
-    return () => cancelAnimationFrame(id);
-  }, [pathname]);
+  useHeadingFocus(pathname);
+  useWarnBeforeDroppingQueuedChanges();
 
   return (
     <div className="app">

@@ -1,5 +1,5 @@
 import { humanizeAction } from '../lib/format';
-import { blocksChanges, statusLabel } from '../lib/operation-status';
+import { blocksChanges, isKnownStatus, statusLabel } from '../lib/operation-status';
 
 /** The fields of an operation the banner reads. */
 export interface BannerOperation {
@@ -26,11 +26,18 @@ export function BusyBanner({
 }) {
   const running = operations.filter((op) => blocksChanges(op, now));
   if (running.length === 0) return null;
+  // A status no one knows is not called running: it may be, so it is listed, but said as it is.
+  const unknown = running.filter((op) => !isKnownStatus(op.status)).length;
+  const known = running.length - unknown;
+  const parts = [
+    ...(known ? [known === 1 ? 'An operation is running' : `${known} operations are running`] : []),
+    ...(unknown ? [`${unknown === 1 ? (known ? 'one is' : 'An operation is') : `${unknown} ${known ? 'are' : 'operations are'}`} in an unknown state`] : []),
+  ];
   return (
     <div className="busy-banner">
       <p className="busy-banner__title">
         <span aria-hidden="true">↻ </span>
-        {running.length === 1 ? 'An operation is running' : `${running.length} operations are running`} in this project
+        {parts.join(' and ')} in this project
       </p>
       <ul className="busy-banner__list">
         {running.slice(0, 5).map((op) => {
@@ -38,7 +45,7 @@ export function BusyBanner({
           return (
             <li key={op.id}>
               {humanizeAction(op.action)}
-              {branch && <span className="muted"> on {branch}</span>} ({statusLabel(op.status)})
+              {branch && <span className="muted"> on {branch}</span>} ({isKnownStatus(op.status) ? statusLabel(op.status) : `unknown status “${op.status}”`})
             </li>
           );
         })}

@@ -10,6 +10,8 @@ interface ModalDialogProps {
   /** Where focus goes on close when the control that opened the dialog is gone (e.g. its row was removed). */
   fallbackFocus?: HTMLElement | null | undefined;
   onClose: () => void;
+  /** A click on the backdrop (outside the dialog's box); nothing happens by default. */
+  onBackdropClick?: (() => void) | undefined;
   className?: string;
   children: ReactNode;
 }
@@ -18,7 +20,7 @@ interface ModalDialogProps {
  * A native modal <dialog>, open while mounted: the browser makes the page behind it inert and
  * closes it on Escape; focus moves in on open and back to where it was on close.
  */
-export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, fallbackFocus, onClose, className, children }: ModalDialogProps) {
+export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, fallbackFocus, onClose, onBackdropClick, className, children }: ModalDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
   useEffect(() => {
@@ -52,6 +54,8 @@ export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialF
       aria-labelledby={labelledBy}
       aria-describedby={describedBy}
       className={className ? `modal ${className}` : 'modal'}
+      // The dialog element itself is the target only of clicks on its backdrop (its content covers its box).
+      onClick={onBackdropClick && ((event) => event.target === event.currentTarget && onBackdropClick())}
     >
       {children}
     </dialog>

@@ -26,6 +26,11 @@ const RULES: Record<string, StatusRule> = {
 };
 
 export const KNOWN_STATUSES = Object.keys(RULES);
+
+/** A status this console knows the meaning of; any other is shown raw and treated as maybe in flight. */
+export function isKnownStatus(status: string): boolean {
+  return Object.hasOwn(RULES, status);
+}
 export const TERMINAL_STATUSES = KNOWN_STATUSES.filter((s) => RULES[s]?.terminal);
 
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { createPersonalKeyOnScreen } from './support/api-keys';
 import { ControlApi, type ListedProject } from './support/api';
+import { clearFaults, setFaults } from './support/faults';
 import { operationsTable, showProjectInList } from './support/screens';
 import { pagePlaces, placesHolding, SessionRecorder, type Place } from './support/security';
 import { E2E_API_KEY, sessionCookies, signInThroughKeyScreen } from './support/session';
@@ -19,6 +20,13 @@ async function projectWithLongHistory(api: ControlApi): Promise<ListedProject> {
   }
   throw new Error('the demo seed has no project with more than 100 operations');
 }
+
+/** Every operation of the project in a status no one knows, so each row is in flight and has its Watch. */
+async function keepOperationsInFlight(request: APIRequestContext, projectId: string): Promise<void> {
+  await setFaults(request, [{ fault: { type: 'unknown-values', status: 'e2e_unknown' }, method: 'GET', path: `/projects/${projectId}/operations/**` }]);
+}
+
+test.afterEach(({ request }) => clearFaults(request));
 
 /** The sign-in post's body: the one place a key may travel, once, on its way to the server. */
 const isSignInBody = (where: string) => /^request #\d+ POST http:\/\/[^/]+\/session: body$/.test(where);
@@ -73,6 +81,7 @@ test('the key is posted once and then rests only on the server, through every sc
   });
 
   // Projects, then a long history and its next page.
+  await keepOperationsInFlight(request, project.id);
   const link = await showProjectInList(page, project);
   await check('projects');
   await link.click();
@@ -248,6 +257,7 @@ test('every screen runs under the served CSP without a single violation, and the
   await open('/');
   await signInThroughKeyScreen(page);
   await showProjectInList(page, project);
+  await keepOperationsInFlight(request, project.id);
 
   await open(`/projects/${encodeURIComponent(project.id)}`);
   const table = operationsTable(page);

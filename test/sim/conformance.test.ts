@@ -88,6 +88,12 @@ describe('OpenAPI conformance', () => {
     expectDocumented(await w.call('GET', '/auth', { key: w.orgKey }), '/auth', 'get');
     expectDocumented(await w.call('GET', '/users/me/organizations', { key: w.key }), '/users/me/organizations', 'get');
     expectDocumented(await w.call('GET', '/users/me/organizations', { key: w.orgKey }), '/users/me/organizations', 'get');
+    const members = `/organizations/${w.seed.orgIds.acme}/members`;
+    for (const key of [w.key, w.orgKey]) {
+      const listed = await w.call('GET', members, { key });
+      expect(listed.status).toBe(200);
+      expectDocumented(listed, '/organizations/{org_id}/members', 'get');
+    }
   });
 
   it('answers API key requests as documented', async () => {

@@ -12,7 +12,12 @@ interface WatchButtonProps {
   compact?: boolean;
 }
 
-/** Adds any operation to the watch list (or takes it off again); named after the operation for lists of them. */
+/** "Watch Create branch 7f3a1b2c…": the action and the start of the id, so the buttons of a list tell rows apart. */
+export function watchButtonName(operation: Pick<Operation, 'id' | 'action'>): string {
+  return `Watch ${humanizeAction(operation.action)} ${operation.id.slice(0, 8)}…`;
+}
+
+/** Adds an operation in flight to the watch list (or takes it off again); named after the operation for lists of them. */
 export function WatchButton({ operation, projectName, branchName, computeName, compact = false }: WatchButtonProps) {
   const store = useWatchStore();
   const watched = useIsWatched(store, operation.id);
@@ -34,7 +39,7 @@ export function WatchButton({ operation, projectName, branchName, computeName, c
       type="button"
       className={compact ? 'watch-button watch-button--compact' : 'watch-button'}
       aria-pressed={watched}
-      aria-label={`Watch ${humanizeAction(operation.action)}`}
+      aria-label={watchButtonName(operation)}
       onClick={toggle}
     >
       Watch

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { describeError } from '../../api/api-error';
+import { describeError, isDoneUnread } from '../../api/api-error';
 import { useRevokeApiKey, type KeyOwner } from '../../api/api-keys';
 import type { ApiKey, ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useSessionStore } from '../../features/session/session-store';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { CreateKeyForm, type KeyTarget } from './create-key-form';
 import { CurrentKeyPanel } from './current-key-panel';
@@ -65,6 +66,7 @@ function describeOwner(owner: OwnerLabel): string {
 }
 
 export function ApiKeysScreen() {
+  useDocumentTitle('API keys');
   const session = useSessionStore();
   const access = useKeyAccess();
   const now = useNow(30_000);
@@ -93,6 +95,10 @@ export function ApiKeysScreen() {
       }
       setAnnouncement(`Key “${key.name}” was revoked.`);
     } catch (error) {
+      if (isDoneUnread(error)) {
+        setAnnouncement(`Key “${key.name}” was revoked, but the API's answer could not be read. The list is being refreshed.`);
+        return;
+      }
       setRefused({ ownerId: ownerId(owner), keyName: key.name, explanation: explainRefusal(error, 'revoke', ownerLabel, sessionKind) });
     } finally {
       setConfirming((current) => (current?.key.id === key.id ? null : current));
@@ -181,6 +187,7 @@ export function ApiKeysScreen() {
                   orgName={org.name}
                   sessionKind={sessionKind}
                   onRevoke={role === 'admin' ? askToRevoke(owner, label) : undefined}
+                  listing={role === 'member' ? 'forbidden' : role === 'checking' ? 'wait' : 'fetch'}
                   notice={refusalNotice(owner)}
                   whenForbidden={
                     <p className="callout">

@@ -1,4 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { isDoneUnread } from '../../api/api-error';
 import { useId, useState, type SyntheticEvent } from 'react';
 import { KEY_NAME_MAX_LENGTH, useCreateApiKey, validateKeyName, type KeyOwner } from '../../api/api-keys';
 import { projectQueries } from '../../api/projects';
@@ -78,7 +79,7 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
   const [projectId, setProjectId] = useState('');
   const [nameError, setNameError] = useState<string | null>(null);
   const [projectError, setProjectError] = useState<string | null>(null);
-  const [refusal, setRefusal] = useState<Explanation | null>(null);
+  const [refusal, setRefusal] = useState<(Explanation & { done?: boolean }) | null>(null);
   const { create, isPending } = useCreateApiKey();
 
   const target = targets.find((t) => t.id === targetId) ?? targets[0];
@@ -99,6 +100,16 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
       setProjectId('');
       onCreated(created, chosen);
     } catch (error) {
+      if (isDoneUnread(error)) {
+        // The key exists but its secret is lost: say so, so it is revoked rather than created twice.
+        setName('');
+        setRefusal({
+          reason: `The key “${name}” was created, but the API's answer could not be read, so its secret cannot be shown. The list is being refreshed: revoke that key and create another.`,
+          requestId: error.requestId,
+          done: true,
+        });
+        return;
+      }
       const owner = chosen.owner.kind === 'personal' ? { kind: 'personal' as const } : { kind: 'organization' as const, name: chosen.orgName ?? chosen.owner.orgId };
       setRefusal(explainRefusal(error, scopedTo ? 'create-project-scoped' : 'create', owner, sessionKind));
     }
@@ -168,7 +179,7 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
         </div>
       </form>
       {refusal && (
-        <ErrorCallout title="The key was not created." message={refusal.reason} requestId={refusal.requestId}>
+        <ErrorCallout title={refusal.done ? 'The key was created, but its details could not be read.' : 'The key was not created.'} message={refusal.reason} requestId={refusal.requestId}>
           {refusal.apiMessage && <p className="muted">The API said: {refusal.apiMessage}</p>}
         </ErrorCallout>
       )}

@@ -21,18 +21,25 @@ interface KeysSectionProps {
   notice?: ReactNode;
   /** Shown instead of an error when the API refuses the list with 403 (e.g. a member, not an admin). */
   whenForbidden?: ReactNode;
+  /**
+   * Whether to ask for the list: `fetch` (default); `wait` while it is not yet known whether the key
+   * may; `forbidden` when it is known it may not (whenForbidden shows, no request that would 403).
+   */
+  listing?: 'fetch' | 'wait' | 'forbidden';
   now: number;
 }
 
 /** One owner's keys with every state: loading (same size as the table), error with Retry, empty, the list. */
-export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, projectNames, onRevoke, notice, whenForbidden, now }: KeysSectionProps) {
+export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, projectNames, onRevoke, notice, whenForbidden, listing = 'fetch', now }: KeysSectionProps) {
   const titleId = useId();
-  const keys = useQuery(apiKeyQueries.list(owner));
+  const keys = useQuery({ ...apiKeyQueries.list(owner), enabled: listing === 'fetch' });
   const columns = [...(projectNames ? ORGANIZATION_KEY_COLUMNS : PERSONAL_KEY_COLUMNS), ...(onRevoke ? ['Actions'] : [])];
   const forbidden = isApiError(keys.error) && keys.error.status === 403;
 
   let body: ReactNode;
-  if (keys.isPending) {
+  if (listing === 'forbidden' && whenForbidden) {
+    body = whenForbidden;
+  } else if (keys.isPending) {
     body = <TableSkeleton columns={columns} rows={3} label={`Loading ${title.toLowerCase()}…`} />;
   } else if (keys.isError && forbidden && whenForbidden) {
     body = whenForbidden;

@@ -12,6 +12,7 @@ interface OrganizationKeysSectionProps {
   onRevoke?: ((key: ApiKey, trigger: HTMLElement) => void) | undefined;
   notice?: ReactNode;
   whenForbidden?: ReactNode;
+  listing?: 'fetch' | 'wait' | 'forbidden';
   now: number;
 }
 

@@ -14,6 +14,12 @@ export function SecretDialog({ created, ownerLabel, onClose }: { created: ApiKey
   const secretId = useId();
   const copyRef = useRef<HTMLButtonElement>(null);
   const [copy, setCopy] = useState<CopyState>('idle');
+  // Escape (or a click on the backdrop) would throw the secret away: asked first unless it was copied.
+  const [askingToClose, setAskingToClose] = useState(false);
+  const askToClose = () => {
+    if (copy === 'copied') onClose();
+    else setAskingToClose(true);
+  };
 
   async function copySecret() {
     try {
@@ -25,7 +31,7 @@ export function SecretDialog({ created, ownerLabel, onClose }: { created: ApiKey
   }
 
   return (
-    <ModalDialog labelledBy={titleId} describedBy={warningId} initialFocus={copyRef} onClose={onClose} className="secret-dialog">
+    <ModalDialog labelledBy={titleId} describedBy={warningId} initialFocus={copyRef} onClose={askToClose} onBackdropClick={askToClose} className="secret-dialog">
       <h2 id={titleId}>Key “{created.name}” created</h2>
       <p id={warningId} className="callout callout--warning">
         <strong>Copy the secret now: you will not see it again.</strong> The console does not keep it, and the API
@@ -54,11 +60,25 @@ export function SecretDialog({ created, ownerLabel, onClose }: { created: ApiKey
         {copy === 'copied' && 'Copied to the clipboard.'}
         {copy === 'failed' && 'The browser did not allow copying: select the secret above and copy it by hand.'}
       </p>
-      <div className="modal__actions">
-        <button type="button" className="primary" onClick={onClose}>
-          Done
-        </button>
-      </div>
+      {askingToClose ? (
+        <div className="callout callout--warning" role="alert">
+          <p className="callout__title">Close without the secret? It cannot be shown again.</p>
+          <div className="modal__actions">
+            <button ref={(button) => button?.focus()} type="button" onClick={() => setAskingToClose(false)}>
+              Keep it open
+            </button>
+            <button type="button" className="danger" onClick={onClose}>
+              Close and lose the secret
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="modal__actions">
+          <button type="button" className="primary" onClick={onClose}>
+            Done
+          </button>
+        </div>
+      )}
     </ModalDialog>
   );
 }

@@ -3,7 +3,7 @@ import { isApiError } from '../../api/api-error';
 import { apiKeyQueries } from '../../api/api-keys';
 import { authQueries, keyKindOf } from '../../api/auth';
 import { projectQueries } from '../../api/projects';
-import type { Organization, Project } from '../../api/schemas';
+import type { Organization, OrganizationMembers, Project } from '../../api/schemas';
 
 /** What the signed-in user is in an organization, as far as the API lets us tell. */
 export type OrgRole = 'admin' | 'member' | 'checking' | 'unknown';
@@ -23,18 +23,20 @@ export type KeyAccess =
 
 const isForbidden = (error: unknown) => isApiError(error) && error.status === 403;
 
-function roleFrom(query: { isSuccess: boolean; isPending: boolean; error: unknown }): OrgRole {
-  if (query.isSuccess) return 'admin';
-  // Listed in /users/me/organizations (so a member), yet refused its key list: not an admin.
-  if (isForbidden(query.error)) return 'member';
-  return query.isPending ? 'checking' : 'unknown';
+/** The user's role in an organization, from its member list (the platform names it there). */
+function roleFrom(query: { data: OrganizationMembers['members'] | undefined; isPending: boolean }, userId: string): OrgRole {
+  if (query.isPending) return 'checking';
+  const role = query.data?.find(({ member }) => member.user_id === userId)?.member.role;
+  if (role === 'admin') return 'admin';
+  // Any other role the platform lists (member, and those some plans add) may not administer keys.
+  return role === undefined ? 'unknown' : 'member';
 }
 
 /**
  * What the current key is and what it can reach. `GET /auth` only says user key or organization
- * key (`api_key_org` covers project-scoped keys too), and no endpoint reports a user's role, so the
- * rest is learnt by asking: an organization's key list answers admins and its own organization key,
- * and refuses (403) members and project-scoped keys.
+ * key (`api_key_org` covers project-scoped keys too). A personal key's role in each of its
+ * organizations comes from the organization's member list; an organization key is told from a
+ * project-scoped one by its own organization's key list, which refuses (403) project-scoped keys.
  */
 export function useKeyAccess(): KeyAccess {
   const auth = useQuery(authQueries.details());
@@ -43,8 +45,8 @@ export function useKeyAccess(): KeyAccess {
   const organizations = useQuery({ ...authQueries.organizations(), enabled: kind === 'personal' || kind === 'organization' });
 
   const personalOrgs = kind === 'personal' ? (organizations.data ?? []) : [];
-  const orgKeyLists = useQueries({
-    queries: personalOrgs.map((org) => apiKeyQueries.organization(org.id)),
+  const memberLists = useQueries({
+    queries: personalOrgs.map((org) => authQueries.members(org.id)),
   });
   const ownOrgKeys = useQuery({ ...apiKeyQueries.organization(accountId), enabled: kind === 'organization' });
   const isProjectKey = kind === 'organization' && isForbidden(ownOrgKeys.error);
@@ -61,7 +63,7 @@ export function useKeyAccess(): KeyAccess {
       return {
         state: 'personal',
         accountId,
-        organizations: personalOrgs.map((org, i) => ({ org, role: roleFrom(orgKeyLists[i] ?? { isSuccess: false, isPending: true, error: null }) })),
+        organizations: personalOrgs.map((org, i) => ({ org, role: roleFrom(memberLists[i] ?? { data: undefined, isPending: true }, accountId) })),
         organizationsError: organizations.error,
         organizationsLoading: organizations.isPending,
         retryOrganizations: () => void organizations.refetch(),

@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { hashKey, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
@@ -16,6 +16,7 @@ import { paths } from '../../config/paths';
 import { useUsualDurations } from '../../features/history-filters/use-usual-durations';
 import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
+import { useShownInline } from '../../lib/inline-faults';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { canRunLong, longerThanUsual } from '../../lib/usual-durations';
 import { useNow } from '../../lib/use-now';
@@ -67,6 +68,8 @@ export function OperationDetailScreen() {
     pollDelay,
   );
   const nextCheckIn = pollDelay === false || nextCheck === null ? null : secondsLeft(nextCheck, now);
+  // A failing check of a shown operation is said here, with its countdown: the page-wide notices keep quiet.
+  useShownInline(operation && reconnecting ? hashKey(detailOptions.queryKey) : undefined);
 
   return (
     <section>
@@ -130,8 +133,9 @@ export function OperationDetailScreen() {
           {reconnecting && (
             <p className="callout callout--warning" role="status">
               <span aria-hidden="true">⚠ </span>
-              Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}). The
-              details below are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
+              Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}).{' '}
+              {nextCheckIn === null ? '' : nextCheckIn > 0 ? `Trying again in ${nextCheckIn} s. ` : 'Trying again now. '}The details below
+              are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
             </p>
           )}
 

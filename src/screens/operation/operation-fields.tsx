@@ -1,5 +1,6 @@
 import { Link } from 'react-router-dom';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
+import { CopyButton } from '../../components/copy-button';
 import { DateTime } from '../../components/date-time';
 import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
@@ -25,17 +26,29 @@ export function OperationFields({ operation, projectId, projectName, branch, com
       </dd>
       <dt>Project</dt>
       <dd>
-        <Link to={paths.project(projectId)}>{projectName}</Link>
+        <Link to={paths.project(projectId)}>{projectName}</Link> <CopyButton label="Copy project id" text={projectId} />
       </dd>
       <dt>Branch</dt>
       <dd>
         {operation.branch_id ? <Link to={paths.project(projectId)}>{branch?.name ?? operation.branch_id}</Link> : '—'}
         {branch && <code className="muted"> {branch.id}</code>}
+        {operation.branch_id && (
+          <>
+            {' '}
+            <CopyButton label="Copy branch id" text={operation.branch_id} />
+          </>
+        )}
       </dd>
       <dt>Compute</dt>
       <dd>
         {operation.endpoint_id ? <Link to={paths.project(projectId)}>{compute?.name ?? operation.endpoint_id}</Link> : '—'}
         {compute?.name && <code className="muted"> {compute.id}</code>}
+        {operation.endpoint_id && (
+          <>
+            {' '}
+            <CopyButton label="Copy compute id" text={operation.endpoint_id} />
+          </>
+        )}
       </dd>
       <dt>Duration</dt>
       <dd>
@@ -67,7 +80,7 @@ export function OperationFields({ operation, projectId, projectName, branch, com
       )}
       <dt>Operation id</dt>
       <dd>
-        <code>{operation.id}</code>
+        <code>{operation.id}</code> <CopyButton label="Copy operation id" text={operation.id} />
       </dd>
     </dl>
   );

@@ -36,11 +36,17 @@ export function PollBar({
   branchName,
   computeName,
 }: PollBarProps) {
+  // Ended: nothing will change, so there is nothing to check, watch or pace.
+  if (pollDelay === false) {
+    return (
+      <div className="poll-bar" role="group" aria-label="Live updates">
+        <span>This operation has ended; no more checks.</span>
+      </div>
+    );
+  }
   return (
     <div className="poll-bar" role="group" aria-label="Live updates">
-      {pollDelay === false ? (
-        <span>This operation has ended; no more checks.</span>
-      ) : !visible ? (
+      {!visible ? (
         <span>Checks paused while this tab is hidden.</span>
       ) : (
         <span>

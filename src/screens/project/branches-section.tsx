@@ -105,6 +105,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         request={start}
         pendingLabel="Starting the compute…"
         failedTitle="Could not start the compute."
+        doneTitle="The compute was started, but the details could not be read."
         blockers={blockers}
         retryBaseMs={retryBaseMs}
         onRetry={retryStart}

@@ -59,6 +59,7 @@ export function ComputeActionDialog({ context, action, endpoint, computeName, br
           request={run}
           pendingLabel={`${words.doing} the compute…`}
           failedTitle={`Could not ${action} the compute.`}
+          doneTitle={`The compute was ${action === 'suspend' ? 'suspended' : 'restarted'}, but the details could not be read.`}
           blockers={blockers}
           retryBaseMs={retryBaseMs}
           onRetry={confirm}

@@ -34,7 +34,12 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
       }),
   });
 
+  // A refusal speaks of the input it was sent: it goes once the input changes or is sent again.
+  const forgetRefusal = () => {
+    if (create.isError) create.reset();
+  };
   const submit = () => {
+    forgetRefusal();
     const trimmed = name.trim();
     if (!trimmed) {
       setNameError('Enter a name for the new branch.');
@@ -65,7 +70,10 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           <input
             id={nameId}
             value={name}
-            onChange={(e) => setName(e.target.value)}
+            onChange={(e) => {
+              setName(e.target.value);
+              forgetRefusal();
+            }}
             maxLength={256}
             autoComplete="off"
             spellCheck={false}
@@ -80,7 +88,14 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
         </div>
         <div className="field">
           <label htmlFor={parentId}>Parent branch</label>
-          <select id={parentId} value={parent} onChange={(e) => setParent(e.target.value)}>
+          <select
+            id={parentId}
+            value={parent}
+            onChange={(e) => {
+              setParent(e.target.value);
+              forgetRefusal();
+            }}
+          >
             {branches.map((b) => (
               <option key={b.id} value={b.id}>
                 {b.name}
@@ -98,6 +113,7 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           request={create}
           pendingLabel="Creating the branch…"
           failedTitle="Could not create the branch."
+          doneTitle="The branch was created, but its details could not be read."
           blockers={blockers}
           retryBaseMs={retryBaseMs}
           onRetry={submit}

@@ -53,6 +53,7 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
           request={remove}
           pendingLabel="Deleting the branch…"
           failedTitle="Could not delete the branch."
+          doneTitle="The branch was deleted, but the details could not be read."
           blockers={blockers}
           retryBaseMs={retryBaseMs}
           onRetry={confirm}

@@ -22,6 +22,7 @@ import { useHistoryWalk } from '../../features/history-filters/use-history-walk'
 import { useMatchesExport } from '../../features/history-filters/use-matches-export';
 import { UsualDurationsPanel } from '../../features/history-filters/usual-durations-panel';
 import { WalkProgress } from '../../features/history-filters/walk-progress';
+import { SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
 import { usualDurations } from '../../lib/usual-durations';
 import { ExportButtons } from './export-buttons';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
@@ -88,7 +89,11 @@ export function HistorySection(props: HistorySectionProps) {
         <h2 id={headingId}>Operations</h2>
         <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} />
         <span className="muted" role="status">
-          {props.isLive ? (props.reconnecting ? 'Reconnecting… showing the last data received.' : 'Live: operations in progress are refreshed.') : ''}
+          {props.isLive
+            ? props.reconnecting
+              ? 'Reconnecting… showing the last data received.'
+              : 'Live: operations in progress are refreshed.'
+            : `Checks every ${Math.max(props.intervalMs, SLOW_POLL_INTERVAL_MS) / 1_000} s while nothing is in progress.`}
         </span>
       </div>
       <HistoryFilterBar

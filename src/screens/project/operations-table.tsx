@@ -9,7 +9,7 @@ import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
-import { durationOf } from '../../lib/operation-status';
+import { durationOf, isInFlight } from '../../lib/operation-status';
 import type { UsualDuration } from '../../lib/usual-durations';
 import { useWindowedRows } from '../../lib/use-windowed-rows';
 import type { OperationsView } from './operations-view';
@@ -56,7 +56,9 @@ const OperationRow = memo(function OperationRow({
       <th scope="row">
         <span className="op-cell">
           <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
-          <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
+          {isInFlight(operation, now) && (
+            <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
+          )}
         </span>
       </th>
       <td>{operation.branch_id ? (branchName ?? operation.branch_id) : '—'}</td>

@@ -1,15 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { Link, useParams } from 'react-router-dom';
+import { isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
 import { projectQueries } from '../../api/projects';
 import { BusyBanner } from '../../components/busy-banner';
+import { CopyButton } from '../../components/copy-button';
 import { paths } from '../../config/paths';
 import { useShownInline } from '../../lib/inline-faults';
 import { blocksChanges } from '../../lib/operation-status';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { BranchesSection } from './branches-section';
@@ -34,6 +37,10 @@ export function ProjectScreen() {
   const computeNames = useMemo(() => new Map(computeOptions.map((c) => [c.id, c.name])), [computeOptions]);
   const title = project.data?.name ?? projectId;
   const blockers = useMemo(() => operations.filter((op) => blocksChanges(op, now)), [operations, now]);
+  const missing = isApiError(project.error) && project.error.kind === 'http' && project.error.status === 404;
+  useDocumentTitle(missing ? 'Project not found' : title, missing ? undefined : 'Operations');
+
+  if (missing) return <ProjectNotFound projectId={projectId} />;
 
   return (
     <section>
@@ -41,6 +48,9 @@ export function ProjectScreen() {
         <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span> {title}
       </p>
       <h1 tabIndex={-1}>{title}</h1>
+      <p className="muted small">
+        Project id <code>{projectId}</code> <CopyButton label="Copy project id" text={projectId} />
+      </p>
       {projectFailure && <p className="muted">Project details unavailable: {projectFailure.message}</p>}
       <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <BranchesSection
@@ -67,6 +77,21 @@ export function ProjectScreen() {
         computeNames={computeNames}
         now={now}
       />
+    </section>
+  );
+}
+
+/** A project the API does not know (or this key cannot see): one page saying so, nothing to act on. */
+function ProjectNotFound({ projectId }: { projectId: string }) {
+  return (
+    <section>
+      <h1 tabIndex={-1}>Project not found</h1>
+      <p>
+        There is no project <code>{projectId}</code>, or it is outside what this API key can see.
+      </p>
+      <p>
+        <Link to={paths.home()}>Back to your projects</Link>
+      </p>
     </section>
   );
 }

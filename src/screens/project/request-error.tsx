@@ -1,4 +1,4 @@
-import { describeError } from '../../api/api-error';
+import { describeError, isDoneUnread } from '../../api/api-error';
 import { LOCKED_MAX_TRIES } from '../../api/locked-retry';
 import { isLocked, mayOfferRetry } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
@@ -18,14 +18,33 @@ export function waitingFor(blockers: readonly Operation[]): string {
 export function RequestError({
   error,
   failedTitle,
+  doneTitle,
   blockers,
   onRetry,
 }: {
   error: Error | null;
   failedTitle: string;
+  /** "The branch was created, but its details could not be read.": a 2xx whose body was unreadable. */
+  doneTitle: string;
   blockers: readonly Operation[];
   onRetry: () => void;
 }) {
+  if (isDoneUnread(error)) {
+    return (
+      <div className="callout callout--warning" role="alert">
+        <p className="callout__title">
+          <span aria-hidden="true">✓ </span>
+          {doneTitle}
+        </p>
+        <p>The API accepted it, but its answer could not be read, so what it started is not known. The lists on this page are being read again; there is no need to send it again.</p>
+        {error.requestId && (
+          <p className="muted">
+            Request id: <code>{error.requestId}</code>
+          </p>
+        )}
+      </div>
+    );
+  }
   if (isLocked(error)) {
     return (
       <div className="callout callout--warning" role="alert">

@@ -23,6 +23,8 @@ interface RequestProgressProps {
   pendingLabel: string;
   /** "Could not create branch dev." */
   failedTitle: string;
+  /** "The branch was created, but its details could not be read." (2xx, unreadable answer) */
+  doneTitle: string;
   /** The project's unfinished operations, as last fetched: what a 423 is waiting for. */
   blockers: readonly Operation[];
   retryBaseMs: number;
@@ -38,7 +40,7 @@ const isAbort = (error: Error | null) => error?.name === 'AbortError';
  * (423 project busy, 429 rate limited, 503 server busy; the console resends it with backoff), or
  * refused with the API's own message.
  */
-export function RequestProgress({ projectId, request, pendingLabel, failedTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
+export function RequestProgress({ projectId, request, pendingLabel, failedTitle, doneTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
   const { status, failureCount, failureReason, error } = request;
   const waiting = status === 'pending' && failureCount > 0 && isRefusedForNow(failureReason) ? failureReason : null;
   const firstRefusal = waiting !== null && isLocked(waiting) && failureCount === 1;
@@ -75,7 +77,7 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
           <p className="muted">{pendingLabel}</p>
         ) : null}
       </div>
-      {status === 'error' && !isAbort(error) && <RequestError error={error} failedTitle={failedTitle} blockers={blockers} onRetry={onRetry} />}
+      {status === 'error' && !isAbort(error) && <RequestError error={error} failedTitle={failedTitle} doneTitle={doneTitle} blockers={blockers} onRetry={onRetry} />}
     </>
   );
 }

@@ -13,6 +13,7 @@ import { TableHead } from '../../components/table-head';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { paths } from '../../config/paths';
 import { formatSeconds } from '../../lib/format';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 
 const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
@@ -42,6 +43,7 @@ function OrganizationSwitcher({ orgId, onChange }: { orgId: string | undefined; 
 }
 
 export function ProjectsScreen() {
+  useDocumentTitle('Projects');
   const searchId = useId();
   const [params, setParams] = useSearchParams();
   const orgId = params.get('org') ?? undefined;

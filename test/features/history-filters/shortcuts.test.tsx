@@ -47,7 +47,10 @@ describe('keyboard shortcuts of the history', () => {
 
   it('watches the operation in focus with w, and w again stops watching it', async () => {
     const project = newProject(sim);
-    addHistory(sim, project.id, 3);
+    // Operations in flight: an ended one has no Watch.
+    for (let i = 0; i < 3; i++) {
+      sim.cp.addOperation({ projectId: project.id, action: 'check_availability', startAs: 'running', durationMs: 60 * 60_000, fail: false, createdAt: sim.clock.now() - (3 - i) * 60_000 });
+    }
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     await screen.findByRole('table', { name: /operations/i });
     await user.keyboard('jj');

@@ -93,21 +93,28 @@ describe('watch list', () => {
     expect(requestPermission).not.toHaveBeenCalled();
   });
 
-  it('watches any operation from its history row, asking for notifications on the first Watch only', async () => {
+  it('watches an operation in flight from its history row, asking for notifications on the first Watch only', async () => {
     const { requestPermission } = stubNotifications();
     const project = quietProject();
-    liveOperation(project.id, 'apply_config');
-    sim.cp.addOperation({ projectId: project.id, action: 'create_branch', status: 'finished', createdAt: sim.clock.now() - 5 * MINUTE });
+    const applying = liveOperation(project.id, 'apply_config');
+    const creating = liveOperation(project.id, 'create_branch', 30_000, { createdAt: sim.clock.now() - 1_000 });
+    const ended = sim.cp.addOperation({ projectId: project.id, action: 'start_compute', status: 'finished', createdAt: sim.clock.now() - 5 * MINUTE });
 
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    const watchApply = await screen.findByRole('button', { name: 'Watch Apply config' });
+    // Named after the action and the id's start, so the buttons of a long list tell rows apart.
+    const watchApply = await screen.findByRole('button', { name: `Watch Apply config ${applying.id.slice(0, 8)}…` });
     expect(watchApply).toHaveAttribute('aria-pressed', 'false');
+    // An operation that has ended has nothing left to watch.
+    expect(screen.getByRole('link', { name: 'Start compute' })).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Watch Start compute/ })).not.toBeInTheDocument();
+    expect(ended.id).toBeTruthy();
     await user.click(watchApply);
     expect(watchApply).toHaveAttribute('aria-pressed', 'true');
     expect(requestPermission).toHaveBeenCalledTimes(1);
 
-    await user.click(screen.getByRole('button', { name: 'Watch Create branch' }));
+    await user.click(screen.getByRole('button', { name: `Watch Create branch ${creating.id.slice(0, 8)}…` }));
     expect(requestPermission).toHaveBeenCalledTimes(1);
+    sim.clock.advance(MINUTE);
 
     const apply = await watchedItem('Apply config');
     expect(apply).toHaveTextContent('In progress');
@@ -116,7 +123,8 @@ describe('watch list', () => {
       'href',
       expect.stringMatching(new RegExp(`^/projects/${project.id}/operations/`)),
     );
-    expect(await watchedItem('Create branch')).toHaveTextContent(/OK.*took/);
+    const create = await watchedItem('Create branch');
+    await waitFor(() => expect(create).toHaveTextContent(/OK.*took/));
     expect(document.title).toMatch(/^\(1 running, 1 finished\) /);
 
     // Pressing Watch again takes it off the list.
@@ -129,7 +137,7 @@ describe('watch list', () => {
     const project = quietProject('Ending');
     const op = liveOperation(project.id, 'apply_config', 3_000);
     const { user } = renderApp(`/projects/${project.id}/operations/${op.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Watch Apply config' }));
+    await user.click(await screen.findByRole('button', { name: /^Watch Apply config / }));
 
     expect(await watchedItem('Apply config')).toHaveTextContent(/In progress.*so far/);
     expect(document.title).toMatch(/^\(1 running\) /);
@@ -141,14 +149,14 @@ describe('watch list', () => {
     sim.clock.advance(MINUTE);
     await waitFor(async () => expect(await watchedItem('Apply config')).toHaveTextContent('OK'));
     expect(await watchedItem('Apply config')).toHaveTextContent(/took \d/);
-    expect(document.title).toBe('(1 finished) Ops Console');
+    expect(document.title).toBe('(1 finished) Projects · Ops Console');
     expect(shown.map((n) => n.title)).toEqual(['Apply config: OK']);
     expect(shown[0]?.body).toMatch(/^Ending .*took/);
     expect(within(panel()).getByText(/^Apply config: OK, Ending/)).toBeInTheDocument();
 
     await user.click(within(panel()).getByRole('button', { name: 'Clear finished' }));
     expect(panel()).toHaveTextContent('Nothing watched yet.');
-    expect(document.title).toBe('Ops Console');
+    expect(document.title).toBe('Projects · Ops Console');
     expect(icon?.getAttribute('href')).toBe('/favicon.svg');
   });
 
@@ -156,18 +164,18 @@ describe('watch list', () => {
     stubNotifications('denied');
     const project = quietProject('Failing');
     const failing = liveOperation(project.id, 'suspend_compute', 2_000, { fail: true });
-    sim.cp.addOperation({ projectId: project.id, action: 'start_compute', status: 'finished', createdAt: sim.clock.now() - MINUTE });
-    sim.cp.addOperation({ projectId: project.id, action: 'delete_timeline', status: 'error', createdAt: sim.clock.now() - 2 * MINUTE });
+    liveOperation(project.id, 'start_compute', 2_000, { createdAt: sim.clock.now() - 1_000 });
+    liveOperation(project.id, 'delete_timeline', 2_000, { fail: true, createdAt: sim.clock.now() - 2_000 });
 
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    for (const name of ['Watch Suspend compute', 'Watch Start compute', 'Watch Delete timeline']) {
+    for (const name of [/^Watch Suspend compute /, /^Watch Start compute /, /^Watch Delete timeline /]) {
       await user.click(await screen.findByRole('button', { name }));
     }
     sim.clock.advance(5_000);
     await waitFor(async () => expect(await watchedItem('Suspend compute')).toHaveTextContent('Error'));
     expect(await watchedItem('Suspend compute')).toHaveClass('watch-op--failed');
     expect(await watchedItem('Suspend compute')).toHaveTextContent('the platform may retry it');
-    expect(within(panel()).getByText(/^Suspend compute: Error/)).toBeInTheDocument();
+    expect(within(panel()).getByText(/Suspend compute: Error/)).toBeInTheDocument();
     expect(await watchedItem('Delete timeline')).toHaveClass('watch-op--failed');
 
     await user.click(within(panel()).getByRole('button', { name: 'Clear finished' }));
@@ -183,7 +191,7 @@ describe('watch list', () => {
     const project = quietProject('Persisted');
     liveOperation(project.id, 'apply_config');
     const first = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await first.user.click(await screen.findByRole('button', { name: 'Watch Apply config' }));
+    await first.user.click(await screen.findByRole('button', { name: /^Watch Apply config / }));
     await waitFor(() => expect(storedWatchEntries()).toHaveLength(1));
     first.unmount();
 
@@ -203,7 +211,7 @@ describe('watch list', () => {
     const project = quietProject('Signed out');
     liveOperation(project.id, 'apply_config');
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Watch Apply config' }));
+    await user.click(await screen.findByRole('button', { name: /^Watch Apply config / }));
     await waitFor(() => expect(storedWatchEntries()).toHaveLength(1));
 
     await user.click(screen.getByRole('button', { name: 'Sign out' }));
@@ -219,7 +227,7 @@ describe('watch list', () => {
     const project = quietProject('Budget');
     for (let i = 0; i < 10; i++) liveOperation(project.id, `action_${i}`, 10 * MINUTE, { createdAt: sim.clock.now() - (10 - i) * 1_000 });
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    for (let i = 0; i < 10; i++) await user.click(await screen.findByRole('button', { name: `Watch Action ${i}` }));
+    for (let i = 0; i < 10; i++) await user.click(await screen.findByRole('button', { name: new RegExp(`^Watch Action ${i} `) }));
     expect(within(panel()).getAllByRole('link')).toHaveLength(10);
 
     // On the project page the history polls the same newest page: still one request per interval.
@@ -257,9 +265,9 @@ describe('watch list', () => {
     const recent = liveOperation(project.id, 'start_compute', 10 * MINUTE);
 
     const { user } = renderApp(`/projects/${project.id}/operations/${old.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Watch Apply config' }));
+    await user.click(await screen.findByRole('button', { name: /^Watch Apply config / }));
     await user.click(screen.getAllByRole('link', { name: 'Deep history' })[0]!);
-    await user.click(await screen.findByRole('button', { name: 'Watch Start compute' }));
+    await user.click(await screen.findByRole('button', { name: /^Watch Start compute / }));
     await goToProjects(user);
     await screen.findByRole('heading', { level: 1, name: 'Projects' });
 
