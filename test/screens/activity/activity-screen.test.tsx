@@ -65,7 +65,7 @@ describe('activity across projects', () => {
     // Organizations' projects too (Northwind's storefront starts a compute in the seed).
     await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
     // Watch works from here.
-    const watch = within(row).getByRole('button', { name: 'Watch Apply config' });
+    const watch = within(row).getByRole('button', { name: `Watch Apply config ${op.id.slice(0, 8)}…` });
     await user.click(watch);
     expect(watch).toHaveAttribute('aria-pressed', 'true');
     expect(screen.getByRole('complementary', { name: 'Watched operations' })).toHaveTextContent('1 running');
