@@ -1,4 +1,5 @@
 import { humanizeAction } from '../lib/format';
+import { LongName } from './long-name';
 import { blocksChanges, statusLabel } from '../lib/operation-status';
 
 /** The fields of an operation the banner reads. */
@@ -38,7 +39,7 @@ export function BusyBanner({
           return (
             <li key={op.id}>
               {humanizeAction(op.action)}
-              {branch && <span className="muted"> on {branch}</span>} ({statusLabel(op.status)})
+              {branch && <span className="muted"> on <LongName name={branch} focusable /></span>} ({statusLabel(op.status)})
             </li>
           );
         })}
