@@ -18,7 +18,6 @@ interface Setup {
   project: ApiProject;
   branchName: string;
   branchId: string;
-  computeName: string;
 }
 
 /** Sends a change, waiting out 423 while the project is busy (other specs may have left it busy). */
@@ -34,30 +33,25 @@ async function change(request: APIRequestContext, method: 'post' | 'delete', pat
   }
 }
 
-/** A personal project with a new branch named with 256 characters; `inProgress`: all its operations read as in progress. */
-async function setUp(request: APIRequestContext, { inProgress }: { inProgress: boolean }): Promise<Setup> {
-  const api = new ControlApi(request, E2E_API_KEY);
-  const project = (await api.projects()).find((p) => p.locked !== true);
+const longName = () => `phone-${Date.now().toString(36)}-`.padEnd(256, 'x');
+
+async function personalProject(request: APIRequestContext): Promise<ApiProject> {
+  const project = (await new ControlApi(request, E2E_API_KEY).projects()).find((p) => p.locked !== true);
   if (!project) throw new Error('the demo seed has no personal project that takes changes');
+  return project;
+}
+
+/** A personal project with a new branch named with 256 characters, and all its operations read as in progress. */
+async function setUp(request: APIRequestContext): Promise<Setup> {
+  const project = await personalProject(request);
   // Every operation the console reads is in progress, so each Duration cell counts "so far".
-  if (inProgress) await setFaults(request, [{ fault: { type: 'unknown-values', status: 'running' }, method: 'GET', path: `/projects/${project.id}/operations/**` }]);
-  const branchName = `phone-${Date.now().toString(36)}-`.padEnd(256, 'x');
+  await setFaults(request, [{ fault: { type: 'unknown-values', status: 'running' }, method: 'GET', path: `/projects/${project.id}/operations/**` }]);
+  const branchName = longName();
   const created = (await change(request, 'post', `/projects/${encodeURIComponent(project.id)}/branches`, {
     branch: { name: branchName },
     endpoints: [{ type: 'read_write' }],
-  })) as { branch: { id: string }; endpoints: { id: string; name?: string }[] };
-  const [endpoint] = created.endpoints;
-  if (!endpoint) throw new Error('the new branch has no compute');
-  // Its compute started before the page loads, so its actions are offered at once.
-  type Compute = { id: string; current_state: string; pending_state?: string };
-  await expect
-    .poll(async () => {
-      const { endpoints } = await api.get<{ endpoints: Compute[] }>(`/projects/${encodeURIComponent(project.id)}/endpoints`);
-      const now = endpoints.find((e) => e.id === endpoint.id);
-      return now && `${now.current_state}${now.pending_state ? ` → ${now.pending_state}` : ''}`;
-    }, { timeout: 20_000 })
-    .toBe('active');
-  return { project, branchName, branchId: created.branch.id, computeName: endpoint.name ?? endpoint.id };
+  })) as { branch: { id: string } };
+  return { project, branchName, branchId: created.branch.id };
 }
 
 async function tearDown(request: APIRequestContext, setup: Setup | undefined): Promise<void> {
@@ -130,7 +124,7 @@ test.describe('on a phone', () => {
     await holdKey(context);
     let setup: Setup | undefined;
     try {
-      setup = await setUp(request, { inProgress: true });
+      setup = await setUp(request);
       const { project, branchName } = setup;
       await page.goto(projectPath(project.id));
       const table = operationsTable(page);
@@ -182,18 +176,24 @@ test.describe('on a laptop', () => {
     await holdKey(context);
     let setup: Setup | undefined;
     try {
-      // Real statuses: the change waits for nothing that never ends.
-      setup = await setUp(request, { inProgress: false });
-      const { project, branchName, computeName } = setup;
+      const project = await personalProject(request);
+      const branchName = longName();
       await page.goto(projectPath(project.id));
       await expect(operationsTable(page).getByRole('row').nth(1)).toBeVisible();
 
-      // A change from the console: its operations go to the tray, open.
-      await page.getByRole('button', { name: `Restart compute ${computeName}` }).click();
-      const dialog = page.getByRole('alertdialog', { name: `Restart compute ${computeName}?` });
-      await dialog.getByRole('button', { name: 'Restart', exact: true }).click();
+      // A change from the console, a branch with the longest name: its operations go to the tray, open.
+      await page.getByRole('button', { name: 'Create branch', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Create branch' });
+      await dialog.getByLabel('Branch name').fill(branchName);
+      await dialog.getByRole('button', { name: 'Create branch' }).click();
       await expect(dialog).toBeHidden({ timeout: 20_000 });
-      await expect(tray(page).getByRole('heading', { level: 3, name: new RegExp(`^Restart compute ${computeName}`) })).toBeVisible();
+      const branches = await new ControlApi(request, E2E_API_KEY).get<{ branches: { id: string; name: string }[] }>(
+        `/projects/${encodeURIComponent(project.id)}/branches`,
+      );
+      const created = branches.branches.find((b) => b.name === branchName);
+      if (!created) throw new Error('the branch was not created');
+      setup = { project, branchName, branchId: created.id };
+      await expect(tray(page).getByRole('heading', { level: 3, name: new RegExp(`^Create branch ${branchName}: `) })).toBeVisible();
       await expect(tray(page).getByRole('button', { name: 'Hide' })).toBeVisible();
 
       // Nothing covered at the top of the page, nor where the newest operations are.
