@@ -4,6 +4,8 @@ import { createAppState } from './app/app-state';
 import { startEarly } from './app/early-start';
 import { openSessionChannel } from './features/session/session-channel';
 import './styles.css';
+// After the base styles: the layout across screen sizes overrides them.
+import './layout.css';
 
 const root = document.getElementById('root');
 if (root) {

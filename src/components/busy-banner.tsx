@@ -1,5 +1,6 @@
 import { humanizeAction } from '../lib/format';
 import { blocksChanges, isKnownStatus, statusLabel } from '../lib/operation-status';
+import { LongName } from './long-name';
 
 /** The fields of an operation the banner reads. */
 export interface BannerOperation {
@@ -45,7 +46,7 @@ export function BusyBanner({
           return (
             <li key={op.id}>
               {humanizeAction(op.action)}
-              {branch && <span className="muted"> on {branch}</span>} ({isKnownStatus(op.status) ? statusLabel(op.status) : `unknown status “${op.status}”`})
+              {branch && <span className="muted"> on <LongName name={branch} focusable /></span>} ({isKnownStatus(op.status) ? statusLabel(op.status) : `unknown status “${op.status}”`})
             </li>
           );
         })}

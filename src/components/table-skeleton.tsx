@@ -11,7 +11,7 @@ export function TableSkeleton({ columns, rows = 8, label }: { columns: readonly 
           {Array.from({ length: rows }, (_, r) => (
             <tr key={r}>
               {columns.map((c) => (
-                <td key={c}>
+                <td key={c} data-label={c}>
                   <span className="skeleton-bar" />
                 </td>
               ))}

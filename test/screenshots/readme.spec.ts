@@ -74,6 +74,27 @@ test.describe('signed in', () => {
     await shoot(page, 'activity');
   });
 
+  test('phone', async ({ page, request }) => {
+    // A 390 px phone: the header on one line, the watch tray above the page, each operation a card, status first.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+    await page.goto(projectPath(big.id));
+    const table = operationsTable(page);
+    await expect(table.locator('tbody tr').nth(3)).toBeVisible();
+    await table.getByRole('button', { name: /^Watch/ }).first().click();
+    await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByRole('listitem').first()).toBeVisible();
+    await page.mouse.move(0, 0);
+    await page.evaluate(() => {
+      if (document.activeElement instanceof HTMLElement) document.activeElement.blur();
+      window.scrollTo(0, 0);
+    });
+    await shoot(page, 'phone');
+    // Further down, the history: one card per operation.
+    await table.evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await page.evaluate(() => window.scrollBy(0, -8));
+    await shoot(page, 'phone-history');
+  });
+
   test('operation detail', async ({ page, request }) => {
     const op = await openNewestOperationOfBigProject(page, new ControlApi(request, E2E_API_KEY));
     await expect(page.getByRole('main').getByText(op.id, { exact: true })).toBeVisible();

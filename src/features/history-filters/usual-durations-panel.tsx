@@ -37,11 +37,13 @@ export function UsualDurationsPanel({ usual, searched }: UsualDurationsPanelProp
             <tbody>
               {rows.map((u) => (
                 <tr key={u.action}>
-                  <th scope="row">{humanizeAction(u.action)}</th>
-                  <td>{formatCount(u.count)}</td>
-                  <td>{formatDuration(u.p50)}</td>
-                  <td>{formatDuration(u.p95)}</td>
-                  <td>{formatDuration(longerThreshold(u))}</td>
+                  <th scope="row" data-label="Action">
+                    {humanizeAction(u.action)}
+                  </th>
+                  <td data-label="Operations">{formatCount(u.count)}</td>
+                  <td data-label="p50">{formatDuration(u.p50)}</td>
+                  <td data-label="p95">{formatDuration(u.p95)}</td>
+                  <td data-label="Longer after">{formatDuration(longerThreshold(u))}</td>
                 </tr>
               ))}
             </tbody>

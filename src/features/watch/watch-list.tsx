@@ -44,7 +44,7 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
           {state.groups.map((group) => (
             <li key={group.id} className="watch-group">
               {group.title && (
-                <h3 className="watch-group__title">
+                <h3 className="watch-group__title" title={group.title}>
                   {group.title}: {group.entries.length} {group.entries.length === 1 ? 'operation' : 'operations'}
                 </h3>
               )}

@@ -5,8 +5,9 @@ import { describeSummary, summarizeWatch } from './watch-summary';
 const WatchList = lazy(async () => ({ default: (await import('./watch-list')).WatchList }));
 
 /**
- * Always in view while signed in (a tray in the corner, so pages keep their full width): every
- * watched operation, live, until the person clears it. It can be folded away; news unfolds it.
+ * Always there while signed in, docked and never over the page (a sidebar on wide screens, a region
+ * above the page's content on narrow ones: layout.css): every watched operation, live, until the
+ * person clears it. It can be folded away; news unfolds it.
  */
 export function WatchPanel() {
   const store = useWatchStore();

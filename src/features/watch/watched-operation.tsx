@@ -22,7 +22,9 @@ export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry;
         </Link>
         <StatusBadge status={op.status} />
       </div>
-      <p className="watch-op__where">{where.join(' · ')}</p>
+      <p className="watch-op__where" title={where.join(' · ')}>
+        {where.join(' · ')}
+      </p>
       <p className="watch-op__time">{watchTiming(op, now)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
       {failed && (

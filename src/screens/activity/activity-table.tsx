@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { Link } from 'react-router-dom';
+import { LongName } from '../../components/long-name';
 import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
 import { StatusBadge } from '../../components/status-badge';
@@ -15,25 +16,27 @@ const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
   const { operation, project } = row;
   return (
     <tr>
-      <th scope="row">
+      <th scope="row" data-label="Operation">
         <span className="op-cell">
           <Link to={paths.operation(project.id, operation.id)}>{humanizeAction(operation.action)}</Link>
           <WatchButton compact operation={operation} projectName={project.name} />
         </span>
       </th>
-      <td>
-        <Link to={paths.project(project.id)}>{project.name}</Link>
+      <td data-label="Project">
+        <Link to={paths.project(project.id)}>
+          <LongName name={project.name} />
+        </Link>
         {project.orgName && <span className="muted activity__org">{project.orgName}</span>}
       </td>
-      <td>{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
-      <td>{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
-      <td>
+      <td data-label="Branch">{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
+      <td data-label="Compute">{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
+      <td data-label="Status" className="cell--first">
         <StatusBadge status={operation.status} />
       </td>
-      <td>
+      <td data-label="Duration">
         <OperationDuration operation={operation} />
       </td>
-      <td>
+      <td data-label="Date">
         <RelativeTime iso={operation.created_at} now={now} />
       </td>
     </tr>

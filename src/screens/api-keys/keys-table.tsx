@@ -1,4 +1,5 @@
 import type { ApiKey } from '../../api/schemas';
+import { LongName } from '../../components/long-name';
 import { RelativeTime } from '../../components/relative-time';
 import { TableHead } from '../../components/table-head';
 
@@ -51,23 +52,25 @@ export function KeysTable({ caption, keys, projectNames, onRevoke, now }: KeysTa
         <tbody>
           {keys.map((key) => (
             <tr key={key.id}>
-              <th scope="row">{key.name}</th>
-              <td>
+              <th scope="row" data-label="Name">
+                <LongName name={key.name} />
+              </th>
+              <td data-label="ID">
                 <code>{key.id}</code>
               </td>
               {projectNames && (
-                <td>
+                <td data-label="Scope">
                   <ScopeCell projectId={key.project_id} projectNames={projectNames} />
                 </td>
               )}
-              <td>
+              <td data-label="Created">
                 <RelativeTime iso={key.created_at} now={now} />
               </td>
-              <td>{key.created_by.name || <code>{key.created_by.id}</code>}</td>
-              <td>{key.last_used_at ? <RelativeTime iso={key.last_used_at} now={now} /> : <span className="muted">Never</span>}</td>
-              <td>{key.last_used_from_addr || <span className="muted">—</span>}</td>
+              <td data-label="Created by">{key.created_by.name || <code>{key.created_by.id}</code>}</td>
+              <td data-label="Last used">{key.last_used_at ? <RelativeTime iso={key.last_used_at} now={now} /> : <span className="muted">Never</span>}</td>
+              <td data-label="Last used from">{key.last_used_from_addr || <span className="muted">—</span>}</td>
               {onRevoke && (
-                <td className="keys-table__actions">
+                <td className="keys-table__actions cell--actions">
                   <button type="button" className="danger" aria-label={`Revoke key ${key.name}`} onClick={(e) => onRevoke(key, e.currentTarget)}>
                     Revoke
                   </button>

@@ -1,4 +1,5 @@
 import type { Branch, Endpoint } from '../../api/schemas';
+import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
 
 export const BRANCH_COLUMNS = ['Branch', 'Parent', 'Compute', 'Compute state', 'Actions'] as const;
@@ -57,24 +58,24 @@ export function BranchesTable({ branches, endpoints, busy, onStart, onSuspend, o
             const settled = endpoint ? !endpoint.pending_state && endpoint.current_state !== 'init' : false;
             return (
               <tr key={endpoint?.id ?? branch.id}>
-                <th scope="row">
-                  {branch.name}
+                <th scope="row" data-label="Branch">
+                  <LongName name={branch.name} />
                   {branch.default && <span className="tag tag--plain"> default</span>}
                   {branch.current_state !== 'ready' && <span className="muted"> ({branch.current_state === 'init' ? 'creating' : branch.current_state})</span>}
                 </th>
-                <td>{branch.parent_id ? (names.get(branch.parent_id) ?? branch.parent_id) : '—'}</td>
-                <td>
+                <td data-label="Parent">{branch.parent_id ? <LongName name={names.get(branch.parent_id) ?? branch.parent_id} /> : '—'}</td>
+                <td data-label="Compute">
                   {endpoint ? (
                     <>
-                      <code>{compute}</code>
+                      <code className="truncate" title={compute}>{compute}</code>
                       {endpoint.type === 'read_only' && <span className="muted"> (read-only)</span>}
                     </>
                   ) : (
                     <span className="muted">No compute</span>
                   )}
                 </td>
-                <td>{endpoint ? computeState(endpoint) : '—'}</td>
-                <td className="branches-table__actions">
+                <td data-label="Compute state">{endpoint ? computeState(endpoint) : '—'}</td>
+                <td className="branches-table__actions cell--actions">
                   {endpoint && (
                     <>
                       <button type="button" disabled={busy || !settled || endpoint.current_state === 'active'} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>

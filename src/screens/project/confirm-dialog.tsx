@@ -22,7 +22,10 @@ export function ConfirmDialog({ title, confirmLabel, danger = false, pending, on
   const cancelRef = useRef<HTMLButtonElement>(null);
   return (
     <ModalDialog role="alertdialog" labelledBy={titleId} describedBy={bodyId} initialFocus={cancelRef} onClose={onCancel}>
-      <h2 id={titleId}>{title}</h2>
+      {/* A long name is cut to one line: in full as the title (hover) and when the heading has focus. */}
+      <h2 id={titleId} title={title} tabIndex={0}>
+        {title}
+      </h2>
       <div id={bodyId}>{children}</div>
       {progress}
       <div className="modal__actions">

@@ -1,6 +1,7 @@
 import { memo, useDeferredValue } from 'react';
 import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
+import { LongName } from '../../components/long-name';
 import { LongerThanUsual } from '../../components/longer-than-usual';
 import { OperationDuration } from '../../components/operation-duration';
 import { RelativeTime } from '../../components/relative-time';
@@ -53,7 +54,7 @@ const OperationRow = memo(function OperationRow({
 }) {
   return (
     <tr data-index={index} aria-rowindex={index + 2}>
-      <th scope="row">
+      <th scope="row" data-label="Operation">
         <span className="op-cell">
           <Link to={paths.operation(projectId, operation.id)}>{humanizeAction(operation.action)}</Link>
           {isInFlight(operation, now) && (
@@ -61,16 +62,16 @@ const OperationRow = memo(function OperationRow({
           )}
         </span>
       </th>
-      <td>{operation.branch_id ? (branchName ?? operation.branch_id) : '—'}</td>
-      <td>{operation.endpoint_id ? (computeName ?? operation.endpoint_id) : '—'}</td>
-      <td>
+      <td data-label="Branch">{operation.branch_id ? <LongName name={branchName ?? operation.branch_id} /> : '—'}</td>
+      <td data-label="Compute">{operation.endpoint_id ? <LongName name={computeName ?? operation.endpoint_id} /> : '—'}</td>
+      <td data-label="Status" className="cell--first">
         <StatusBadge status={operation.status} />
         {usual && <LongerThanUsual operation={operation} usual={usual} />}
       </td>
-      <td>
+      <td data-label="Duration">
         <OperationDuration operation={operation} />
       </td>
-      <td>
+      <td data-label="Date">
         <RelativeTime iso={operation.created_at} now={now} />
       </td>
     </tr>

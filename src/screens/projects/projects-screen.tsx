@@ -95,17 +95,19 @@ export function ProjectsScreen() {
               <tbody>
                 {shown.map((project) => (
                   <tr key={project.id}>
-                    <th scope="row">
-                      <Link to={paths.project(project.id)}>{project.name}</Link>
+                    <th scope="row" data-label="Name">
+                      <Link to={paths.project(project.id)} className="truncate" title={project.name}>
+                        {project.name}
+                      </Link>
                       {project.locked && <span className="tag"> Locked</span>}
                     </th>
-                    <td>
+                    <td data-label="ID">
                       <code>{project.id}</code>
                     </td>
-                    <td>{project.region_id}</td>
-                    <td>{project.pg_version}</td>
-                    <td>{formatSeconds(project.cpu_used_sec)}</td>
-                    <td>
+                    <td data-label="Region">{project.region_id}</td>
+                    <td data-label="Postgres">{project.pg_version}</td>
+                    <td data-label="Compute used">{formatSeconds(project.cpu_used_sec)}</td>
+                    <td data-label="Created">
                       <RelativeTime iso={project.created_at} now={now} />
                     </td>
                   </tr>
