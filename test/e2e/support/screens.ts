@@ -172,7 +172,10 @@ export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10
   await expect(loadMore.or(page.getByText(/^End of history\./))).toBeVisible();
   while (clicks < maxClicks && (await loadMore.count()) > 0) {
     const before = await loadedRowCount(table);
-    await loadMore.click();
+    // By keyboard: a click aimed at the button far down a long table can land beside it when rows
+    // measured as they scroll into view move it between press and release.
+    await loadMore.focus();
+    await page.keyboard.press('Enter');
     clicks++;
     const clickedAt = Date.now();
     // Rows came, or nothing has been loading for `settleMs` (a page being retried keeps "Loading more").
