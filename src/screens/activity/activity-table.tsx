@@ -1,9 +1,7 @@
 import { memo } from 'react';
 import { Link } from 'react-router-dom';
 import { LongName } from '../../components/long-name';
-import { OperationDuration } from '../../components/operation-duration';
-import { RelativeTime } from '../../components/relative-time';
-import { StatusBadge } from '../../components/status-badge';
+import { OperationCells } from '../../components/operation-cells';
 import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
@@ -30,15 +28,7 @@ const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
       </td>
       <td data-label="Branch">{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
       <td data-label="Compute">{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
-      <td data-label="Status" className="cell--first">
-        <StatusBadge status={operation.status} />
-      </td>
-      <td data-label="Duration">
-        <OperationDuration operation={operation} />
-      </td>
-      <td data-label="Date">
-        <RelativeTime iso={operation.created_at} now={now} />
-      </td>
+      <OperationCells operation={operation} now={now} />
     </tr>
   );
 });

@@ -3,9 +3,7 @@ import { Link } from 'react-router-dom';
 import type { Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { LongerThanUsual } from '../../components/longer-than-usual';
-import { OperationDuration } from '../../components/operation-duration';
-import { RelativeTime } from '../../components/relative-time';
-import { StatusBadge } from '../../components/status-badge';
+import { OperationCells } from '../../components/operation-cells';
 import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
@@ -64,16 +62,7 @@ const OperationRow = memo(function OperationRow({
       </th>
       <td data-label="Branch">{operation.branch_id ? <LongName name={branchName ?? operation.branch_id} /> : '—'}</td>
       <td data-label="Compute">{operation.endpoint_id ? <LongName name={computeName ?? operation.endpoint_id} /> : '—'}</td>
-      <td data-label="Status" className="cell--first">
-        <StatusBadge status={operation.status} />
-        {usual && <LongerThanUsual operation={operation} usual={usual} />}
-      </td>
-      <td data-label="Duration">
-        <OperationDuration operation={operation} />
-      </td>
-      <td data-label="Date">
-        <RelativeTime iso={operation.created_at} now={now} />
-      </td>
+      <OperationCells operation={operation} now={now} besideStatus={usual && <LongerThanUsual operation={operation} usual={usual} />} />
     </tr>
   );
 });
