@@ -1,10 +1,12 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { elapse, withFakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
+withFakeConsoleClock();
 const MINUTE = 60_000;
 
 let detailRequests = 0;
@@ -69,8 +71,9 @@ describe('operation detail', () => {
     expect(await screen.findByText('Create branch: status changed to OK.')).toBeInTheDocument();
     expect(document.title).toBe('OK · Create branch · Ops Console');
 
+    // It has ended: no more checks, however long the page stays open.
     const settled = detailRequests;
-    await new Promise((r) => setTimeout(r, 500));
+    await elapse(60_000);
     expect(detailRequests).toBe(settled);
   });
 

@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CATCH_UP_PACE_MS } from '../../../src/api/operation-history';
+import { elapse, fakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -25,6 +26,7 @@ beforeEach(() => {
 afterEach(() => {
   sim.server.events.removeAllListeners();
   vi.restoreAllMocks();
+  vi.useRealTimers();
   Object.defineProperty(window, 'scrollY', { configurable: true, value: 0 });
   setHidden(false);
 });
@@ -131,13 +133,16 @@ describe('a history refreshed by its newest page', () => {
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     await waitFor(() => expect(within(table()).getAllByRole('row')).toHaveLength(101));
 
+    // From here the console runs on a clock the test can move: an hour hidden passes at once.
+    fakeConsoleClock();
     setHidden(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // A request already on its way when the tab was hidden may still land.
+    await elapse(300);
     const hiddenSince = requests.length;
     sim.clock.advance(60 * MINUTE);
     burst(project.id, 1_200, 60 * MINUTE);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    // A hidden tab sends nothing.
+    // A hidden tab sends nothing, for an hour of the console's time too.
+    await elapse(60 * MINUTE);
     expect(requests.length).toBe(hiddenSince);
 
     const back = Date.now();

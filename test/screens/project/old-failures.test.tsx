@@ -1,5 +1,6 @@
 import { screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { elapse, withFakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -7,6 +8,7 @@ import { setupSimServer } from '../../support/sim-server';
 // status change in the last 15 minutes); an old one is Error and final everywhere (DESIGN §3).
 
 const sim = setupSimServer({ start: Date.now() });
+withFakeConsoleClock();
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const INTERVAL_MS = 100;
@@ -21,7 +23,6 @@ beforeEach(() => {
 });
 afterEach(() => sim.server.events.removeAllListeners());
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const operationRequests = (projectId: string) => requests.filter((u) => u.pathname.startsWith(`/api/v2/projects/${projectId}/operations`));
 
 /** A project whose history holds one failed operation, its status changed `ago` ms ago (its retry was due a minute later). */
@@ -46,10 +47,12 @@ describe('a failure the platform is done with', () => {
     // What actually happens, not the chosen pace: nothing is in progress, so the history checks every 30 s.
     expect(screen.getByText('Checks every 30 s while nothing is in progress.')).toBeInTheDocument();
 
-    // At the live pace this would be ten refreshes; at the slow one (30 s) there is none.
+    // At the live pace 25 s would be 250 refreshes; at the slow one (30 s) there is none, then one.
     let before = operationRequests(project.id).length;
-    await pause(10 * INTERVAL_MS);
+    await elapse(25_000);
     expect(operationRequests(project.id).length).toBe(before);
+    await elapse(10_000);
+    expect(operationRequests(project.id).length).toBe(before + 1);
 
     // It has ended: nothing to watch.
     expect(screen.queryByRole('button', { name: /^Watch Suspend compute/ })).not.toBeInTheDocument();
@@ -60,7 +63,7 @@ describe('a failure the platform is done with', () => {
     expect(screen.getByText(/No retry is ahead/)).toBeInTheDocument();
     expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
     before = operationRequests(project.id).length;
-    await pause(10 * INTERVAL_MS);
+    await elapse(10 * INTERVAL_MS);
     expect(operationRequests(project.id).length).toBe(before);
     expect(op.id).toBeTruthy();
   });

@@ -2,10 +2,12 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { heldKey } from '../../support/console-server';
+import { elapse, withFakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
 const sim = setupSimServer({ start: Date.now() });
+withFakeConsoleClock();
 const MINUTE = 60_000;
 // Live polling every 100 ms keeps these tests quick; the interval is the person's preference.
 const FAST_POLL_MS = '100';
@@ -183,10 +185,13 @@ describe('operation history', () => {
     expect(within(liveRow()).getAllByRole('cell')[2]).toHaveTextContent('In progress');
 
     const before = operationRequests(project.id).length;
-    await new Promise((r) => setTimeout(r, 650));
+    const from = Date.now();
+    await elapse(10 * Number(FAST_POLL_MS));
     const polls = operationRequests(project.id).slice(before);
-    expect(polls.length).toBeGreaterThanOrEqual(2);
-    expect(polls.length).toBeLessThanOrEqual(8);
+    // One an interval (a poll may come a little late while its answer is on the way, never early).
+    const intervals = (Date.now() - from) / Number(FAST_POLL_MS);
+    expect(polls.length).toBeGreaterThanOrEqual(Math.floor(intervals / 1.5));
+    expect(polls.length).toBeLessThanOrEqual(Math.ceil(intervals) + 1);
     // Only the newest page is polled: no cursor, so older pages are never refetched.
     expect(polls.every((u) => u.searchParams.get('cursor') === null)).toBe(true);
 
@@ -213,8 +218,9 @@ describe('operation history', () => {
     await waitFor(() => expect(within(screen.getByRole('table', { name: /operations/i })).queryAllByText('In progress')).toHaveLength(0), {
       timeout: 3_000,
     });
+    // Then nothing but the slow pace: no request for the next 25 s.
     const settled = operationRequests(project.id).length;
-    await new Promise((r) => setTimeout(r, 500));
+    await elapse(25_000);
     expect(operationRequests(project.id).length).toBe(settled);
   });
 
