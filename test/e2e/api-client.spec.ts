@@ -35,6 +35,7 @@ async function call<T>(request: () => Promise<{ data: T }>, patienceMs = 60_000)
       const status = failureStatus(error);
       if (status !== undefined && RETRYABLE.has(status) && Date.now() < deadline) {
         const retryAfter = Number((error as HttpFailure).response?.headers?.['retry-after']);
+        // wall-clock: a client honours Retry-After in real seconds, as the platform asks of every client.
         await sleep(Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 500);
         continue;
       }
@@ -123,13 +124,18 @@ const WAITING_STATUSES = new Set(['scheduling', 'running', 'cancelling', 'failed
 
 /** Polls one operation, as the spec tells a client to, until it leaves the waiting statuses. */
 async function pollUntilSettled(api: Client, projectId: string, operationId: string, timeoutMs: number): Promise<Operation> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { operation } = await call(() => api.getProjectOperation(projectId, operationId));
-    if (!WAITING_STATUSES.has(operation.status)) return operation;
-    if (Date.now() > deadline) throw new Error(`${operation.action} is still ${operation.status} after ${timeoutMs} ms`);
-    await sleep(1000);
-  }
+  let last: Operation | undefined;
+  await expect
+    .poll(
+      async () => {
+        last = (await call(() => api.getProjectOperation(projectId, operationId))).operation;
+        return WAITING_STATUSES.has(last.status);
+      },
+      { timeout: timeoutMs, intervals: [1_000], message: `operation ${operationId} still in a waiting status` },
+    )
+    .toBe(false);
+  if (!last) throw new Error('the operation was never read');
+  return last;
 }
 
 test.describe('the official @neondatabase/api-client against npm start', () => {

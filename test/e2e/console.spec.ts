@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
+import { ControlApi, expectedLabel, projectCensus, sendWhenNotBusy, type ApiOperation, type CountedProject } from './support/api';
 import {
   actionName,
   compareWithApi,
@@ -23,15 +23,9 @@ const noProblems = { rows: expect.any(Number), duplicated: [], missing: [], unkn
 async function createBranchWithCompute(request: APIRequestContext, projectId: string, name: string) {
   const path = `/api/v2/projects/${encodeURIComponent(projectId)}/branches`;
   const headers = { Authorization: `Bearer ${E2E_API_KEY}`, Accept: 'application/json' };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await request.post(path, { headers, data: { branch: { name }, endpoints: [{ type: 'read_write' }] } });
-    if (response.status() !== 423 || Date.now() > deadline) {
-      expect(response.status(), `POST ${path}: ${await response.text()}`).toBe(201);
-      return (await response.json()) as { branch: { id: string }; operations: ApiOperation[] };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
+  const response = await sendWhenNotBusy(() => request.post(path, { headers, data: { branch: { name }, endpoints: [{ type: 'read_write' }] } }));
+  expect(response.status(), `POST ${path}: ${await response.text()}`).toBe(201);
+  return (await response.json()) as { branch: { id: string }; operations: ApiOperation[] };
 }
 
 function smallProject(small: CountedProject[]): CountedProject {

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { ControlApi, type ApiProject } from './support/api';
+import { ControlApi, sendWhenNotBusy, type ApiProject } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, setFaults } from './support/faults';
 import { operationsTable, projectPath } from './support/screens';
@@ -22,15 +22,9 @@ interface Setup {
 
 /** Sends a change, waiting out 423 while the project is busy (other specs may have left it busy). */
 async function change(request: APIRequestContext, method: 'post' | 'delete', path: string, data?: unknown): Promise<unknown> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await request[method](`/api/v2${path}`, { headers, data });
-    if (response.status() !== 423 || Date.now() > deadline) {
-      expect([200, 201], `${method} ${path}: ${await response.text()}`).toContain(response.status());
-      return response.json();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  const response = await sendWhenNotBusy(() => request[method](`/api/v2${path}`, { headers, data }));
+  expect([200, 201], `${method} ${path}: ${await response.text()}`).toContain(response.status());
+  return response.json();
 }
 
 const longName = () => `phone-${Date.now().toString(36)}-`.padEnd(256, 'x');

@@ -43,8 +43,9 @@ async function loadUntil(page: Page, table: Locator, target: number): Promise<vo
       if (!(load instanceof HTMLButtonElement)) break;
       load.click();
       const deadline = performance.now() + 15_000;
+      // Frame by frame until the rows have come (or the history has ended).
       while (rowCount() === before && !ended() && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => requestAnimationFrame(resolve));
       }
       // Some time for the table to settle, as between a person's clicks.
       await new Promise((resolve) => requestAnimationFrame(resolve));

@@ -1,4 +1,4 @@
-import { expect, type APIRequestContext } from '@playwright/test';
+import { expect, type APIRequestContext, type APIResponse } from '@playwright/test';
 
 // The API as a test reads it directly, with a bearer key: the oracle the screens are checked against.
 
@@ -168,4 +168,18 @@ const STATUS_LABELS: Record<string, string> = {
 
 export function expectedLabel(status: string): string {
   return STATUS_LABELS[status] ?? status;
+}
+
+/**
+ * Sends a change again while the project is busy with another operation (423, safe to retry: DESIGN §3),
+ * until the API takes it or answers anything else (earlier specs may have left the project busy).
+ */
+export async function sendWhenNotBusy(send: () => Promise<APIResponse>, timeout = 30_000): Promise<APIResponse> {
+  let response: APIResponse | undefined;
+  await expect(async () => {
+    response = await send();
+    expect(response.status(), 'the project is still busy').not.toBe(423);
+  }).toPass({ timeout, intervals: [250, 500, 1_000] });
+  if (!response) throw new Error('no change was sent');
+  return response;
 }
