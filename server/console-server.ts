@@ -7,7 +7,7 @@ import type { PageData } from '../src/api/page-data';
 import type { ApiBackend } from './api-backend';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
-import { isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
+import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
 import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { securityHeaders } from './security-headers';
 import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
@@ -48,14 +48,16 @@ function isUnderSession(path: string): boolean {
 
 /**
  * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
- * still sending (answering first makes Node close the connection under it); a body past the limit is cut off.
+ * still sending (answering first makes Node close the connection under it); readBody drops what passes its limit.
  */
 async function discardBody(req: IncomingMessage): Promise<void> {
-  try {
-    await readBody(req);
-  } catch {
-    req.destroy();
-  }
+  await readBody(req).catch(() => undefined);
+}
+
+/** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message || error.name || 'an error without a message';
 }
 
 async function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): Promise<void> {
@@ -74,7 +76,13 @@ function isCrossSiteNavigation(req: IncomingMessage): boolean {
 export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
   const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
   const fail = (res: ServerResponse, error: unknown) => {
-    log(`Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    // A body past its limit (POST /session's 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
+    if (error instanceof BodyTooLargeError) {
+      res.setHeader('Cache-Control', 'no-store');
+      sendJsonError(res, 413, error.message);
+      return;
+    }
+    log(`Internal error: ${describeError(error)}`);
     sendJsonError(res, 500, 'Internal error while answering the request.');
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp }));

@@ -26,9 +26,16 @@ export interface ApiCall {
 /** What answers `/api/v2`: a `Response.error()` means "no answer at all" (the socket is dropped). */
 export type ApiFetch = (call: ApiCall) => Promise<Response>;
 
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** What is read and dropped after a body passed its limit, so the client still hears the 413; past it, the connection is cut. */
+const DISCARD_BYTES = 8 * 1024 * 1024;
 
-export class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body is too large (more than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}).`);
+    this.name = 'BodyTooLargeError';
+  }
+}
 
 /** The simulator's fault plan control route (sim/faults.ts): never under the API prefix, never forwarded. */
 export const FAULTS_CONTROL_PATH = '/__sim/faults';
@@ -68,17 +75,56 @@ export function sendJsonError(res: ServerResponse, status: number, message: stri
   res.end(body);
 }
 
-/** Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
-  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(chunk);
+/** Drops the rest of a refused body, so the answer reaches a client still sending it (a cut socket would lose it). */
+function discardRest(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_BYTES) req.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. Past
+ * `limit` (declared or sent) it rejects with {@link BodyTooLargeError} and drops the rest unread.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
+  if (req.method === 'GET' || req.method === 'HEAD') return Promise.resolve(undefined);
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    discardRest(req);
+    return Promise.reject(new BodyTooLargeError(limit));
   }
-  return chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      discardRest(req);
+      reject(new BodyTooLargeError(limit));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length > 0 ? Buffer.concat(chunks) : undefined);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('The client closed the connection before its request body had arrived.'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+  });
 }
 
 /** The request's headers as Fetch headers (pseudo-headers dropped). */
@@ -121,7 +167,7 @@ export async function answerSafely(res: ServerResponse, answer: () => Promise<vo
   try {
     await answer();
   } catch (error) {
-    if (error instanceof BodyTooLargeError) sendJsonError(res, 413, 'Request body is too large.');
+    if (error instanceof BodyTooLargeError) sendJsonError(res, 413, error.message);
     else sendJsonError(res, 500, 'Internal error while answering the request.');
   }
 }
