@@ -145,12 +145,25 @@ export async function readApiCall(req: IncomingMessage, res: ServerResponse): Pr
   return { method: req.method ?? 'GET', target: req.url ?? '/', headers: headersOf(req), body: body && new Uint8Array(body), signal: clientGone.signal };
 }
 
-export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
-  // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
-  if (response.type === 'error') {
-    res.destroy();
-    return;
+/**
+ * A body that broke off (the proxy's deadline, its size cap, an API that hung up): what the client gets
+ * instead, if nothing of the answer has gone out yet; otherwise the connection is cut.
+ */
+export class AnswerError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code = '',
+  ) {
+    super(message);
+    this.name = 'AnswerError';
   }
+}
+
+/** Held before the status goes out: an answer this small leaves whole with its length, or as an AnswerError's error body. */
+const HELD_BYTES = 64 * 1024;
+
+function writeHead(res: ServerResponse, response: Response): void {
   res.statusCode = response.status;
   for (const [name, value] of response.headers) {
     if (name === 'set-cookie') continue;
@@ -158,8 +171,73 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
   }
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.appendHeader('set-cookie', cookies);
-  const body = Buffer.from(await response.arrayBuffer());
-  res.end(method === 'HEAD' ? undefined : body);
+}
+
+/** Writes a chunk and waits while the client is slower than the source; false once the client is gone. */
+function write(res: ServerResponse, chunk: Uint8Array): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  if (res.write(chunk)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (open: boolean) => () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(open);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
+/** Sends a Fetch Response on a Node response, its body streamed as the client takes it (never held whole). */
+export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
+  // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
+  if (response.type === 'error') {
+    res.destroy();
+    return;
+  }
+  if (method === 'HEAD' || response.body === null) {
+    await response.body?.cancel();
+    writeHead(res, response);
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const clientGone = () => void reader.cancel().catch(() => undefined);
+  res.once('close', clientGone);
+  const held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let sending = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (sending) {
+        if (!(await write(res, value))) return;
+        continue;
+      }
+      held.push(value);
+      heldBytes += value.byteLength;
+      if (heldBytes < HELD_BYTES) continue;
+      writeHead(res, response);
+      sending = true;
+      for (const chunk of held.splice(0)) if (!(await write(res, chunk))) return;
+    }
+  } catch (error) {
+    if (!sending && error instanceof AnswerError) sendJsonError(res, error.status, error.message, error.code);
+    else res.destroy();
+    return;
+  } finally {
+    res.off('close', clientGone);
+  }
+  if (res.destroyed) return;
+  if (sending) {
+    res.end();
+    return;
+  }
+  writeHead(res, response);
+  res.end(Buffer.concat(held));
 }
 
 /** Runs a handler, turning an oversized body into 413 and any unexpected failure into a JSON 500. */
