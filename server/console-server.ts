@@ -9,7 +9,8 @@ import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
 import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
 import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
-import { securityHeaders } from './security-headers';
+import { MISDIRECTED } from './host-check';
+import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
 import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
@@ -34,6 +35,10 @@ export interface ConsoleServerOptions {
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
   pagesFirst?: (req: IncomingMessage) => boolean;
+  /** Whether a Host header names a host the console is served on (server/host-check.ts); every host without it. */
+  hostAllowed?: (host: string | undefined) => boolean;
+  /** PUBLIC_URL: https there turns HSTS on. */
+  publicUrl?: URL | undefined;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -112,6 +117,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of headers) res.setHeader(name, value);
+    if (wantsStrictTransport(req, options.publicUrl)) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     const path = pathOf(req);
 
     if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -119,6 +125,11 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       res.setHeader('Content-Type', 'application/json');
       res.statusCode = draining() ? 503 : 200;
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
+      return;
+    }
+    // After /healthz (a load balancer's check may name the instance by its address), before anything else.
+    if (options.hostAllowed && !options.hostAllowed(req.headers.host)) {
+      await sendText(req, res, 421, MISDIRECTED);
       return;
     }
     const refused = crossSiteWriteProblem(req);
