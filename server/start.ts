@@ -73,7 +73,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const sessions = createSessions({ secret: config.sessionSecret });
   const server = http.createServer();
-  const drain = createDrain(server);
+  const drain = createDrain(server, { log });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
   const hostRules: HostRules = { bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts };
