@@ -90,7 +90,9 @@ function discardRest(req: IncomingMessage): void {
  * `limit` (declared or sent) it rejects with {@link BodyTooLargeError} and drops the rest unread.
  */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
-  if (req.method === 'GET' || req.method === 'HEAD') return Promise.resolve(undefined);
+  // Read already (its 'end' has passed and would never come again): nothing is left.
+  if (req.method === 'GET' || req.method === 'HEAD' || req.readableEnded) return Promise.resolve(undefined);
+  if (req.destroyed) return Promise.reject(new Error('The client closed the connection before its request body had arrived.'));
   if (Number(req.headers['content-length'] ?? 0) > limit) {
     discardRest(req);
     return Promise.reject(new BodyTooLargeError(limit));

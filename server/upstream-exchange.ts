@@ -72,8 +72,13 @@ export interface Exchange {
 export function exchange(options: ExchangeOptions): Promise<Exchange> {
   const { target, method, headers, body, signal, deadlineMs, maxBytes, accepted, problem } = options;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new Error('The client went away.'));
+      return;
+    }
     const client = target.protocol === 'https:' ? https : http;
-    const request = client.request(target, { method, headers });
+    // A declared length, not chunks: some front doors refuse a chunked request body.
+    const request = client.request(target, { method, headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers });
     let source: Readable | undefined;
     let settled = false;
     const settle = () => {
