@@ -148,7 +148,9 @@ export function exchange(options: ExchangeOptions): Promise<Exchange> {
                   if (size > maxBytes) throw problem('too-large');
                   controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
                 } catch (error) {
-                  const reason = error instanceof AnswerError ? error : problem('broken', error instanceof Error ? error.message : undefined);
+                  // The client left (nothing to say about the API then), or the API's answer broke: said once, here.
+                  const message = error instanceof Error ? error.message : String(error);
+                  const reason = error instanceof AnswerError ? error : signal?.aborted ? new Error(message) : problem('broken', message);
                   if (!settled) breakOff(reason);
                   controller.error(reason);
                 }

@@ -197,6 +197,36 @@ describe('answers larger than the cap', () => {
   }, 30_000);
 });
 
+describe('a client that leaves', () => {
+  it('drops the exchange with the API when the client goes away mid-answer, and logs nothing against the API', async () => {
+    let upstreamClosed = false;
+    reply = (req, res) => {
+      req.socket.once('close', () => (upstreamClosed = true));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      stream(res, 300 * MIB);
+    };
+
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port, path: '/api/v2/projects', headers: { authorization: `Bearer ${KEY}` } }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes > MIB) req.destroy();
+        });
+        res.on('error', () => undefined);
+        res.on('close', () => resolve());
+      });
+      req.on('error', () => undefined);
+      req.on('close', () => resolve());
+      setTimeout(() => reject(new Error('the answer never started')), 10_000).unref();
+    });
+
+    await expect.poll(() => upstreamClosed).toBe(true);
+    expect(upstreamSent).toBeLessThan(MAX_ANSWER_BYTES);
+    expect(logged).toEqual([]);
+  });
+});
+
 describe('compressed answers', () => {
   const gzipped = (body: Buffer) => (_req: http.IncomingMessage, res: http.ServerResponse) =>
     void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length) }).end(body);
