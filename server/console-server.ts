@@ -1,5 +1,5 @@
 // The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
-// response, /healthz, the cross-site write rule, the simulator's fault control, /api/v2 with the
+// response, /healthz, the Host check, the cross-site write rule, the simulator's fault control, /api/v2 with the
 // session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
 // other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
