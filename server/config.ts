@@ -14,6 +14,17 @@ export interface ServerConfig {
   simRateLimits: boolean;
   /** Undefined: a random secret per start (sessions end when the server restarts). */
   sessionSecret: string | undefined;
+  /** PUBLIC_URL: the console's address as people reach it; its host is answered, and https turns HSTS on. */
+  publicUrl: URL | undefined;
+  /** ALLOWED_HOSTS: more host names the server answers (server/host-check.ts). */
+  allowedHosts: string[];
+}
+
+function parsePublicUrl(value: string | undefined): URL | undefined {
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new Error(`PUBLIC_URL must be an http(s) URL, not "${value}".`);
+  return url;
 }
 
 /** Long enough that HKDF's input is not the weak link; a passphrase works as well as random bytes. */
@@ -45,5 +56,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     simHugeProject: env.SIM_HUGE_PROJECT === '1',
     simRateLimits: env.SIM_RATE_LIMITS !== 'off',
     sessionSecret,
+    publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),
+    allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '').split(',').map((host) => host.trim()).filter(Boolean),
   };
 }

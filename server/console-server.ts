@@ -1,5 +1,5 @@
 // The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
-// response, /healthz, the cross-site write rule, the simulator's fault control, /api/v2 with the
+// response, /healthz, the Host check, the cross-site write rule, the simulator's fault control, /api/v2 with the
 // session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
 // other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -7,9 +7,10 @@ import type { PageData } from '../src/api/page-data';
 import type { ApiBackend } from './api-backend';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
-import { isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
+import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
 import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
-import { securityHeaders } from './security-headers';
+import { MISDIRECTED } from './host-check';
+import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
 import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
@@ -34,6 +35,10 @@ export interface ConsoleServerOptions {
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
   pagesFirst?: (req: IncomingMessage) => boolean;
+  /** Whether a Host header names a host the console is served on (server/host-check.ts); every host without it. */
+  hostAllowed?: (host: string | undefined) => boolean;
+  /** PUBLIC_URL: https there turns HSTS on. */
+  publicUrl?: URL | undefined;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -48,14 +53,16 @@ function isUnderSession(path: string): boolean {
 
 /**
  * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
- * still sending (answering first makes Node close the connection under it); a body past the limit is cut off.
+ * still sending (answering first makes Node close the connection under it); readBody drops what passes its limit.
  */
 async function discardBody(req: IncomingMessage): Promise<void> {
-  try {
-    await readBody(req);
-  } catch {
-    req.destroy();
-  }
+  await readBody(req).catch(() => undefined);
+}
+
+/** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message || error.name || 'an error without a message';
 }
 
 async function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): Promise<void> {
@@ -74,7 +81,13 @@ function isCrossSiteNavigation(req: IncomingMessage): boolean {
 export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
   const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
   const fail = (res: ServerResponse, error: unknown) => {
-    log(`Internal error: ${error instanceof Error ? error.message : String(error)}`);
+    // A body past its limit (POST /session's 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
+    if (error instanceof BodyTooLargeError) {
+      res.setHeader('Cache-Control', 'no-store');
+      sendJsonError(res, 413, error.message);
+      return;
+    }
+    log(`Internal error: ${describeError(error)}`);
     sendJsonError(res, 500, 'Internal error while answering the request.');
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp }));
@@ -104,6 +117,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of headers) res.setHeader(name, value);
+    if (wantsStrictTransport(req, options.publicUrl)) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
     const path = pathOf(req);
 
     if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -111,6 +125,11 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       res.setHeader('Content-Type', 'application/json');
       res.statusCode = draining() ? 503 : 200;
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
+      return;
+    }
+    // After /healthz (a load balancer's check may name the instance by its address), before anything else.
+    if (options.hostAllowed && !options.hostAllowed(req.headers.host)) {
+      await sendText(req, res, 421, MISDIRECTED);
       return;
     }
     const refused = crossSiteWriteProblem(req);

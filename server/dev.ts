@@ -20,8 +20,10 @@ function isNavigation(req: IncomingMessage): boolean {
 try {
   const running = await startServer({
     mode: 'dev',
-    serving: async (server) => {
-      const vite = await createViteServer({ root: ROOT, appType: 'custom', server: { middlewareMode: true, hmr: { server } } });
+    serving: async (server, config) => {
+      // Vite checks Host on its own files and HMR socket: the names the console answers (server/host-check.ts) are its too.
+      const allowedHosts = [...config.allowedHosts, ...(config.publicUrl ? [config.publicUrl.hostname] : [])];
+      const vite = await createViteServer({ root: ROOT, appType: 'custom', server: { middlewareMode: true, hmr: { server }, allowedHosts } });
       return {
         template: { html: async (url) => vite.transformIndexHtml(url, await readFile(`${ROOT}index.html`, 'utf8')) },
         assets: (req, res, next) => vite.middlewares(req, res, next),

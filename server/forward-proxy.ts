@@ -1,6 +1,7 @@
 // Forwards the console's same-origin `/api/v2/*` calls to the real control API (API_URL). It only ever
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
-import { API_PREFIX, isApiPath, jsonErrorResponse, nodeHandler, type ApiFetch, type NodeHandler } from './node-adapter';
+import { AnswerError, API_PREFIX, isApiPath, jsonErrorResponse, nodeHandler, type ApiFetch, type NodeHandler } from './node-adapter';
+import { acceptedEncodings, exchange, type Exchange } from './upstream-exchange';
 
 /** `code` of the errors the console's server writes itself when the API cannot be reached. */
 export const UPSTREAM_ERROR_CODE = 'CONSOLE_API_UNREACHABLE';
@@ -8,9 +9,14 @@ export const UPSTREAM_ERROR_CODE = 'CONSOLE_API_UNREACHABLE';
 export interface ForwardProxyOptions {
   /** Base URL of the API including its version segment, e.g. `https://console.neon.tech/api/v2`. */
   apiUrl: string;
-  /** Upstream deadline for the whole exchange (headers and body); 504 when it passes. */
+  /** Upstream deadline for the whole exchange (headers and body); 504 when it passes before the answer goes out. */
   timeoutMs?: number;
+  /** The largest answer passed on (as received, or as decoded for a client that cannot take the API's encoding). */
+  maxAnswerBytes?: number;
 }
+
+/** Far above any answer of the API (1,000 operations are about 0.5 MB), far below what would strain the server. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 const FORWARDED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'x-neon-ret-request-id', 'retry-after'];
@@ -67,15 +73,18 @@ function buildTarget(base: URL, rawUrl: string): URL | undefined {
   return target.origin === base.origin && underBase ? target : undefined;
 }
 
-function forwardedHeaders(incoming: Headers, hasBody: boolean): Headers {
-  const headers = new Headers();
+function forwardedHeaders(incoming: Headers, hasBody: boolean, accepted: ReadonlySet<string>): Record<string, string> {
+  // The console's own name, never the caller's (fetch used to send `node`; some front doors refuse none).
+  const headers: Record<string, string> = { 'user-agent': 'ops-console' };
   const authorization = incoming.get('authorization');
   const accept = incoming.get('accept');
-  if (authorization !== null) headers.set('authorization', authorization);
-  if (accept !== null) headers.set('accept', accept);
+  if (authorization !== null) headers.authorization = authorization;
+  if (accept !== null) headers.accept = accept;
   // Part of the body, not of the caller's identity: without it a JSON body is read as text.
   const contentType = incoming.get('content-type');
-  if (hasBody && contentType !== null) headers.set('content-type', contentType);
+  if (hasBody && contentType !== null) headers['content-type'] = contentType;
+  // What the caller takes compressed (and this server could decode): the answer then passes through as it is.
+  headers['accept-encoding'] = accepted.size > 0 ? [...accepted].join(', ') : 'identity';
   return headers;
 }
 
@@ -94,10 +103,13 @@ const CAUSES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
 };
 
-/** Why a fetch failed, in words, from the system error code Node's fetch keeps in `cause` (never a header value). */
+function errorCode(error: unknown): unknown {
+  return error && typeof error === 'object' && 'code' in error ? error.code : undefined;
+}
+
+/** Why a request failed, in words, from its system error code (node:http's own, or the `cause` fetch keeps); never a header value. */
 export function failureCause(error: unknown): string {
-  const cause: unknown = error instanceof Error ? error.cause : undefined;
-  const code: unknown = cause && typeof cause === 'object' && 'code' in cause ? cause.code : undefined;
+  const code = errorCode(error) ?? errorCode(error instanceof Error ? error.cause : undefined);
   if (typeof code !== 'string' || !/^[A-Z_]+$/.test(code)) return 'no answer';
   return CAUSES[code] ? `${CAUSES[code]} (${code})` : code;
 }
@@ -110,7 +122,7 @@ export interface ForwardFetchOptions extends ForwardProxyOptions {
 }
 
 /** The proxy as an ApiFetch: the request contributes a path below API_URL, a query and a body, never a host. */
-export function createForwardFetch({ apiUrl, timeoutMs = 30_000, log = () => undefined }: ForwardFetchOptions): ApiFetch {
+export function createForwardFetch({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): ApiFetch {
   const base = parseApiBase(apiUrl);
   return async ({ method, target: rawTarget, headers, body, signal }) => {
     if (!FORWARDED_METHODS.has(method)) return jsonErrorResponse(405, `Method ${method} is not forwarded.`);
@@ -118,41 +130,49 @@ export function createForwardFetch({ apiUrl, timeoutMs = 30_000, log = () => und
     if (!target) return jsonErrorResponse(400, 'Invalid API path.');
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
     const what = `${method} ${target.pathname}`;
-    let upstream: Response;
-    let payload: ArrayBuffer;
+    const problem = (kind: 'deadline' | 'too-large' | 'broken', detail?: string) => {
+      const [status, message] =
+        kind === 'deadline'
+          ? [504, `The API at ${base.host} did not answer within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`}.`]
+          : kind === 'too-large'
+            ? [502, `The API at ${base.host} sent an answer larger than ${Math.round(maxAnswerBytes / (1024 * 1024))} MiB, which the console does not pass on.`]
+            : [502, `The API at ${base.host} broke off its answer${detail ? `: ${detail}` : ''}.`];
+      log(`${message} (${what})`);
+      return new AnswerError(status, message, UPSTREAM_ERROR_CODE);
+    };
+    const accepted = acceptedEncodings(headers.get('accept-encoding'));
+    let upstream: Exchange;
     try {
-      upstream = await fetch(target, {
-        method,
-        headers: forwardedHeaders(headers, body !== undefined),
-        body: body ?? null,
-        redirect: 'manual',
-        signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
-      });
-      payload = await upstream.arrayBuffer();
+      upstream = await exchange({ target, method, headers: forwardedHeaders(headers, body !== undefined, accepted), body, signal, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
     } catch (error) {
       if (signal?.aborted) return Response.error();
-      if (error instanceof DOMException && error.name === 'TimeoutError') {
-        const message = `The API at ${base.host} did not answer within ${Math.round(timeoutMs / 1000)} s.`;
-        log(`${message} (${what})`);
-        return jsonErrorResponse(504, message, UPSTREAM_ERROR_CODE);
-      }
+      if (error instanceof AnswerError) return jsonErrorResponse(error.status, error.message, error.code);
       const message = `Could not reach the API at ${base.host}: ${failureCause(error)}.`;
       log(`${message} (${what})`);
       return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
     }
 
-    if (upstream.type === 'opaqueredirect' || (upstream.status >= 300 && upstream.status < 400)) {
-      const message = `The API at ${base.host} answered with a redirect (${upstream.status}), which is not followed.`;
+    const status = upstream.response.statusCode ?? 502;
+    if (status >= 300 && status < 400) {
+      upstream.discard();
+      const message = `The API at ${base.host} answered with a redirect (${status}), which is not followed.`;
       log(`${message} (${what})`);
       return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
     }
     const answered = new Headers();
     for (const name of FORWARDED_RESPONSE_HEADERS) {
-      const value = upstream.headers.get(name);
-      if (value !== null) answered.set(name, value);
+      const value = upstream.response.headers[name];
+      if (typeof value === 'string') answered.set(name, value);
     }
-    const empty = method === 'HEAD' || upstream.status === 204 || upstream.status === 304;
-    return new Response(empty ? null : payload, { status: upstream.status, headers: answered });
+    if (upstream.encoding) {
+      answered.set('content-encoding', upstream.encoding);
+      answered.set('vary', 'Accept-Encoding');
+    }
+    if (method === 'HEAD' || status === 204 || status === 304 || status < 200) {
+      upstream.discard();
+      return new Response(null, { status: status < 200 ? 502 : status, headers: answered });
+    }
+    return new Response(upstream.body(), { status, headers: answered });
   };
 }
 

@@ -26,9 +26,16 @@ export interface ApiCall {
 /** What answers `/api/v2`: a `Response.error()` means "no answer at all" (the socket is dropped). */
 export type ApiFetch = (call: ApiCall) => Promise<Response>;
 
-const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** What is read and dropped after a body passed its limit, so the client still hears the 413; past it, the connection is cut. */
+const DISCARD_BYTES = 8 * 1024 * 1024;
 
-export class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`Request body is too large (more than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}).`);
+    this.name = 'BodyTooLargeError';
+  }
+}
 
 /** The simulator's fault plan control route (sim/faults.ts): never under the API prefix, never forwarded. */
 export const FAULTS_CONTROL_PATH = '/__sim/faults';
@@ -68,17 +75,58 @@ export function sendJsonError(res: ServerResponse, status: number, message: stri
   res.end(body);
 }
 
-/** Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. */
-export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
-  if (req.method === 'GET' || req.method === 'HEAD') return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(chunk);
+/** Drops the rest of a refused body, so the answer reaches a client still sending it (a cut socket would lose it). */
+function discardRest(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_BYTES) req.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. Past
+ * `limit` (declared or sent) it rejects with {@link BodyTooLargeError} and drops the rest unread.
+ */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
+  // Read already (its 'end' has passed and would never come again): nothing is left.
+  if (req.method === 'GET' || req.method === 'HEAD' || req.readableEnded) return Promise.resolve(undefined);
+  if (req.destroyed) return Promise.reject(new Error('The client closed the connection before its request body had arrived.'));
+  if (Number(req.headers['content-length'] ?? 0) > limit) {
+    discardRest(req);
+    return Promise.reject(new BodyTooLargeError(limit));
   }
-  return chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      discardRest(req);
+      reject(new BodyTooLargeError(limit));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length > 0 ? Buffer.concat(chunks) : undefined);
+    };
+    const onClose = () => {
+      stop();
+      reject(new Error('The client closed the connection before its request body had arrived.'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+  });
 }
 
 /** The request's headers as Fetch headers (pseudo-headers dropped). */
@@ -99,12 +147,25 @@ export async function readApiCall(req: IncomingMessage, res: ServerResponse): Pr
   return { method: req.method ?? 'GET', target: req.url ?? '/', headers: headersOf(req), body: body && new Uint8Array(body), signal: clientGone.signal };
 }
 
-export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
-  // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
-  if (response.type === 'error') {
-    res.destroy();
-    return;
+/**
+ * A body that broke off (the proxy's deadline, its size cap, an API that hung up): what the client gets
+ * instead, if nothing of the answer has gone out yet; otherwise the connection is cut.
+ */
+export class AnswerError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code = '',
+  ) {
+    super(message);
+    this.name = 'AnswerError';
   }
+}
+
+/** Held before the status goes out: an answer this small leaves whole with its length, or as an AnswerError's error body. */
+const HELD_BYTES = 64 * 1024;
+
+function writeHead(res: ServerResponse, response: Response): void {
   res.statusCode = response.status;
   for (const [name, value] of response.headers) {
     if (name === 'set-cookie') continue;
@@ -112,8 +173,73 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
   }
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) res.appendHeader('set-cookie', cookies);
-  const body = Buffer.from(await response.arrayBuffer());
-  res.end(method === 'HEAD' ? undefined : body);
+}
+
+/** Writes a chunk and waits while the client is slower than the source; false once the client is gone. */
+function write(res: ServerResponse, chunk: Uint8Array): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  if (res.write(chunk)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (open: boolean) => () => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(open);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
+/** Sends a Fetch Response on a Node response, its body streamed as the client takes it (never held whole). */
+export async function sendFetchResponse(res: ServerResponse, response: Response, method?: string): Promise<void> {
+  // `Response.error()` (a handler's HttpResponse.error(), e.g. an injected dropped connection): no answer at all.
+  if (response.type === 'error') {
+    res.destroy();
+    return;
+  }
+  if (method === 'HEAD' || response.body === null) {
+    await response.body?.cancel();
+    writeHead(res, response);
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  const clientGone = () => void reader.cancel().catch(() => undefined);
+  res.once('close', clientGone);
+  const held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let sending = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (sending) {
+        if (!(await write(res, value))) return;
+        continue;
+      }
+      held.push(value);
+      heldBytes += value.byteLength;
+      if (heldBytes < HELD_BYTES) continue;
+      writeHead(res, response);
+      sending = true;
+      for (const chunk of held.splice(0)) if (!(await write(res, chunk))) return;
+    }
+  } catch (error) {
+    if (!sending && error instanceof AnswerError) sendJsonError(res, error.status, error.message, error.code);
+    else res.destroy();
+    return;
+  } finally {
+    res.off('close', clientGone);
+  }
+  if (res.destroyed) return;
+  if (sending) {
+    res.end();
+    return;
+  }
+  writeHead(res, response);
+  res.end(Buffer.concat(held));
 }
 
 /** Runs a handler, turning an oversized body into 413 and any unexpected failure into a JSON 500. */
@@ -121,7 +247,7 @@ export async function answerSafely(res: ServerResponse, answer: () => Promise<vo
   try {
     await answer();
   } catch (error) {
-    if (error instanceof BodyTooLargeError) sendJsonError(res, 413, 'Request body is too large.');
+    if (error instanceof BodyTooLargeError) sendJsonError(res, 413, error.message);
     else sendJsonError(res, 500, 'Internal error while answering the request.');
   }
 }

@@ -145,13 +145,18 @@ export async function servePage(req: IncomingMessage, res: ServerResponse, optio
   res.end(req.method === 'HEAD' ? undefined : html);
 }
 
-/** A path on this origin to go back to, from a request target or a form field; `/` for anything else. */
+/**
+ * A path on this origin to go back to, from a request target or a form field; `/` for anything else.
+ * Checked after normalising: dot segments go first (`/.//evil.example` would become `//evil.example`,
+ * another host to a browser), then runs of slashes fold into one, and the result must still be a path.
+ */
 export function sameOriginPath(target: string | undefined): string {
   if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return '/';
   try {
     const url = new URL(target, 'http://console.invalid');
     if (url.origin !== 'http://console.invalid') return '/';
-    return `${url.pathname}${url.search}${url.hash}`;
+    const path = `${url.pathname.replace(/\/{2,}/g, '/')}${url.search}${url.hash}`;
+    return /^\/(?![/\\])/.test(path) ? path : '/';
   } catch {
     return '/';
   }

@@ -1,45 +1,109 @@
 // Graceful shutdown: on SIGTERM (or SIGINT) the server stops accepting connections, answers /healthz
-// with 503 so a load balancer stops sending, lets the requests in flight finish, closes idle
-// keep-alive connections as they fall idle, and exits once none is left (or at the deadline).
-import type { Server } from 'node:http';
+// with 503 so a load balancer stops sending, lets the requests in flight finish, and exits once none is
+// left (or at the deadline). No connection without a request in flight holds it: a browser keeps idle
+// keep-alive sockets and opens spare ones it has sent nothing on yet (Node's closeIdleConnections leaves
+// those, so Ctrl-C with a browser connected took the whole grace period), and dev's HMR WebSocket is
+// upgraded out of Node's own bookkeeping. So the drain tracks every socket itself.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 
 export const SHUTDOWN_GRACE_MS = 20_000;
 
-export interface Drain {
-  readonly draining: boolean;
-  /** Resolves once every connection has closed; `forced` when the deadline cut some off. */
-  start: (graceMs?: number) => Promise<{ forced: boolean }>;
+export interface DrainResult {
+  /** True when the deadline cut requests off. */
+  forced: boolean;
+  /** What was still in flight when the drain began ("GET /api/v2/projects"), if anything. */
+  waitedFor: string[];
 }
 
-export function createDrain(server: Server): Drain {
+export interface Drain {
+  readonly draining: boolean;
+  /** Resolves once every connection has closed; the same promise on every call. */
+  start: (graceMs?: number) => Promise<DrainResult>;
+}
+
+export interface DrainOptions {
+  /** Where the one line about requests in flight goes (nothing is said when none is). */
+  log?: (line: string) => void;
+}
+
+/** Method and path, never the query (it may carry search text). */
+function describe(req: IncomingMessage): string {
+  return `${req.method ?? 'GET'} ${(req.url ?? '/').split('?')[0] ?? '/'}`;
+}
+
+function list(requests: Iterable<string>): string {
+  const all = [...requests];
+  const shown = all.slice(0, 5).join(', ');
+  return all.length > 5 ? `${shown} and ${all.length - 5} more` : shown;
+}
+
+const drains = new WeakMap<Server, Drain>();
+
+/** Tracks the server's connections from now on (call it before listening) and drains them on `start`. */
+export function createDrain(server: Server, { log = () => undefined }: DrainOptions = {}): Drain {
+  // Each socket with the number of its responses not yet finished (0: idle, never used, or upgraded).
+  const sockets = new Map<Socket, number>();
+  const inFlight = new Map<ServerResponse, string>();
   let draining = false;
-  let done: Promise<{ forced: boolean }> | undefined;
-  // A response finished while draining leaves its connection idle: close it rather than wait for the keep-alive timeout.
-  server.on('request', (_req, res) => {
-    if (draining) res.setHeader('Connection', 'close');
-    res.once('finish', () => {
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
+  let done: Promise<DrainResult> | undefined;
+
+  /** Closes a socket with nothing in flight: at once if nothing is being written, else once its answer is out. */
+  const closeIfIdle = (socket: Socket) => {
+    if ((sockets.get(socket) ?? 0) > 0) return;
+    if (socket.writableLength === 0) socket.destroy();
+    else socket.destroySoon();
+  };
+
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
+    if (draining) socket.destroy();
   });
-  return {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+    inFlight.set(res, describe(req));
+    if (draining) res.setHeader('Connection', 'close');
+    const finished = () => {
+      if (!inFlight.delete(res)) return;
+      if (sockets.has(socket)) sockets.set(socket, Math.max(0, (sockets.get(socket) ?? 1) - 1));
+      if (draining) setImmediate(() => closeIfIdle(socket));
+    };
+    res.once('finish', finished);
+    res.once('close', finished);
+  });
+
+  const drain: Drain = {
     get draining() {
       return draining;
     },
     start(graceMs = SHUTDOWN_GRACE_MS) {
-      draining = true;
       done ??= new Promise((resolve) => {
+        draining = true;
+        const waitedFor = [...inFlight.values()];
         const deadline = setTimeout(() => {
-          server.closeAllConnections();
-          resolve({ forced: true });
+          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list(inFlight.values())}`);
+          for (const socket of sockets.keys()) socket.destroy();
+          resolve({ forced: true, waitedFor });
         }, graceMs);
         deadline.unref();
         server.close(() => {
           clearTimeout(deadline);
-          resolve({ forced: false });
+          resolve({ forced: false, waitedFor });
         });
-        server.closeIdleConnections();
+        for (const res of inFlight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
+        for (const socket of sockets.keys()) closeIfIdle(socket);
+        if (waitedFor.length > 0) log(`Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`);
       });
       return done;
     },
   };
+  drains.set(server, drain);
+  return drain;
+}
+
+/** Drains a server (with the Drain made for it, or one made now: then only connections from now on are known). */
+export function drain(server: Server, { graceMs = SHUTDOWN_GRACE_MS, log }: DrainOptions & { graceMs?: number } = {}): Promise<DrainResult> {
+  return (drains.get(server) ?? createDrain(server, log ? { log } : {})).start(graceMs);
 }

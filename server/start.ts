@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createApiBackend, type ApiBackend } from './api-backend';
 import { readConfig, type ServerConfig } from './config';
 import { createRequestHandler, type ConsoleServerOptions } from './console-server';
+import { answeredHosts, bindsEveryInterface, createHostCheck, type HostRules } from './host-check';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
 import { createSessions } from './session/sessions';
 import { isLoopbackHost } from './session/session-cookie';
@@ -72,12 +73,14 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const sessions = createSessions({ secret: config.sessionSecret });
   const server = http.createServer();
-  const drain = createDrain(server);
+  const drain = createDrain(server, { log });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
+  const hostRules: HostRules = { bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts };
+  const hostAllowed = createHostCheck(hostRules);
   server.on(
     'request',
-    createRequestHandler({ ...parts, backend, sessions, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining }),
+    createRequestHandler({ ...parts, backend, sessions, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
   );
   const address = await listen(server, config.host, config.port);
   const url = consoleUrl(address, config.host);
@@ -86,6 +89,10 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   if (faultControl && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
   if (!config.sessionSecret) lines.push('Sessions: a new random secret (set SESSION_SECRET to keep sessions across restarts and instances)');
   if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
+  if (bindsEveryInterface(config.host)) {
+    const others = answeredHosts(hostRules);
+    lines.push(`Hosts answered: loopback names${others.length > 0 ? `, ${others.join(', ')}` : ''}; any other name gets 421: add the one people use to ALLOWED_HOSTS (comma-separated) or set PUBLIC_URL`);
+  }
   print(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
 
   const stop = async () => {

@@ -60,4 +60,14 @@ describe('a path to go back to after signing in', () => {
   ])('%s → %s', (target, expected) => {
     expect(sameOriginPath(target)).toBe(expected);
   });
+
+  // Each of these becomes `//evil.example` (another host to a browser) once its dot segments are resolved.
+  it.each(['/.//evil.example', '/..//evil.example', '/a/..//evil.example', '/%2e//evil.example', '/.%2E//evil.example', '/./\\evil.example', '/.///evil.example/x', '/\t/./evil.example', '/.//evil.example?x=//y#//z'])(
+    'keeps %s on this origin after normalising it',
+    (target) => {
+      const path = sameOriginPath(target);
+      expect(path).toMatch(/^\/(?![/\\])/);
+      expect(new URL(path, 'http://console.invalid').origin).toBe('http://console.invalid');
+    },
+  );
 });

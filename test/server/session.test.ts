@@ -159,6 +159,19 @@ describe('a session on the simulator', () => {
     expect(setCookieOf(response).attributes.get('max-age')).toBe(String(30 * 24 * 3600));
   });
 
+  it.each(['/.//evil.example', '/..//evil.example/steal', '/%2e//evil.example'])('answers a form sign-in returning to %s with a 303 that stays on this origin', async (returnTo) => {
+    const response = await server.request({
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${server.port}` },
+      body: new URLSearchParams({ 'api-key': KEY, 'return-to': returnTo }).toString(),
+    });
+
+    expect(response.status).toBe(303);
+    expect(response.headers.location).toMatch(/^\/(?![/\\])/);
+    expect(new URL(response.headers.location!, 'http://console.invalid').origin).toBe('http://console.invalid');
+  });
+
   it('answers a form post with a wrong key with the page, its data block saying why, and never sends the browser elsewhere', async () => {
     const response = await server.request({
       method: 'POST',
@@ -221,6 +234,14 @@ describe('a session on the simulator', () => {
       const bounce = await server.request({ path: '//evil.example/x', headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
 
       expect(bounce.body).toContain('content="0;url=/"');
+    });
+
+    it.each(['/.//evil.example', '/a/..//evil.example/x', '/%2e//evil.example'])('never bounces %s to another host once its dot segments are resolved', async (path) => {
+      const bounce = await server.request({ path, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
+
+      const target = /content="0;url=([^"]*)"/.exec(bounce.body)?.[1] ?? '';
+      expect(target).toMatch(/^\/(?![/\\])/);
+      expect(bounce.body).not.toContain('//evil.example');
     });
   });
 });

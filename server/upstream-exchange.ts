@@ -1,0 +1,171 @@
+// One exchange with the upstream API over node:http(s), for the forwarding proxy: a deadline that is a
+// plain timer held until the exchange settles (AbortSignal.timeout inside AbortSignal.any can be garbage
+// collected on Node 20 and never fire), the answer's body as a stream read only as fast as the client
+// takes it, with a size cap, and decoded only when the client cannot take the encoding the API chose.
+// fetch() is not used: it always inflates gzip/br, so a small compressed answer would become a huge one.
+import http from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import zlib from 'node:zlib';
+import { AnswerError } from './node-adapter';
+
+/** Encodings the server can decode; the only ones it asks the API for. */
+export const DECODABLE_ENCODINGS = ['gzip', 'deflate', 'br'] as const;
+type Encoding = (typeof DECODABLE_ENCODINGS)[number];
+
+function isDecodable(value: string): value is Encoding {
+  return (DECODABLE_ENCODINGS as readonly string[]).includes(value);
+}
+
+/** The decodable encodings an `Accept-Encoding` header accepts (`q=0` refuses one; `*` stands for the rest). */
+export function acceptedEncodings(header: string | null): Set<Encoding> {
+  const accepted = new Set<Encoding>();
+  const refused = new Set<string>();
+  let star = false;
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    const wanted = q === undefined || Number(q) > 0;
+    if (!wanted) refused.add(name);
+    else if (name === '*') star = true;
+    else if (isDecodable(name)) accepted.add(name);
+  }
+  if (star) for (const name of DECODABLE_ENCODINGS) if (!refused.has(name)) accepted.add(name);
+  return accepted;
+}
+
+function decoder(encoding: Encoding): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress {
+  if (encoding === 'gzip') return zlib.createGunzip();
+  if (encoding === 'deflate') return zlib.createInflate();
+  return zlib.createBrotliDecompress();
+}
+
+export interface ExchangeOptions {
+  target: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+  /** The client went away: the exchange is dropped. */
+  signal: AbortSignal | undefined;
+  /** For the whole exchange, headers and body. */
+  deadlineMs: number;
+  /** The most bytes of body the client may receive (as sent, or as decoded here). */
+  maxBytes: number;
+  /** Encodings the client takes as they are. */
+  accepted: ReadonlySet<Encoding>;
+  /** Says why an exchange broke off; `status` is what the client gets if nothing was sent yet. */
+  problem: (kind: 'deadline' | 'too-large' | 'broken', detail?: string) => AnswerError;
+}
+
+export interface Exchange {
+  response: http.IncomingMessage;
+  /** Set when the answer goes out in the API's own encoding. */
+  encoding: Encoding | undefined;
+  /** The answer's body: as it comes, decoded if need be, cut past `maxBytes` or at the deadline. */
+  body: () => ReadableStream<Uint8Array>;
+  /** Done with it without reading the body (a redirect, an empty answer). */
+  discard: () => void;
+}
+
+/** Starts the exchange; resolves once the API's status and headers are in. */
+export function exchange(options: ExchangeOptions): Promise<Exchange> {
+  const { target, method, headers, body, signal, deadlineMs, maxBytes, accepted, problem } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new Error('The client went away.'));
+      return;
+    }
+    const client = target.protocol === 'https:' ? https : http;
+    // A declared length, not chunks: some front doors refuse a chunked request body.
+    const request = client.request(target, { method, headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers });
+    let source: Readable | undefined;
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onClientGone);
+    };
+    const breakOff = (error: Error) => {
+      settle();
+      request.destroy(error);
+      source?.destroy(error);
+      reject(error);
+    };
+    // A strong reference for as long as the exchange runs: the timer list holds it, nothing can collect it.
+    const deadline = setTimeout(() => breakOff(problem('deadline')), deadlineMs);
+    const onClientGone = () => breakOff(new Error('The client went away.'));
+    signal?.addEventListener('abort', onClientGone, { once: true });
+
+    request.on('error', (error) => {
+      if (settled) return;
+      settle();
+      reject(error);
+    });
+    request.once('response', (response) => {
+      const declared = response.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+      const passThrough = declared === 'identity' || (isDecodable(declared) && accepted.has(declared));
+      if (!passThrough && !isDecodable(declared)) {
+        breakOff(problem('broken', `an encoding the server cannot read (${declared})`));
+        return;
+      }
+      const length = Number(response.headers['content-length']);
+      if (passThrough && length > maxBytes) {
+        breakOff(problem('too-large'));
+        return;
+      }
+      // Errors reach the reader through the body's iterator; these keep one from going unheard before it starts.
+      response.on('error', () => undefined);
+      if (passThrough) {
+        source = response;
+      } else {
+        const decoding = decoder(declared);
+        pipeline(response, decoding, () => undefined);
+        source = decoding;
+      }
+      const read = source;
+      resolve({
+        response,
+        encoding: passThrough && declared !== 'identity' ? declared : undefined,
+        discard: () => {
+          settle();
+          request.destroy();
+        },
+        body: () => {
+          const chunks = read[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+          let size = 0;
+          return new ReadableStream<Uint8Array>(
+            {
+              async pull(controller) {
+                try {
+                  const next = await chunks.next();
+                  if (next.done) {
+                    settle();
+                    controller.close();
+                    return;
+                  }
+                  size += next.value.length;
+                  if (size > maxBytes) throw problem('too-large');
+                  controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+                } catch (error) {
+                  // The client left (nothing to say about the API then), or the API's answer broke: said once, here.
+                  const message = error instanceof Error ? error.message : String(error);
+                  const reason = error instanceof AnswerError ? error : signal?.aborted ? new Error(message) : problem('broken', message);
+                  if (!settled) breakOff(reason);
+                  controller.error(reason);
+                }
+              },
+              cancel() {
+                settle();
+                request.destroy();
+                read.destroy();
+              },
+            },
+            { highWaterMark: 0 },
+          );
+        },
+      });
+    });
+    request.end(body);
+  });
+}
