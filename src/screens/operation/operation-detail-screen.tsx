@@ -13,7 +13,7 @@ import { LongerThanUsual } from '../../components/longer-than-usual';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
-import { useUsualDurations } from '../../features/history-filters/use-usual-durations';
+import { useUsualDurations } from '../../features/history/usual-durations/use-usual-durations';
 import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
 import { useShownInline } from '../../lib/inline-faults';

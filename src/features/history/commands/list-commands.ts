@@ -1,7 +1,7 @@
-import { OPERATIONS_MAX_LIMIT } from '../../api/operations';
-import { KNOWN_STATUSES } from '../../lib/operation-status';
-import { curlCommand, neonctlCommand, type ApiRead } from '../../lib/shell-commands';
-import { OTHER_STATUS, type HistoryFilters } from './filters';
+import { OPERATIONS_MAX_LIMIT } from '../../../api/operations';
+import { KNOWN_STATUSES } from '../../../lib/operation-status';
+import { curlCommand, neonctlCommand, type ApiRead } from '../../../lib/shell-commands';
+import { OTHER_STATUS, type HistoryFilters } from '../filters/filters';
 
 // The current list as a terminal command: the newest page of the project's operations (the API's
 // largest), and the filters as a jq program, since the API filters nothing itself.

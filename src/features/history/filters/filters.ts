@@ -1,5 +1,5 @@
-import { humanizeAction } from '../../lib/format';
-import { KNOWN_STATUSES } from '../../lib/operation-status';
+import { humanizeAction } from '../../../lib/format';
+import { KNOWN_STATUSES } from '../../../lib/operation-status';
 
 // What a person filters a history by, as it lives in the address (DESIGN §1):
 // `?status=failed,running&action=apply_config&branch=<id>&compute=<id>&q=<text>&from=<iso>&to=<iso>`.
