@@ -127,7 +127,7 @@ test("an operation's page copies its read as curl and as neonctl, without the ke
   expect(curl).toContain(`/api/v2/projects/${big.id}/operations/${op.id}`);
   await page.getByRole('button', { name: 'Copy as neonctl' }).click();
   const neonctl = await page.evaluate(() => navigator.clipboard.readText());
-  expect(neonctl).toMatch(/^neonctl api \/projects\/.+ --api-key "\$NEON_API_KEY"$/);
+  expect(neonctl).toMatch(/^npx neonctl api \/projects\/.+ --api-key "\$NEON_API_KEY"$/);
   for (const text of [curl, neonctl]) expect(text).not.toContain(E2E_API_KEY);
   await expectNoSeriousViolations(page);
 });

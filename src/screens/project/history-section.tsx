@@ -16,7 +16,7 @@ import { ExportButtons } from '../../features/history/export/export-buttons';
 import { ExportMatchesButtons } from '../../features/history/export/export-matches-buttons';
 import { filterOperations, isFiltered } from '../../features/history/filters/filters';
 import { HistoryFilterBar } from '../../features/history/filters/history-filter-bar';
-import { listCurl, listNeonctl } from '../../features/history/commands/list-commands';
+import { listCurl, listNeonctl, NEONCTL_COVERS } from '../../features/history/commands/list-commands';
 import { useFiltersInAddress } from '../../features/history/filters/use-filters-in-address';
 import { HISTORY_SHORTCUTS, useHistoryShortcuts } from '../../features/history/shortcuts/use-history-shortcuts';
 import { useHistoryWalk } from '../../features/history/walk/use-history-walk';
@@ -110,6 +110,7 @@ export function HistorySection(props: HistorySectionProps) {
         <span role="group" aria-label="Copy this list as a command" className="history__commands">
           <CopyButton label="Copy as curl" text={() => listCurl(apiBaseForCommands(), projectId, filters)} />
           <CopyButton label="Copy as neonctl" text={() => listNeonctl(apiBaseForCommands(), projectId, filters)} />
+          <span className="muted small">{NEONCTL_COVERS}</span>
         </span>
         <button type="button" className="history__shortcuts" onClick={shortcuts.openHelp} aria-keyshortcuts="?">
           Keyboard shortcuts

@@ -1,38 +1,56 @@
 import { OPERATIONS_MAX_LIMIT } from '../../../api/operations';
-import { KNOWN_STATUSES } from '../../../lib/operation-status';
-import { curlCommand, neonctlCommand, type ApiRead } from '../../../lib/shell-commands';
-import { OTHER_STATUS, type HistoryFilters } from '../filters/filters';
+import { formatCount } from '../../../lib/format';
+import { curlGet, neonctlCommand, readUrl, shellQuote, type ApiRead } from '../../../lib/shell-commands';
+import { epochSeconds, JQ_CREATED_SECONDS } from '../filters/fields';
+import { jqCondition, type HistoryFilters } from '../filters/filters';
 
-// The current list as a terminal command: the newest page of the project's operations (the API's
-// largest), and the filters as a jq program, since the API filters nothing itself.
+// The current list as a terminal command. The API filters nothing, so the filters go to jq (their jq
+// form, filters/fields.ts). Copy as curl reads every page, following the cursor to the end of the
+// history (or past the start of the time range), so it prints exactly what the page finds; neonctl
+// cannot loop, so its command reads the newest page and the page says so (NEONCTL_COVERS).
 
-const str = (value: string) => JSON.stringify(value);
-
-const anyOf = (field: string, values: readonly string[]) => `(${values.map((v) => `${field} == ${str(v)}`).join(' or ')})`;
-
-/** Epoch seconds of an ISO time, as jq's fromdateiso8601 gives them (fractions dropped). */
-const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1_000);
-
-/** The jq program that keeps the operations matching `filters`; undefined when nothing is filtered. */
-export function jqProgram(filters: HistoryFilters): string | undefined {
-  const tests: string[] = [];
-  const statuses = filters.status.filter((s) => s !== OTHER_STATUS);
-  const other = filters.status.includes(OTHER_STATUS) ? `(.status | IN(${KNOWN_STATUSES.map(str).join(', ')}) | not)` : undefined;
-  if (statuses.length > 0 || other) tests.push(`(${[...(statuses.length ? [anyOf('.status', statuses)] : []), ...(other ? [other] : [])].join(' or ')})`);
-  if (filters.action.length > 0) tests.push(anyOf('.action', filters.action));
-  if (filters.branch !== undefined) tests.push(`.branch_id == ${str(filters.branch)}`);
-  if (filters.compute !== undefined) tests.push(`.endpoint_id == ${str(filters.compute)}`);
-  if (filters.q !== undefined) tests.push(`((.id + " " + .action) | ascii_downcase | contains(${str(filters.q.toLowerCase())}))`);
-  const created = '(.created_at | sub("\\\\.[0-9]+"; "") | fromdateiso8601)';
-  if (filters.from !== undefined) tests.push(`${created} >= ${seconds(filters.from)}`);
-  if (filters.to !== undefined) tests.push(`${created} <= ${seconds(filters.to)}`);
-  return tests.length ? `.operations[] | select(${tests.join(' and ')})` : undefined;
+/** The jq program that prints the operations of one page that match, one JSON object a line. */
+export function jqProgram(filters: HistoryFilters): string {
+  const condition = jqCondition(filters);
+  return condition === undefined ? '.operations[]' : `.operations[] | select(${condition})`;
 }
 
-/** The read behind the list: its newest page at the API's largest size, filtered by jq. */
-export function listRead(base: string, projectId: string, filters: HistoryFilters): ApiRead {
-  return { base, path: `/projects/${encodeURIComponent(projectId)}/operations`, query: { limit: OPERATIONS_MAX_LIMIT }, jq: jqProgram(filters) };
+/** The jq program that prints the next page's URL, or nothing once the history (or the time range) has ended. */
+function nextPageProgram(filters: HistoryFilters): string {
+  const full = `(.operations | length) == ${OPERATIONS_MAX_LIMIT}`;
+  // Pages are newest first: once a page's oldest is before the range, older pages hold no match.
+  const inRange = filters.from === undefined ? '' : ` and (.operations[-1] | ${JQ_CREATED_SECONDS} >= ${epochSeconds(filters.from)})`;
+  return `if ${full}${inRange} then $url + "&cursor=" + (.pagination.cursor // empty | @uri) else empty end`;
 }
 
-export const listCurl = (base: string, projectId: string, filters: HistoryFilters) => curlCommand(listRead(base, projectId, filters));
-export const listNeonctl = (base: string, projectId: string, filters: HistoryFilters) => neonctlCommand(listRead(base, projectId, filters));
+const listRead = (base: string, projectId: string): ApiRead => ({
+  base,
+  path: `/projects/${encodeURIComponent(projectId)}/operations`,
+  query: { limit: OPERATIONS_MAX_LIMIT },
+});
+
+/**
+ * A POSIX shell loop (in a subshell, so a failure's `exit` leaves only it): curl each page with the
+ * key's variable, print its matches with jq (NDJSON), and go on from the page's cursor while pages
+ * come full. A failed request prints the API's answer and stops with status 1.
+ */
+export function listCurl(base: string, projectId: string, filters: HistoryFilters): string {
+  return [
+    '(',
+    `  url=${shellQuote(readUrl(listRead(base, projectId)))}`,
+    '  next=$url',
+    '  while [ -n "$next" ]; do',
+    `    page=$(${curlGet('"$next"')}) || { printf '%s\\n' "$page" >&2; exit 1; }`,
+    `    printf '%s\\n' "$page" | jq -c ${shellQuote(jqProgram(filters))}`,
+    `    next=$(printf '%s\\n' "$page" | jq -r --arg url "$url" ${shellQuote(nextPageProgram(filters))})`,
+    '  done',
+    ')',
+  ].join('\n');
+}
+
+/** neonctl's read: the newest page at the API's largest size, its matches printed by the same jq program. */
+export const listNeonctl = (base: string, projectId: string, filters: HistoryFilters) =>
+  `${neonctlCommand(listRead(base, projectId))} | jq -c ${shellQuote(jqProgram(filters))}`;
+
+/** What the neonctl command covers, said beside its button. */
+export const NEONCTL_COVERS = `neonctl reads the newest ${formatCount(OPERATIONS_MAX_LIMIT)} operations only (it cannot follow the cursor); Copy as curl reads the whole history.`;

@@ -1,27 +1,10 @@
-import { humanizeAction } from '../../../lib/format';
-import { KNOWN_STATUSES } from '../../../lib/operation-status';
+import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type HistoryFilters } from './fields';
 
-// What a person filters a history by, as it lives in the address (DESIGN §1):
-// `?status=failed,running&action=apply_config&branch=<id>&compute=<id>&q=<text>&from=<iso>&to=<iso>`.
-// `status` and `action` take the API's values, comma-separated; `status=other` stands for every status
-// the console does not know. The API has no filters: a view applies these to the operations loaded.
+// A history's filters as a whole, each form derived from the fields' one description (fields.ts):
+// the address, the in-browser test, the jq program and the SQL condition. The API has no filters: a
+// view applies these to the operations loaded; the copied command hands them to jq; the archive to SQL.
 
-export interface HistoryFilters {
-  status: readonly string[];
-  action: readonly string[];
-  branch: string | undefined;
-  compute: string | undefined;
-  /** Matches an operation id or action (its API value or its name), ignoring case. */
-  q: string | undefined;
-  /** ISO times: created at or after `from`, at or before `to`. */
-  from: string | undefined;
-  to: string | undefined;
-}
-
-export const NO_FILTERS: HistoryFilters = { status: [], action: [], branch: undefined, compute: undefined, q: undefined, from: undefined, to: undefined };
-
-/** The `status` value for statuses the console does not know (a new one the platform added). */
-export const OTHER_STATUS = 'other';
+export { NO_FILTERS, OTHER_STATUS, TEXT_RULE, type FilterableOperation, type HistoryFilters } from './fields';
 
 /**
  * The Status control's choices, by the labels of DESIGN §3, each with the API values it stands for.
@@ -48,104 +31,57 @@ export const KNOWN_ACTIONS: readonly string[] = [
   'timeline_unarchive', 'timeline_update_protected_config', 'update_catalog',
 ];
 
-/** `a,b,,c` → ['a', 'b', 'c'], each once. */
-function list(value: string | null): string[] {
-  if (!value) return [];
-  return [...new Set(value.split(',').map((part) => part.trim()).filter(Boolean))];
-}
-
-function text(value: string | null): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : undefined;
-}
-
-/** An ISO time as given, or nothing when it is not one. */
-function time(value: string | null): string | undefined {
-  const given = text(value);
-  return given !== undefined && /^\d{4}-\d{2}-\d{2}T/.test(given) && !Number.isNaN(Date.parse(given)) ? given : undefined;
-}
-
-/** The filters in an address's query; a time that is not one is left out rather than failing the page. */
+/** The filters in an address's query; a value that is not one (a time that is not a time) is left out rather than failing the page. */
 export function filtersFromSearch(params: URLSearchParams): HistoryFilters {
-  return {
-    status: list(params.get('status')),
-    action: list(params.get('action')),
-    branch: text(params.get('branch')),
-    compute: text(params.get('compute')),
-    q: text(params.get('q')),
-    from: time(params.get('from')),
-    to: time(params.get('to')),
-  };
+  return Object.assign({ ...NO_FILTERS }, ...FILTER_FIELDS.map((field) => field.read(params))) as HistoryFilters;
 }
 
 /** `params` with the filters written into it (and those not set taken out); other parameters kept. */
 export function searchWithFilters(params: URLSearchParams, filters: HistoryFilters): URLSearchParams {
   const next = new URLSearchParams(params);
-  const set = (name: string, value: string | undefined) => {
-    if (value) next.set(name, value);
-    else next.delete(name);
-  };
-  set('status', filters.status.join(','));
-  set('action', filters.action.join(','));
-  set('branch', filters.branch);
-  set('compute', filters.compute);
-  set('q', filters.q?.trim());
-  set('from', filters.from);
-  set('to', filters.to);
+  for (const field of FILTER_FIELDS) {
+    for (const [name, value] of Object.entries(field.write(filters))) {
+      if (value) next.set(name, value);
+      else next.delete(name);
+    }
+  }
   return next;
 }
 
+const setFields = (filters: HistoryFilters) => FILTER_FIELDS.filter((field) => field.isSet(filters));
+
 export function isFiltered(filters: HistoryFilters): boolean {
-  return (
-    filters.status.length > 0 ||
-    filters.action.length > 0 ||
-    filters.branch !== undefined ||
-    filters.compute !== undefined ||
-    filters.q !== undefined ||
-    filters.from !== undefined ||
-    filters.to !== undefined
-  );
+  return setFields(filters).length > 0;
 }
-
-/** The fields of an operation the filters read. */
-export interface FilterableOperation {
-  id: string;
-  action: string;
-  status: string;
-  branch_id?: string | undefined;
-  endpoint_id?: string | undefined;
-  created_at: string;
-}
-
-const known = new Set(KNOWN_STATUSES);
 
 /** A test for one operation against the filters, built once for a whole list. */
 export function operationFilter(filters: HistoryFilters): (operation: FilterableOperation) => boolean {
-  const statuses = new Set(filters.status);
-  const other = statuses.has(OTHER_STATUS);
-  const actions = new Set(filters.action);
-  const q = filters.q?.toLowerCase();
-  const from = filters.from === undefined ? -Infinity : Date.parse(filters.from);
-  const to = filters.to === undefined ? Infinity : Date.parse(filters.to);
-  const timed = filters.from !== undefined || filters.to !== undefined;
-  return (op) => {
-    if (statuses.size > 0 && !statuses.has(op.status) && !(other && !known.has(op.status))) return false;
-    if (actions.size > 0 && !actions.has(op.action)) return false;
-    if (filters.branch !== undefined && op.branch_id !== filters.branch) return false;
-    if (filters.compute !== undefined && op.endpoint_id !== filters.compute) return false;
-    if (q !== undefined && !op.id.toLowerCase().includes(q) && !op.action.toLowerCase().includes(q) && !humanizeAction(op.action).toLowerCase().includes(q)) {
-      return false;
-    }
-    if (timed) {
-      const created = Date.parse(op.created_at);
-      if (created < from || created > to) return false;
-    }
-    return true;
-  };
+  const tests = setFields(filters).map((field) => field.predicate(filters));
+  return (op) => tests.every((test) => test(op));
 }
 
 /** The operations that match, in their order. */
 export function filterOperations<T extends FilterableOperation>(operations: readonly T[], filters: HistoryFilters): readonly T[] {
   if (!isFiltered(filters)) return operations;
   return operations.filter(operationFilter(filters));
+}
+
+/** The filters as one jq boolean over an operation object; undefined when nothing is filtered. */
+export function jqCondition(filters: HistoryFilters): string | undefined {
+  const tests = setFields(filters).map((field) => field.jq(filters));
+  return tests.length > 0 ? tests.join(' and ') : undefined;
+}
+
+/**
+ * The filters as a WHERE condition over the `operations` table (fields.ts names its columns), with
+ * its values as parameters `$first`, `$first + 1`, …; `TRUE` when nothing is filtered.
+ */
+export function sqlCondition(filters: HistoryFilters, first = 1): { where: string; params: (string | number | readonly string[])[] } {
+  const params: (string | number | readonly string[])[] = [];
+  const add = (value: string | number | readonly string[]) => {
+    params.push(value);
+    return `$${first + params.length - 1}`;
+  };
+  const tests = setFields(filters).map((field) => field.sql(filters, { add }));
+  return { where: tests.length > 0 ? tests.join(' AND ') : 'TRUE', params };
 }
