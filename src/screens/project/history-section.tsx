@@ -23,7 +23,7 @@ import { useHistoryWalk } from '../../features/history/walk/use-history-walk';
 import { useMatchesExport } from '../../features/history/export/use-matches-export';
 import { UsualDurationsPanel } from '../../features/history/usual-durations/usual-durations-panel';
 import { WalkProgress } from '../../features/history/walk/walk-progress';
-import { SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
+import { formatDuration } from '../../lib/format';
 import { usualDurations } from '../../lib/usual-durations';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import type { OperationsView } from './operations-view';
@@ -38,6 +38,8 @@ interface HistorySectionProps extends Omit<OperationsView, 'operations'> {
   /** Every loaded operation, newest first. */
   operations: readonly Operation[];
   isLive: boolean;
+  /** How often the newest operations are refreshed now (api/retry-policy.ts, historyRefreshDelay). */
+  refreshMs: number;
   reconnecting: boolean;
   intervalMs: number;
   onIntervalChange: (ms: number) => void;
@@ -87,13 +89,13 @@ export function HistorySection(props: HistorySectionProps) {
     <section className="history" aria-labelledby={headingId}>
       <div className="toolbar">
         <h2 id={headingId}>Operations</h2>
-        <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} />
+        <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} label="Refresh operations in progress every" />
         <span className="muted" role="status">
           {props.isLive
             ? props.reconnecting
               ? 'Reconnecting… showing the last data received.'
               : 'Live: operations in progress are refreshed.'
-            : `Checks every ${Math.max(props.intervalMs, SLOW_POLL_INTERVAL_MS) / 1_000} s while nothing is in progress.`}
+            : `Nothing in progress: checks for new operations every ${formatDuration(props.refreshMs)}.`}
         </span>
       </div>
       <HistoryFilterBar
