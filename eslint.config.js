@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import pluginQuery from '@tanstack/eslint-plugin-query';
 import globals from 'globals';
+import path from 'node:path';
 
 /**
  * An import of one of src/'s top-level folders, from any depth below src/ (`../api`, `../../api/x`).
@@ -14,6 +15,34 @@ const layers = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})(/|
 
 /** The console never imports the simulator, its server or the tests. */
 const outsideConsole = { regex: '^(\\.\\./)+(sim|server|test|bench)(/|$)', message: 'The console (src/) never imports sim/, server/, test/ or bench/.' };
+
+const featuresDir = path.join(import.meta.dirname, 'src', 'features');
+
+/** The feature folder (`src/features/<name>/`) a path lies in, if any. */
+const featureOf = (/** @type {string} */ file) => {
+  const relative = path.relative(featuresDir, file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? undefined : relative.split(path.sep)[0];
+};
+
+/**
+ * Features never import each other (DESIGN §2): an import from `src/features/<a>/` that resolves into
+ * `src/features/<b>/`. Resolved against the file itself, so any depth of `../` is caught.
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const noCrossFeatureImport = {
+  meta: { type: 'problem', schema: [], messages: { cross: 'Features never import each other: {{from}} imports {{to}}. Move what both need to api/, components/ or lib/, or wire them in a screen.' } },
+  create(context) {
+    const from = featureOf(context.filename);
+    /** @param {{ source?: { value?: unknown } | null } & import('estree').Node} node */
+    const check = (node) => {
+      const specifier = node.source?.value;
+      if (from === undefined || typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+      const to = featureOf(path.resolve(path.dirname(context.filename), specifier));
+      if (to !== undefined && to !== from) context.report({ node, messageId: 'cross', data: { from, to } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'test-results', 'playwright-report', 'bench/results'] },
@@ -67,7 +96,9 @@ export default tseslint.config(
   },
   {
     files: ['src/features/**'],
+    plugins: { layers: { rules: { 'no-cross-feature-import': noCrossFeatureImport } } },
     rules: {
+      'layers/no-cross-feature-import': 'error',
       'no-restricted-imports': [
         'error',
         { patterns: [outsideConsole, layers(['app', 'screens'], 'Features never import app/ or screens/; app/ wires features together.')] },

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type * as z from 'zod/mini';
 import { endpointQueries } from './endpoints';
-import { retryWhileLocked, type Abortable, type StartOptions } from './locked-retry';
+import { retryWhileLocked, useLockedRetryBase, type Abortable, type StartOptions } from './locked-retry';
 import { invalidateLatestOperations } from './operations';
 import { BranchDeletedSchema, BranchesResponseSchema, BranchOperationsSchema } from './schemas';
 import { callOf, transportOf } from './query-transport';
@@ -57,8 +57,9 @@ function invalidateBranchesAndComputes(queryClient: QueryClient, projectId: stri
 
 export type CreateBranchVariables = CreateBranchInput & Abortable;
 
-export function useCreateBranch(projectId: string, { onStarted, retryBaseMs }: StartOptions<CreatedBranch, CreateBranchVariables> = {}) {
+export function useCreateBranch(projectId: string, { onStarted }: StartOptions<CreatedBranch, CreateBranchVariables> = {}) {
   const queryClient = useQueryClient();
+  const retryBaseMs = useLockedRetryBase();
   return useMutation({
     mutationFn: ({ signal, ...input }: CreateBranchVariables) => {
       signal?.throwIfAborted();
@@ -74,8 +75,9 @@ export function useCreateBranch(projectId: string, { onStarted, retryBaseMs }: S
 
 export type DeleteBranchVariables = { branchId: string; branchName: string } & Abortable;
 
-export function useDeleteBranch(projectId: string, { onStarted, retryBaseMs }: StartOptions<DeletedBranch, DeleteBranchVariables> = {}) {
+export function useDeleteBranch(projectId: string, { onStarted }: StartOptions<DeletedBranch, DeleteBranchVariables> = {}) {
   const queryClient = useQueryClient();
+  const retryBaseMs = useLockedRetryBase();
   return useMutation({
     mutationFn: ({ branchId, signal }: DeleteBranchVariables) => {
       signal?.throwIfAborted();

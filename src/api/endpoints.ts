@@ -1,6 +1,6 @@
 import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
 import type * as z from 'zod/mini';
-import { retryWhileLocked, type Abortable, type StartOptions } from './locked-retry';
+import { retryWhileLocked, useLockedRetryBase, type Abortable, type StartOptions } from './locked-retry';
 import { invalidateLatestOperations } from './operations';
 import { EndpointOperationsSchema, EndpointsResponseSchema } from './schemas';
 import { callOf, transportOf } from './query-transport';
@@ -38,9 +38,10 @@ export type EndpointActionVariables = { endpointId: string; action: EndpointActi
 /** Start, suspend or restart one compute of the project. */
 export function useEndpointAction(
   projectId: string,
-  { onStarted, retryBaseMs }: StartOptions<EndpointActionResult, EndpointActionVariables> = {},
+  { onStarted }: StartOptions<EndpointActionResult, EndpointActionVariables> = {},
 ) {
   const queryClient = useQueryClient();
+  const retryBaseMs = useLockedRetryBase();
   return useMutation({
     mutationFn: ({ endpointId, action, signal }: EndpointActionVariables) => {
       signal?.throwIfAborted();

@@ -1,7 +1,7 @@
 import { hashKey, type QueryKey } from '@tanstack/react-query';
 import type { Wait } from '../lib/format';
 import { describeError } from './api-error';
-import { nextRequest } from './retry-policy';
+import { nextRetry } from './retry-policy';
 
 /** The parts of a query result that tell whether its first load is failing. */
 interface QueryLike {
@@ -38,8 +38,7 @@ export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure |
   if (query.data !== undefined) return null;
   if (query.isError) return failure(queryKey, query.error, null);
   if (query.failureCount > 0 && query.fetchStatus !== 'idle') {
-    const times = { failureCount: query.failureCount, failureReason: query.failureReason, fetching: true, answeredAt: 0 };
-    return failure(queryKey, query.failureReason, nextRequest(times, false));
+    return failure(queryKey, query.failureReason, nextRetry(query.failureCount, query.failureReason));
   }
   return null;
 }

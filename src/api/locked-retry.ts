@@ -1,18 +1,17 @@
 import { useIsMutating } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { maySendAgain, retryDelay } from './retry-policy';
+import { usePollInterval } from '../lib/use-poll-interval';
+import { lockedRetryBase, maySendAgain, retryDelay } from './retry-policy';
 
 /** Tries in all (the first request included) before a refusal is handed to the person to retry by hand. */
 export const LOCKED_MAX_TRIES = 5;
-/** First wait after a 423; each next wait doubles (the retry policy's backoff). Operations take seconds. */
-export const LOCKED_RETRY_BASE_MS = 2_000;
 
 /**
  * Mutation options that resend a change the platform refused before anything happened (423, 429,
  * 503: api/retry-policy.ts decides) with its backoff, never sooner than Retry-After, up to
  * LOCKED_MAX_TRIES tries in all.
  */
-export function retryWhileLocked(baseMs: number = LOCKED_RETRY_BASE_MS) {
+export function retryWhileLocked(baseMs: number) {
   return {
     retry: (failures: number, error: Error) => maySendAgain(error) && failures < LOCKED_MAX_TRIES - 1,
     // React Query counts the failures before this one; the policy counts this one too.
@@ -28,8 +27,12 @@ export interface Abortable {
 /** How a screen hears about the operations a request started, even if it unmounted meanwhile. */
 export interface StartOptions<Data, Variables> {
   onStarted?: (data: Data, variables: Variables) => void;
-  /** First wait before resending a request refused with 423. */
-  retryBaseMs?: number;
+}
+
+/** The first wait before resending a change refused with 423, at the person's chosen poll interval (api/retry-policy.ts decides). */
+export function useLockedRetryBase(): number {
+  const [intervalMs] = usePollInterval();
+  return lockedRetryBase(intervalMs);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Wait } from '../lib/format';
+import { DEFAULT_POLL_INTERVAL_MS, isInFlight, mayBeRetried, type OperationFacts } from '../lib/operation-status';
 import { isApiError, type ApiError } from './api-error';
 
 // The one policy for sending a request again: what may be sent again (by the console, or by the
@@ -10,6 +11,63 @@ import { isApiError, type ApiError } from './api-error';
 /** First wait after a failure; each next wait doubles up to MAX_BACKOFF_MS, never sooner than Retry-After. */
 export const RETRY_BASE_MS = 1_000;
 export const MAX_BACKOFF_MS = 60_000;
+/**
+ * First wait after a change is refused with 423 (project busy; each next wait doubles): operations
+ * take seconds. Never longer than the chosen poll interval, so a person (or a test) who polls fast
+ * is not kept waiting longer than a poll.
+ */
+export const LOCKED_RETRY_BASE_MS = 2_000;
+/** The slow pace (DESIGN §3): a failure that may still be retried, and a history with nothing in progress, are checked this often. */
+export const SLOW_POLL_INTERVAL_MS = 30_000;
+
+/** The 423 retry base at the chosen poll interval. */
+export function lockedRetryBase(intervalMs: number): number {
+  return Math.min(intervalMs, LOCKED_RETRY_BASE_MS);
+}
+
+/** The chosen poll interval at the slow pace. */
+export function slowPollDelay(intervalMs: number): number {
+  return Math.max(intervalMs, SLOW_POLL_INTERVAL_MS);
+}
+
+/**
+ * Delay before the next poll of an operation (or of a bare status), or false to stop: the chosen
+ * interval while in flight, the slow pace while a failure may be retried, none once it is over.
+ * Nothing known yet: the interval.
+ */
+export function nextPollDelay(
+  operation: string | OperationFacts | undefined,
+  intervalMs = DEFAULT_POLL_INTERVAL_MS,
+  now = Date.now(),
+): number | false {
+  if (operation === undefined) return intervalMs;
+  const facts = typeof operation === 'string' ? { status: operation } : operation;
+  if (!isInFlight(facts, now)) return false;
+  return mayBeRetried(facts.status) ? slowPollDelay(intervalMs) : intervalMs;
+}
+
+/** For a list: poll at the pace of its most urgent member, or stop when all are over. */
+export function nextListPollDelay(
+  operations: Iterable<string | OperationFacts>,
+  intervalMs = DEFAULT_POLL_INTERVAL_MS,
+  now = Date.now(),
+): number | false {
+  let delay: number | false = false;
+  for (const operation of operations) {
+    const d = nextPollDelay(operation, intervalMs, now);
+    if (d !== false && (delay === false || d < delay)) delay = d;
+  }
+  return delay;
+}
+
+/**
+ * A history's newest page: at its operations' pace while one of them is in flight, and otherwise at
+ * the slow pace, so new operations still appear. What the history's toolbar says is this same delay.
+ */
+export function historyRefreshDelay(newest: Iterable<string | OperationFacts>, intervalMs: number, now = Date.now()): number {
+  const live = nextListPollDelay(newest, intervalMs, now);
+  return live === false ? slowPollDelay(intervalMs) : live;
+}
 
 const TRANSIENT_STATUSES = new Set([500, 502, 503, 504]);
 
@@ -82,6 +140,11 @@ export interface RequestTimes {
   fetching: boolean;
   /** When the last answer arrived (a query's dataUpdatedAt). */
   answeredAt: number;
+}
+
+/** When a request that failed (`failureCount` times, the last with `failureReason`) is sent again by itself: a retry under way. */
+export function nextRetry(failureCount: number, failureReason: unknown, baseMs = RETRY_BASE_MS): Wait | null {
+  return nextRequest({ failureCount, failureReason, fetching: true, answeredAt: 0 }, false, baseMs);
 }
 
 /**

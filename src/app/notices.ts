@@ -1,5 +1,5 @@
 import { useSyncExternalStore } from 'react';
-import { secondsLeft, type Wait } from '../lib/format';
+import { retryCountdown, type Wait } from '../lib/format';
 import type { InlineFaults } from '../lib/inline-faults';
 
 /** Non-blocking notices for reads that fail while the page goes on: what failed, and when the next try is. */
@@ -17,11 +17,10 @@ export interface Notice {
 
 /** The notice in words at `now`: its countdown counts down to the next try. */
 export function noticeText({ situation, problem, nextTry }: Notice, now: number): string {
-  const left = nextTry && secondsLeft(nextTry, now);
-  const wait = nextTry === null ? null : left ? `retrying in ${left} s` : 'retrying now';
+  const wait = nextTry === null ? null : retryCountdown(nextTry, now);
   if (situation === 'more') return `Could not load more: ${problem} Keeping what is shown${wait ? `; ${wait}` : ''}.`;
   if (situation === 'refresh') return `Could not refresh: ${problem} Showing the last data received${wait ? `; ${wait}` : ''}.`;
-  return `Could not load: ${problem}${wait ? ` ${wait.charAt(0).toUpperCase()}${wait.slice(1)}.` : ''}`;
+  return `Could not load: ${problem}${nextTry ? ` ${retryCountdown(nextTry, now, true)}.` : ''}`;
 }
 
 export interface NoticeStore extends InlineFaults {

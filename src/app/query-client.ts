@@ -2,7 +2,7 @@ import { MutationCache, QueryCache, type QueryCacheNotifyEvent } from '@tanstack
 import { describeProblem, isApiError, isDoneUnread } from '../api/api-error';
 import { TransportQueryClient } from '../api/query-transport';
 import { sameOriginTransport, type Transport } from '../api/request';
-import { maySendAgain, nextRequest, retryDelay } from '../api/retry-policy';
+import { maySendAgain, nextRetry, retryDelay } from '../api/retry-policy';
 import type { Notice, NoticeStore } from './notices';
 
 export interface QueryPolicy {
@@ -48,7 +48,7 @@ function followFailures(notices: NoticeStore) {
         id: query.queryHash,
         situation: situationOf(query),
         problem: describeProblem(error),
-        nextTry: nextRequest({ failureCount: action.failureCount, failureReason: error, fetching: true, answeredAt: 0 }, false),
+        nextTry: nextRetry(action.failureCount, error),
         requestId: isApiError(error) ? error.requestId : undefined,
       });
       return;

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { secondsLeft, type Wait } from '../lib/format';
+import { retryCountdown, type Wait } from '../lib/format';
 import { useShownInline } from '../lib/inline-faults';
 import { useNow } from '../lib/use-now';
 
@@ -20,7 +20,6 @@ interface ErrorCalloutProps {
 export function ErrorCallout({ title, message, requestId, onRetry, retrying = false, nextTry, faultId, children }: ErrorCalloutProps) {
   useShownInline(faultId);
   const now = useNow(1_000, nextTry != null);
-  const left = nextTry ? secondsLeft(nextTry, now) : 0;
   return (
     <div className="callout callout--error" role="alert">
       <p className="callout__title">
@@ -33,7 +32,7 @@ export function ErrorCallout({ title, message, requestId, onRetry, retrying = fa
           Request id: <code>{requestId}</code>
         </p>
       )}
-      {nextTry && <p>{left ? `Trying again by itself in ${left} s.` : 'Trying again now…'}</p>}
+      {nextTry && <p>{retryCountdown(nextTry, now, true)}.</p>}
       {children}
       {onRetry && (
         <button type="button" onClick={onRetry} disabled={retrying}>

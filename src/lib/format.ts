@@ -104,6 +104,16 @@ export function secondsLeft(wait: Wait, now: number): number {
   return Math.max(0, Math.ceil((wait.at - Math.max(now, wait.from)) / 1_000));
 }
 
+/**
+ * The one wording of a countdown to the console's next try of a failed request: "retrying in 3 s",
+ * then "retrying now" (capitalised to start a sentence). The wait comes from api/retry-policy.ts.
+ */
+export function retryCountdown(wait: Wait, now: number, startsSentence = false): string {
+  const left = secondsLeft(wait, now);
+  const words = left > 0 ? `retrying in ${left} s` : 'retrying now';
+  return startsSentence ? `R${words.slice(1)}` : words;
+}
+
 /** 20000 → "20,000" (by hand, like the rest: no locale data to load). */
 export function formatCount(count: number): string {
   return String(Math.round(count)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');

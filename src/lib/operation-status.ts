@@ -1,8 +1,8 @@
 import { compareTimes } from './format';
 
 // The one place that knows what an operation status means: its label, its tone, its outcome,
-// whether it is in flight, how soon to look again, which of two copies is newer, and what its
-// duration is. Every screen asks this module; nothing re-derives it.
+// whether it is in flight (and so worth polling: api/retry-policy.ts sets the pace), which of two
+// copies is newer, and what its duration is. Every screen asks this module; nothing re-derives it.
 
 export type StatusTone = 'pending' | 'progress' | 'success' | 'danger' | 'neutral';
 
@@ -33,8 +33,8 @@ export function isKnownStatus(status: string): boolean {
 }
 export const TERMINAL_STATUSES = KNOWN_STATUSES.filter((s) => RULES[s]?.terminal);
 
+/** The poll interval a person starts with (the spec's recommendation); how soon each poll goes out is api/retry-policy.ts's. */
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
-export const SLOW_POLL_INTERVAL_MS = 30_000;
 /** A `failed` operation whose status changed this recently still counts as in flight (DESIGN §3). */
 export const RECENT_FAILURE_MS = 15 * 60_000;
 
@@ -115,36 +115,6 @@ const NON_BLOCKING_ACTIONS = new Set(['check_availability']);
 /** Whether this operation may make the platform refuse new changes to its project (423) until it ends. */
 export function blocksChanges(operation: OperationFacts & { action: string }, now: number): boolean {
   return isInFlight(operation, now) && !NON_BLOCKING_ACTIONS.has(operation.action);
-}
-
-/**
- * Delay before the next poll of an operation (or of a bare status), or false to stop: the chosen
- * interval while in flight, the slow pace while a failure may be retried, none once it is over.
- * Nothing known yet: the interval.
- */
-export function nextPollDelay(
-  operation: string | OperationFacts | undefined,
-  intervalMs = DEFAULT_POLL_INTERVAL_MS,
-  now = Date.now(),
-): number | false {
-  if (operation === undefined) return intervalMs;
-  const facts = factsOf(operation);
-  if (!isInFlight(facts, now)) return false;
-  return ruleFor(facts.status).pace === 'retry' ? Math.max(intervalMs, SLOW_POLL_INTERVAL_MS) : intervalMs;
-}
-
-/** For a list: poll at the pace of its most urgent member, or stop when all are over. */
-export function nextListPollDelay(
-  operations: Iterable<string | OperationFacts>,
-  intervalMs = DEFAULT_POLL_INTERVAL_MS,
-  now = Date.now(),
-): number | false {
-  let delay: number | false = false;
-  for (const operation of operations) {
-    const d = nextPollDelay(operation, intervalMs, now);
-    if (d !== false && (delay === false || d < delay)) delay = d;
-  }
-  return delay;
 }
 
 /** An operation as far as comparing two copies of it goes. */

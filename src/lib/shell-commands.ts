@@ -18,26 +18,34 @@ export interface ApiRead {
   /** Below the base: `/projects/{id}/operations`. */
   path: string;
   query?: Readonly<Record<string, string | number>>;
-  /** A jq program the output is piped through (the API has no filters of its own). */
-  jq?: string | undefined;
 }
 
-const piped = (command: string, jq: string | undefined) => (jq ? `${command} | jq ${shellQuote(jq)}` : command);
-
-/** `curl` of a GET, with the key's variable in the Authorization header. */
-export function curlCommand({ base, path, query = {}, jq }: ApiRead): string {
+/** The read's URL. */
+export function readUrl({ base, path, query = {} }: ApiRead): string {
   const url = new URL(base.replace(/\/$/, '') + path);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, String(value));
-  const command = `curl --silent --show-error --fail-with-body -H "Authorization: Bearer ${KEY_VARIABLE}" -H 'Accept: application/json' ${shellQuote(url.toString())}`;
-  return piped(command, jq);
+  return url.toString();
 }
 
-/** `neonctl api` of a GET, with the key's variable as --api-key (and --api-host unless it is the platform's). */
-export function neonctlCommand({ base, path, query = {}, jq }: ApiRead): string {
-  const words = ['neonctl', 'api', shellQuote(path)];
+/** `curl` of a GET of `urlWord` (a shell word: a quoted URL, or a variable), with the key's variable in the Authorization header. */
+export function curlGet(urlWord: string): string {
+  return `curl --silent --show-error --fail-with-body -H "Authorization: Bearer ${KEY_VARIABLE}" -H 'Accept: application/json' ${urlWord}`;
+}
+
+/** `curl` of a GET. */
+export function curlCommand(read: ApiRead): string {
+  return curlGet(shellQuote(readUrl(read)));
+}
+
+/**
+ * `npx neonctl api` of a GET, with the key's variable as --api-key (and --api-host unless it is the
+ * platform's). Through npx: from a clone neonctl is a dev dependency, not a command on the PATH.
+ */
+export function neonctlCommand({ base, path, query = {} }: ApiRead): string {
+  const words = ['npx', 'neonctl', 'api', shellQuote(path)];
   for (const [name, value] of Object.entries(query)) words.push('-Q', shellQuote(`${name}=${value}`));
   const trimmed = base.replace(/\/$/, '');
   if (trimmed !== PLATFORM_API_BASE) words.push('--api-host', shellQuote(trimmed));
   words.push('--api-key', `"${KEY_VARIABLE}"`);
-  return piped(words.join(' '), jq);
+  return words.join(' ');
 }

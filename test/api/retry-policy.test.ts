@@ -1,7 +1,18 @@
 import { QueryObserver, type QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, describeProblem } from '../../src/api/api-error';
-import { backoffDelay, maySendAgain, nextRequest, nextRequestDelay } from '../../src/api/retry-policy';
+import {
+  backoffDelay,
+  historyRefreshDelay,
+  lockedRetryBase,
+  maySendAgain,
+  nextPollDelay,
+  nextRequest,
+  nextRequestDelay,
+  nextRetry,
+  SLOW_POLL_INTERVAL_MS,
+} from '../../src/api/retry-policy';
+import { retryCountdown } from '../../src/lib/format';
 import { createNoticeStore, noticeText, type NoticeStore } from '../../src/app/notices';
 import { createQueryClient } from '../../src/app/query-client';
 
@@ -196,5 +207,31 @@ describe('how soon the next request goes out', () => {
     expect(nextRequest({ failureCount: 2, failureReason: failure, fetching: true, answeredAt: 50_000 }, 5_000)).toEqual({ from: 100_000, at: 102_000 });
     expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, 5_000)).toEqual({ from: 50_000, at: 55_000 });
     expect(nextRequest({ failureCount: 0, failureReason: null, fetching: false, answeredAt: 50_000 }, false)).toBeNull();
+  });
+});
+
+describe('one pace, one countdown', () => {
+  it('refreshes a history at its operations\' pace while one is in flight, otherwise at the slow pace (never faster than chosen)', () => {
+    expect(historyRefreshDelay(['finished', 'running'], 5_000)).toBe(5_000);
+    expect(historyRefreshDelay(['finished'], 5_000)).toBe(SLOW_POLL_INTERVAL_MS);
+    expect(historyRefreshDelay([], 60_000)).toBe(60_000);
+    // The slow pace of a history is the slow pace of a failure that may still be retried.
+    expect(historyRefreshDelay(['finished'], 5_000)).toBe(nextPollDelay('failed', 5_000));
+  });
+
+  it('waits after a 423 from the locked base, never longer than the chosen poll interval', () => {
+    expect(lockedRetryBase(5_000)).toBe(2_000);
+    expect(lockedRetryBase(100)).toBe(100);
+    vi.setSystemTime(10_000);
+    const locked = new ApiError({ kind: 'http', status: 423, message: 'project is locked', method: 'POST' });
+    expect(nextRetry(1, locked, lockedRetryBase(5_000))).toEqual({ from: 10_000, at: 12_000 });
+    expect(nextRetry(2, locked, lockedRetryBase(5_000))).toEqual({ from: 10_000, at: 14_000 });
+  });
+
+  it('words every countdown to the next try the same way', () => {
+    const wait = { from: 10_000, at: 13_000 };
+    expect(retryCountdown(wait, 10_000)).toBe('retrying in 3 s');
+    expect(retryCountdown(wait, 12_500, true)).toBe('Retrying in 1 s');
+    expect(retryCountdown(wait, 13_000, true)).toBe('Retrying now');
   });
 });

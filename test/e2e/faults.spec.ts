@@ -170,9 +170,9 @@ test('a busy server on first load: says so inline (once, not again in the notice
 
   // Inline where the table will be: what failed, when it tries again, and a Retry for now.
   const failure = page.getByRole('alert').filter({ hasText: 'Could not load the operations.' });
-  await expect(failure).toContainText(/Trying again by itself in \d+ s\./);
+  await expect(failure).toContainText(/Retrying in \d+ s\./);
   await expect(failure.getByRole('button', { name: 'Retry' })).toBeVisible();
-  await expect(page.getByRole('alert').filter({ hasText: 'Could not load the branches and computes.' })).toContainText(/Trying again by itself in \d+ s\./);
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not load the branches and computes.' })).toContainText(/Retrying in \d+ s\./);
   // Every read of the page says it where its content would be: the page-wide notices stay empty.
   await expect(page.getByText(/Project details unavailable/)).toBeVisible();
   await expect(notices(page)).toBeEmpty();

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { expect, test, type Page } from '@playwright/test';
 import { expectNoSeriousViolations } from './support/axe';
 import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
@@ -116,18 +117,60 @@ test('the keyboard goes from / to an opened operation', async ({ page }) => {
   await expect(dialog).toBeHidden();
 });
 
+/**
+ * Presses a copy button and reads the clipboard once the button says it has copied, not before the
+ * write lands. A server-rendered button does nothing until the page hydrates: pressed again until it says so.
+ */
+async function copied(page: Page, button: string): Promise<string> {
+  const copy = page.locator('.copy-button').filter({ has: page.getByRole('button', { name: button }) });
+  await expect(async () => {
+    await copy.getByRole('button').click();
+    await expect(copy.getByRole('status')).toHaveText('Copied.', { timeout: 1_000 });
+  }).toPass();
+  return page.evaluate(() => navigator.clipboard.readText());
+}
+
 test("an operation's page copies its read as curl and as neonctl, without the key", async ({ page, context }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const op = history[5]!;
   await page.goto(operationPath(big.id, op.id));
   await expect(page.getByTestId('operation-status')).toBeVisible();
-  await page.getByRole('button', { name: 'Copy as curl' }).click();
-  const curl = await page.evaluate(() => navigator.clipboard.readText());
+  const curl = await copied(page, 'Copy as curl');
   expect(curl).toContain('"Authorization: Bearer $NEON_API_KEY"');
   expect(curl).toContain(`/api/v2/projects/${big.id}/operations/${op.id}`);
-  await page.getByRole('button', { name: 'Copy as neonctl' }).click();
-  const neonctl = await page.evaluate(() => navigator.clipboard.readText());
-  expect(neonctl).toMatch(/^neonctl api \/projects\/.+ --api-key "\$NEON_API_KEY"$/);
+  const neonctl = await copied(page, 'Copy as neonctl');
+  expect(neonctl).toMatch(/^npx neonctl api \/projects\/.+ --api-key "\$NEON_API_KEY"$/);
   for (const text of [curl, neonctl]) expect(text).not.toContain(E2E_API_KEY);
   await expectNoSeriousViolations(page);
+});
+
+/** Runs a copied command in a POSIX shell with the key in NEON_API_KEY, as a person would after pasting it. */
+function runInShell(command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', NEON_API_KEY: E2E_API_KEY }, timeout: 60_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`the copied command failed (${String(error.code ?? error.signal)}): ${stderr.replaceAll(E2E_API_KEY, '<key>')}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+test("Copy as curl of a filtered history prints exactly the page's matches, past the first 1,000 operations", async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  const expected = settledMatches();
+  // Matches beyond the first page of 1,000: a command that read one page would miss them.
+  expect(history.length).toBeGreaterThan(1_000);
+  expect(history.findIndex((op) => op.id === expected.at(-1)?.id)).toBeGreaterThanOrEqual(1_000);
+
+  await page.goto(`${projectPath(big.id)}?${SETTLED_FILTER}`);
+  await searchedToTheEnd(page);
+  const shown = (await readOperationsTable(operationsTable(page))).map((row) => row.id);
+  expect(shown).toEqual(expected.map((op) => op.id));
+
+  const curl = await copied(page, 'Copy as curl');
+  expect(curl).not.toContain(E2E_API_KEY);
+  const printed = (await runInShell(curl)).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+  expect(printed).toEqual(shown);
+
+  // neonctl cannot follow the cursor: the page says what its command covers.
+  await expect(page.getByText(/^neonctl reads the newest 1,000 operations only/)).toBeVisible();
 });

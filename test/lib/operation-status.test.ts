@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { nextListPollDelay, nextPollDelay } from '../../src/api/retry-policy';
 import {
   durationOf,
   isInFlight,
   isTerminal,
   newerCopy,
-  nextListPollDelay,
-  nextPollDelay,
   outcomeOf,
   statusLabel,
   TERMINAL_STATUSES,

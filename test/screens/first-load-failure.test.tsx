@@ -31,7 +31,7 @@ describe('a first load the console retries by itself (503)', () => {
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Could not load the operations.');
-    expect(alert).toHaveTextContent(/Trying again by itself in \d+ s\./);
+    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
     heal();
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
 
@@ -46,11 +46,11 @@ describe('a first load the console retries by itself (503)', () => {
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
 
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent(/Trying again by itself in 1 s\./);
+    expect(alert).toHaveTextContent(/Retrying in 1 s\./);
     expect(document.querySelector('.notices')).toBeEmptyDOMElement();
     // The next try is 2 s after the second failure: the callout counts down to it.
-    await waitFor(() => expect(alert).toHaveTextContent(/Trying again by itself in 2 s\./), { timeout: 3_000 });
-    await waitFor(() => expect(alert).toHaveTextContent(/Trying again by itself in 1 s\./), { timeout: 3_000 });
+    await waitFor(() => expect(alert).toHaveTextContent(/Retrying in 2 s\./), { timeout: 3_000 });
+    await waitFor(() => expect(alert).toHaveTextContent(/Retrying in 1 s\./), { timeout: 3_000 });
     expect(document.querySelector('.notices')).toBeEmptyDOMElement();
   });
 
@@ -59,7 +59,7 @@ describe('a first load the console retries by itself (503)', () => {
     const heal = busyUntilHealed(project.id);
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
 
-    expect(await screen.findByRole('alert')).toHaveTextContent(/Trying again by itself in 1 s\./);
+    expect(await screen.findByRole('alert')).toHaveTextContent(/Retrying in 1 s\./);
     heal();
     const table = await screen.findByRole('table', { name: /operations/i }, { timeout: 5_000 });
     expect(within(table).getByRole('link', { name: 'Check availability' })).toBeInTheDocument();

@@ -1,9 +1,9 @@
 import { queryOptions, useQueries } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { operationQueries } from '../../api/operations';
-import { nextRequestDelay } from '../../api/retry-policy';
+import { nextListPollDelay, nextPollDelay, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { isInFlight, nextListPollDelay, nextPollDelay } from '../../lib/operation-status';
+import { isInFlight } from '../../lib/operation-status';
 import { useSharedPolls } from '../../lib/poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 

@@ -1,6 +1,6 @@
 import type { ActivityFeed, ActivityProject } from '../../api/activity-feed';
 import type { Operation } from '../../api/schemas';
-import { filterOperations, type HistoryFilters } from '../../features/history-filters/filters';
+import { filterOperations, type HistoryFilters } from '../../features/history/filters/filters';
 import { compareTimes } from '../../lib/format';
 import { isInFlight } from '../../lib/operation-status';
 

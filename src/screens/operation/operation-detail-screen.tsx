@@ -6,16 +6,16 @@ import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { mergeCopies, operationQueries } from '../../api/operations';
 import { projectQueries } from '../../api/projects';
-import { nextRequest, nextRequestDelay } from '../../api/retry-policy';
+import { nextPollDelay, nextRequest, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { BusyBanner } from '../../components/busy-banner';
 import { LongerThanUsual } from '../../components/longer-than-usual';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
-import { useUsualDurations } from '../../features/history-filters/use-usual-durations';
-import { humanizeAction, secondsLeft, secondsSince } from '../../lib/format';
-import { mayBeRetried, nextPollDelay } from '../../lib/operation-status';
+import { useUsualDurations } from '../../features/history/usual-durations/use-usual-durations';
+import { humanizeAction, retryCountdown, secondsLeft, secondsSince } from '../../lib/format';
+import { mayBeRetried } from '../../lib/operation-status';
 import { useShownInline } from '../../lib/inline-faults';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { canRunLong, longerThanUsual } from '../../lib/usual-durations';
@@ -134,7 +134,7 @@ export function OperationDetailScreen() {
             <p className="callout callout--warning" role="status">
               <span aria-hidden="true">⚠ </span>
               Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}).{' '}
-              {nextCheckIn === null ? '' : nextCheckIn > 0 ? `Trying again in ${nextCheckIn} s. ` : 'Trying again now. '}The details below
+              {nextCheckIn === null || nextCheck === null ? '' : `${retryCountdown(nextCheck, now, true)}. `}The details below
               are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
             </p>
           )}

@@ -5,7 +5,6 @@ export interface ActionContext {
   projectId: string;
   /** The project's unfinished operations, as last fetched: named when a request meets 423. */
   blockers: readonly Operation[];
-  retryBaseMs: number;
   /** Puts the operations one request started on the watch list, grouped under `title`. */
   watchStarted: (
     title: string,

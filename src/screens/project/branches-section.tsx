@@ -28,14 +28,13 @@ interface BranchesSectionProps {
   endpoints: UseQueryResult<Endpoint[]>;
   /** The project's unfinished operations, as last fetched. */
   blockers: readonly Operation[];
-  retryBaseMs: number;
 }
 
 const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, string> | undefined) =>
   extra ? new Map([...base, ...extra]) : base;
 
 /** The project's branches and computes, with the changes a person can start from here. */
-export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, retryBaseMs }: BranchesSectionProps) {
+export function BranchesSection({ projectId, projectName, branches, endpoints, blockers }: BranchesSectionProps) {
   const watch = useWatchStore();
   const headingId = useId();
   const [dialog, setDialog] = useState<OpenDialog | null>(null);
@@ -57,7 +56,6 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
   const context: ActionContext = {
     projectId,
     blockers,
-    retryBaseMs,
     watchStarted,
     onDone: (message) => {
       setDialog(null);
@@ -66,7 +64,6 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
   };
 
   const start = useEndpointAction(projectId, {
-    retryBaseMs,
     onStarted: (data, { endpointId }) => watchStarted(`Start compute ${computeNames.get(endpointId) ?? endpointId}`, data.operations),
   });
   const startCompute = (endpoint: Endpoint) => {
@@ -107,7 +104,6 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         failedTitle="Could not start the compute."
         doneTitle="The compute was started, but the details could not be read."
         blockers={blockers}
-        retryBaseMs={retryBaseMs}
         onRetry={retryStart}
         onStop={() => {
           startSignal.abort();

@@ -21,12 +21,11 @@ const WORDS = {
 
 /** Suspend and restart interrupt whoever is connected, so they are confirmed first. */
 export function ComputeActionDialog({ context, action, endpoint, computeName, branchName, onCancel }: ComputeActionDialogProps) {
-  const { projectId, blockers, retryBaseMs, watchStarted, onDone } = context;
+  const { projectId, blockers, watchStarted, onDone } = context;
   const words = WORDS[action];
   const title = `${words.verb} compute ${computeName}`;
   const signal = useAbortSignal({ abortOnUnmount: true });
   const run = useEndpointAction(projectId, {
-    retryBaseMs,
     onStarted: (data) =>
       watchStarted(title, data.operations, {
         branches: new Map([[endpoint.branch_id, branchName]]),
@@ -61,7 +60,6 @@ export function ComputeActionDialog({ context, action, endpoint, computeName, br
           failedTitle={`Could not ${action} the compute.`}
           doneTitle={`The compute was ${action === 'suspend' ? 'suspended' : 'restarted'}, but the details could not be read.`}
           blockers={blockers}
-          retryBaseMs={retryBaseMs}
           onRetry={confirm}
         />
       }

@@ -14,7 +14,7 @@ interface CreateBranchDialogProps {
 
 /** Name, parent and an optional read-write compute; stays open until the API has taken the request. */
 export function CreateBranchDialog({ context, branches, onCancel }: CreateBranchDialogProps) {
-  const { projectId, blockers, retryBaseMs, watchStarted, onDone } = context;
+  const { projectId, blockers, watchStarted, onDone } = context;
   const titleId = useId();
   const nameId = useId();
   const nameErrorId = useId();
@@ -26,7 +26,6 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
   const signal = useAbortSignal({ abortOnUnmount: true });
 
   const create = useCreateBranch(projectId, {
-    retryBaseMs,
     onStarted: (data, variables) =>
       watchStarted(`Create branch ${variables.name}`, data.operations, {
         branches: new Map([[data.branch.id, data.branch.name]]),
@@ -115,7 +114,6 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           failedTitle="Could not create the branch."
           doneTitle="The branch was created, but its details could not be read."
           blockers={blockers}
-          retryBaseMs={retryBaseMs}
           onRetry={submit}
         />
         <div className="modal__actions">

@@ -14,10 +14,9 @@ interface DeleteBranchDialogProps {
 
 /** Deleting a branch deletes its computes and data: asked first, and the operations it starts are watched. */
 export function DeleteBranchDialog({ context, branch, computes, onCancel }: DeleteBranchDialogProps) {
-  const { projectId, blockers, retryBaseMs, watchStarted, onDone } = context;
+  const { projectId, blockers, watchStarted, onDone } = context;
   const signal = useAbortSignal({ abortOnUnmount: true });
   const remove = useDeleteBranch(projectId, {
-    retryBaseMs,
     onStarted: (data, variables) => {
       if (data) watchStarted(`Delete branch ${variables.branchName}`, data.operations, { branches: new Map([[branch.id, branch.name]]) });
     },
@@ -55,7 +54,6 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
           failedTitle="Could not delete the branch."
           doneTitle="The branch was deleted, but the details could not be read."
           blockers={blockers}
-          retryBaseMs={retryBaseMs}
           onRetry={confirm}
         />
       }

@@ -12,19 +12,19 @@ import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { ShortcutsDialog } from '../../components/shortcuts-dialog';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { apiBaseForCommands } from '../../config/command-base';
-import { ExportMatchesButtons } from '../../features/history-filters/export-matches-buttons';
-import { filterOperations, isFiltered } from '../../features/history-filters/filters';
-import { HistoryFilterBar } from '../../features/history-filters/history-filter-bar';
-import { listCurl, listNeonctl } from '../../features/history-filters/list-commands';
-import { useFiltersInAddress } from '../../features/history-filters/use-filters-in-address';
-import { HISTORY_SHORTCUTS, useHistoryShortcuts } from '../../features/history-filters/use-history-shortcuts';
-import { useHistoryWalk } from '../../features/history-filters/use-history-walk';
-import { useMatchesExport } from '../../features/history-filters/use-matches-export';
-import { UsualDurationsPanel } from '../../features/history-filters/usual-durations-panel';
-import { WalkProgress } from '../../features/history-filters/walk-progress';
-import { SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
+import { ExportButtons } from '../../features/history/export/export-buttons';
+import { ExportMatchesButtons } from '../../features/history/export/export-matches-buttons';
+import { filterOperations, isFiltered } from '../../features/history/filters/filters';
+import { HistoryFilterBar } from '../../features/history/filters/history-filter-bar';
+import { listCurl, listNeonctl, NEONCTL_COVERS } from '../../features/history/commands/list-commands';
+import { useFiltersInAddress } from '../../features/history/filters/use-filters-in-address';
+import { HISTORY_SHORTCUTS, useHistoryShortcuts } from '../../features/history/shortcuts/use-history-shortcuts';
+import { useHistoryWalk } from '../../features/history/walk/use-history-walk';
+import { useMatchesExport } from '../../features/history/export/use-matches-export';
+import { UsualDurationsPanel } from '../../features/history/usual-durations/usual-durations-panel';
+import { WalkProgress } from '../../features/history/walk/walk-progress';
+import { formatDuration } from '../../lib/format';
 import { usualDurations } from '../../lib/usual-durations';
-import { ExportButtons } from './export-buttons';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import type { OperationsView } from './operations-view';
 
@@ -38,6 +38,8 @@ interface HistorySectionProps extends Omit<OperationsView, 'operations'> {
   /** Every loaded operation, newest first. */
   operations: readonly Operation[];
   isLive: boolean;
+  /** How often the newest operations are refreshed now (api/retry-policy.ts, historyRefreshDelay). */
+  refreshMs: number;
   reconnecting: boolean;
   intervalMs: number;
   onIntervalChange: (ms: number) => void;
@@ -87,13 +89,13 @@ export function HistorySection(props: HistorySectionProps) {
     <section className="history" aria-labelledby={headingId}>
       <div className="toolbar">
         <h2 id={headingId}>Operations</h2>
-        <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} />
+        <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} label="Refresh operations in progress every" />
         <span className="muted" role="status">
           {props.isLive
             ? props.reconnecting
               ? 'Reconnecting… showing the last data received.'
               : 'Live: operations in progress are refreshed.'
-            : `Checks every ${Math.max(props.intervalMs, SLOW_POLL_INTERVAL_MS) / 1_000} s while nothing is in progress.`}
+            : `Nothing in progress: checks for new operations every ${formatDuration(props.refreshMs)}.`}
         </span>
       </div>
       <HistoryFilterBar
@@ -110,6 +112,7 @@ export function HistorySection(props: HistorySectionProps) {
         <span role="group" aria-label="Copy this list as a command" className="history__commands">
           <CopyButton label="Copy as curl" text={() => listCurl(apiBaseForCommands(), projectId, filters)} />
           <CopyButton label="Copy as neonctl" text={() => listNeonctl(apiBaseForCommands(), projectId, filters)} />
+          <span className="muted small">{NEONCTL_COVERS}</span>
         </span>
         <button type="button" className="history__shortcuts" onClick={shortcuts.openHelp} aria-keyshortcuts="?">
           Keyboard shortcuts

@@ -5,7 +5,6 @@ import { isApiError } from '../../api/api-error';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
-import { LOCKED_RETRY_BASE_MS } from '../../api/locked-retry';
 import { projectQueries } from '../../api/projects';
 import { BusyBanner } from '../../components/busy-banner';
 import { CopyButton } from '../../components/copy-button';
@@ -29,7 +28,7 @@ export function ProjectScreen() {
   const branches = useQuery(branchQueries.list(projectId));
   const endpoints = useQuery(endpointQueries.list(projectId));
   const now = useNow(30_000);
-  const { history, operations, isLive, reconnecting } = useOperationHistory(projectId, intervalMs, now);
+  const { history, operations, isLive, refreshMs, reconnecting } = useOperationHistory(projectId, intervalMs, now);
 
   const branchOptions = useMemo(() => branches.data?.map((b) => ({ id: b.id, name: b.name })) ?? [], [branches.data]);
   const computeOptions = useMemo(() => endpoints.data?.map((e) => ({ id: e.id, name: e.name ?? e.id })) ?? [], [endpoints.data]);
@@ -59,7 +58,6 @@ export function ProjectScreen() {
         branches={branches}
         endpoints={endpoints}
         blockers={blockers}
-        retryBaseMs={Math.min(intervalMs, LOCKED_RETRY_BASE_MS)}
       />
       <HistorySection
         projectId={projectId}
@@ -68,6 +66,7 @@ export function ProjectScreen() {
         history={history}
         operations={operations}
         isLive={isLive}
+        refreshMs={refreshMs}
         reconnecting={reconnecting}
         intervalMs={intervalMs}
         onIntervalChange={setIntervalMs}

@@ -1,8 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { historyOperations, operationQueries } from '../../api/operations';
-import { filterOperations, isFiltered, type HistoryFilters } from '../../features/history-filters/filters';
-import { TimelineFigure } from '../../features/timeline/timeline-figure';
+import { filterOperations, isFiltered, type HistoryFilters } from '../../features/history/filters/filters';
+import { TimelineFigure } from '../../features/history/timeline/timeline-figure';
 
 interface ProjectTimelineProps {
   projectId: string;

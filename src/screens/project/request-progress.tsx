@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { describeProblem } from '../../api/api-error';
-import { LOCKED_MAX_TRIES } from '../../api/locked-retry';
+import { LOCKED_MAX_TRIES, useLockedRetryBase } from '../../api/locked-retry';
 import { invalidateLatestOperations } from '../../api/operations';
-import { isLocked, isRefusedForNow, nextRequest } from '../../api/retry-policy';
+import { isLocked, isRefusedForNow, nextRetry } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
-import { secondsLeft } from '../../lib/format';
+import { retryCountdown } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { RequestError, waitingFor } from './request-error';
 
@@ -27,7 +27,6 @@ interface RequestProgressProps {
   doneTitle: string;
   /** The project's unfinished operations, as last fetched: what a 423 is waiting for. */
   blockers: readonly Operation[];
-  retryBaseMs: number;
   onRetry: () => void;
   /** Stops waiting out a 423 (a dialog's Cancel does this instead). */
   onStop?: (() => void) | undefined;
@@ -40,14 +39,14 @@ const isAbort = (error: Error | null) => error?.name === 'AbortError';
  * (423 project busy, 429 rate limited, 503 server busy; the console resends it with backoff), or
  * refused with the API's own message.
  */
-export function RequestProgress({ projectId, request, pendingLabel, failedTitle, doneTitle, blockers, retryBaseMs, onRetry, onStop }: RequestProgressProps) {
+export function RequestProgress({ projectId, request, pendingLabel, failedTitle, doneTitle, blockers, onRetry, onStop }: RequestProgressProps) {
   const { status, failureCount, failureReason, error } = request;
   const waiting = status === 'pending' && failureCount > 0 && isRefusedForNow(failureReason) ? failureReason : null;
   const firstRefusal = waiting !== null && isLocked(waiting) && failureCount === 1;
   const queryClient = useQueryClient();
   const now = useNow(1_000, waiting !== null);
-  const nextTry = waiting ? nextRequest({ failureCount, failureReason: waiting, fetching: true, answeredAt: 0 }, false, retryBaseMs) : null;
-  const left = nextTry ? secondsLeft(nextTry, now) : 0;
+  const retryBaseMs = useLockedRetryBase();
+  const nextTry = waiting ? nextRetry(failureCount, waiting, retryBaseMs) : null;
   // Learn what holds the project (the newest page may predate it): one refresh per wait, not per try.
   useEffect(() => {
     if (firstRefusal) void invalidateLatestOperations(queryClient, projectId);
@@ -63,7 +62,7 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
               {isLocked(waiting) ? `The project is busy: waiting for ${waitingFor(blockers)}.` : `${describeProblem(waiting)} Waiting to send it again.`}
             </p>
             <p>
-              {left ? `Trying again in ${left} s` : 'Trying again now'} (try{' '}
+              {nextTry && retryCountdown(nextTry, now, true)} (try{' '}
               {failureCount + 1} of {LOCKED_MAX_TRIES}). Nothing has been changed yet.
             </p>
             <p className="muted">{waiting.message}</p>

@@ -1,16 +1,9 @@
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { historyOperations, OPERATIONS_PAGE_SIZE, operationQueries } from '../../api/operations';
-import { nextRequestDelay } from '../../api/retry-policy';
-import type { Operation, OperationsPage } from '../../api/schemas';
-import { nextListPollDelay, SLOW_POLL_INTERVAL_MS } from '../../lib/operation-status';
+import { historyRefreshDelay, nextListPollDelay, nextRequestDelay } from '../../api/retry-policy';
+import type { OperationsPage } from '../../api/schemas';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
-
-/** Live pace while an operation among the newest is in flight; otherwise a slow refresh for new arrivals. */
-function refreshDelay(newest: readonly Operation[], intervalMs: number, now = Date.now()): number {
-  const live = nextListPollDelay(newest, intervalMs, now);
-  return live === false ? Math.max(intervalMs, SLOW_POLL_INTERVAL_MS) : live;
-}
 
 /**
  * A project's history: the one store (the history query) the screen renders, pages loaded by cursor
@@ -28,7 +21,7 @@ export function useOperationHistory(projectId: string, intervalMs: number, now: 
   const latestOptions = operationQueries.latest(projectId);
   const refetchInterval = useSharedPoll<OperationsPage, Error>({
     queryKey: latestOptions.queryKey,
-    delay: (state) => nextRequestDelay(state, refreshDelay(newest, intervalMs)),
+    delay: (state) => nextRequestDelay(state, historyRefreshDelay(newest, intervalMs)),
   });
 
   const latest = useQuery({
@@ -48,6 +41,8 @@ export function useOperationHistory(projectId: string, intervalMs: number, now: 
     history,
     operations,
     isLive: nextListPollDelay(newest, intervalMs, now) !== false,
+    /** How often the newest page is refreshed now: what the toolbar says. */
+    refreshMs: historyRefreshDelay(newest, intervalMs, now),
     reconnecting: latest.failureCount > 0 || latest.isRefetchError,
   };
 }

@@ -61,10 +61,10 @@ function pageCountdown(): number {
   return Number(match[1]);
 }
 
-/** The reconnecting note's "Trying again in N s", as a number. */
+/** The reconnecting note's "Retrying in N s", as a number. */
 function noteCountdown(): number {
-  const match = /Trying again in (\d+) s/.exec(screen.getByText(/Reconnecting…/).textContent);
-  if (!match) throw new Error('no "Trying again in" in the note');
+  const match = /Retrying in (\d+) s/.exec(screen.getByText(/Reconnecting…/).textContent);
+  if (!match) throw new Error('no "Retrying in" in the note');
   return Number(match[1]);
 }
 

@@ -45,7 +45,9 @@ describe('a failure the platform is done with', () => {
     expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
     expect(screen.queryByText(/^Live:/)).not.toBeInTheDocument();
     // What actually happens, not the chosen pace: nothing is in progress, so the history checks every 30 s.
-    expect(screen.getByText('Checks every 30 s while nothing is in progress.')).toBeInTheDocument();
+    // One statement of it: the chosen interval is named for what it paces, beside what happens now.
+    expect(screen.getByText('Nothing in progress: checks for new operations every 30 s.')).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: 'Refresh operations in progress every' })).toBeInTheDocument();
 
     // At the live pace 25 s would be 250 refreshes; at the slow one (30 s) there is none, then one.
     let before = operationRequests(project.id).length;

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type Ref } from 'react';
+import { TEXT_RULE } from './fields';
 import { useEditSession } from './use-edit-session';
 
 /** How long typing pauses before the filter follows it. */
@@ -10,7 +11,7 @@ interface SearchFieldProps {
   inputRef?: Ref<HTMLInputElement>;
 }
 
-/** The text box: matches an operation id or action. `/` focuses it; Escape leaves it (its text stays). */
+/** The text box: matches an operation id or action (fields.ts, TEXT_RULE). `/` focuses it; Escape leaves it (its text stays). */
 export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
   const id = useId();
   const [text, setText] = useState(value ?? '');
@@ -70,7 +71,7 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
         }}
       />
       <span id={`${id}-hint`} className="visually-hidden">
-        Matches an operation id or action. Press slash to come back here, Escape to leave.
+        {TEXT_RULE} Press slash to come back here, Escape to leave.
       </span>
     </div>
   );

@@ -7,7 +7,7 @@ import {
   operationsToJson,
   type ExportedOperation,
   type OperationsExport,
-} from '../../../src/features/history-filters/export-format';
+} from '../../../src/features/history/export/export-format';
 
 const EXPORTED_AT = new Date('2026-11-22T12:00:05.123Z');
 

@@ -1,9 +1,9 @@
 // Turns a project's operations into the files the Export buttons download: CSV, JSON, and NDJSON (one
 // object a line, for long histories written page by page). Pure: it is handed everything it writes,
 // so nothing it is not given (the API key, say) can end up in a file.
-import type { Operation } from '../../api/schemas';
-import { humanizeAction } from '../../lib/format';
-import { statusLabel } from '../../lib/operation-status';
+import type { Operation } from '../../../api/schemas';
+import { humanizeAction } from '../../../lib/format';
+import { statusLabel } from '../../../lib/operation-status';
 
 /** The names shown for branches and computes, written beside their ids. */
 export interface ExportNames {

@@ -1,7 +1,7 @@
 import { screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CSV_COLUMNS } from '../../../src/features/history-filters/export-format';
+import { CSV_COLUMNS } from '../../../src/features/history/export/export-format';
 import { catchDownloads, type Download } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';

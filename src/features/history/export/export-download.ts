@@ -1,6 +1,6 @@
 // The browser half of the export, loaded with the serialiser on the first click: builds the file and saves it.
-import { exportFileName, operationsToCsv, operationsToJson, type OperationsExport } from '../../features/history-filters/export-format';
-import { saveFile } from '../../lib/save-file';
+import { exportFileName, operationsToCsv, operationsToJson, type OperationsExport } from './export-format';
+import { saveFile } from '../../../lib/save-file';
 
 export type ExportFormat = 'csv' | 'json';
 

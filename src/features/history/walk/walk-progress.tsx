@@ -1,8 +1,8 @@
-import { describeError } from '../../api/api-error';
-import { formatDay } from '../../lib/date-time-format';
-import { formatCount, secondsLeft } from '../../lib/format';
-import { useTimeZone } from '../../lib/time-zone';
-import { useNow } from '../../lib/use-now';
+import { describeError } from '../../../api/api-error';
+import { formatDay } from '../../../lib/date-time-format';
+import { formatCount, secondsLeft } from '../../../lib/format';
+import { useTimeZone } from '../../../lib/time-zone';
+import { useNow } from '../../../lib/use-now';
 import type { HistoryWalk } from './use-history-walk';
 
 interface WalkProgressProps {

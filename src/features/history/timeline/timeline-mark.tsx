@@ -1,5 +1,5 @@
 import type { MouseEvent } from 'react';
-import type { StatusTone } from '../../lib/operation-status';
+import type { StatusTone } from '../../../lib/operation-status';
 
 interface TimelineMarkProps {
   href: string;

@@ -1,10 +1,9 @@
 import { useState } from 'react';
 import type { ExportFormat } from './export-download';
-import type { OperationsView } from './operations-view';
-
+import type { OperationsExport } from './export-format';
 
 /** Downloads the operations loaded so far (every "Load more" page included) as CSV or JSON. */
-export function ExportButtons({ projectId, projectName, operations, branchNames, computeNames }: OperationsView) {
+export function ExportButtons({ projectId, projectName, operations, branchNames, computeNames }: Omit<OperationsExport, 'exportedAt'>) {
   const [failed, setFailed] = useState(false);
 
   const download = async (format: ExportFormat) => {

@@ -1,11 +1,11 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { walkEnded } from '../../api/history-walk';
-import { operationQueries } from '../../api/operations';
-import { formatCount } from '../../lib/format';
+import { walkEnded } from '../../../api/history-walk';
+import { operationQueries } from '../../../api/operations';
+import { formatCount } from '../../../lib/format';
 import { downloadMatches, type MatchesFormat } from './export-matches';
 import type { ExportNames } from './export-format';
-import type { HistoryFilters } from './filters';
+import type { HistoryFilters } from '../filters/filters';
 
 export interface MatchesExport {
   /** The format waiting for the walk to finish; null when no export is under way. */

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { walkHistory, type WalkActivity } from '../../api/history-walk';
-import { createWalkPace, type WalkPace } from '../../api/walk-pace';
+import { walkHistory, type WalkActivity } from '../../../api/history-walk';
+import { createWalkPace, type WalkPace } from '../../../api/walk-pace';
 
 /** Where a walk through the history stands, as the page tells it. */
 export type WalkStatus =

@@ -1,4 +1,4 @@
-import { humanizeAction } from '../../lib/format';
+import { humanizeAction } from '../../../lib/format';
 import { KNOWN_ACTIONS, STATUS_CHOICES } from './filters';
 import type { Choice } from './multi-select-field';
 

@@ -1,6 +1,6 @@
 import { useMemo, useState, type RefObject } from 'react';
-import type { Shortcut } from '../../components/shortcuts-dialog';
-import { useShortcuts } from '../../lib/use-shortcuts';
+import type { Shortcut } from '../../../components/shortcuts-dialog';
+import { useShortcuts } from '../../../lib/use-shortcuts';
 
 export const HISTORY_SHORTCUTS: readonly Shortcut[] = [
   { keys: '/', does: 'Search: focus the filter text box' },

@@ -1,10 +1,10 @@
 // "Export everything that matches": once the walk has loaded the whole history (or back to the start
 // of the time range), the matching operations are written page by page into a Blob that grows by one
 // part per page, so the file is never also held as one long string beside the operations.
-import type { Operation } from '../../api/schemas';
-import { saveFile } from '../../lib/save-file';
+import type { Operation } from '../../../api/schemas';
+import { saveFile } from '../../../lib/save-file';
 import { CSV_HEADER, csvLine, exportedRow, exportFileName, ndjsonLine, type ExportNames } from './export-format';
-import { operationFilter, type HistoryFilters } from './filters';
+import { operationFilter, type HistoryFilters } from '../filters/filters';
 
 export type MatchesFormat = 'csv' | 'ndjson';
 

@@ -1,6 +1,6 @@
 import { useId } from 'react';
-import { fromFieldValue, toFieldValue } from '../../lib/date-time-format';
-import { useTimeZone } from '../../lib/time-zone';
+import { fromFieldValue, toFieldValue } from '../../../lib/date-time-format';
+import { useTimeZone } from '../../../lib/time-zone';
 import { useEditSession } from './use-edit-session';
 
 const PRESETS = [

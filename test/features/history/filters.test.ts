@@ -7,7 +7,7 @@ import {
   searchWithFilters,
   STATUS_CHOICES,
   type FilterableOperation,
-} from '../../../src/features/history-filters/filters';
+} from '../../../src/features/history/filters/filters';
 import { KNOWN_STATUSES, statusLabel } from '../../../src/lib/operation-status';
 
 function op(fields: Partial<FilterableOperation> = {}): FilterableOperation {

@@ -1,11 +1,11 @@
 import { useId, useMemo, useState, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { paths } from '../../config/paths';
-import { formatClock, formatDateTime, formatDay } from '../../lib/date-time-format';
-import { formatCount, formatDuration, humanizeAction } from '../../lib/format';
-import { durationOf, statusLabel } from '../../lib/operation-status';
-import { useTimeZone } from '../../lib/time-zone';
-import { useNow } from '../../lib/use-now';
+import { paths } from '../../../config/paths';
+import { formatClock, formatDateTime, formatDay } from '../../../lib/date-time-format';
+import { formatCount, formatDuration, humanizeAction } from '../../../lib/format';
+import { durationOf, statusLabel } from '../../../lib/operation-status';
+import { useTimeZone } from '../../../lib/time-zone';
+import { useNow } from '../../../lib/use-now';
 import { axisTicks, layoutTimeline, MAX_MARKS, type TimelineMark as Mark, type TimelineOperation } from './timeline-layout';
 import { TimelineMark } from './timeline-mark';
 

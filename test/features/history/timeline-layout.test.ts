@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axisTicks, layoutTimeline, MAX_MARKS, type TimelineOperation } from '../../../src/features/timeline/timeline-layout';
+import { axisTicks, layoutTimeline, MAX_MARKS, type TimelineOperation } from '../../../src/features/history/timeline/timeline-layout';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const MINUTE = 60_000;
