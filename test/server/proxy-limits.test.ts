@@ -135,6 +135,7 @@ describe('the proxy deadline', () => {
     // Past the deadline this API would answer 200: what the proxy did on Node 20 when its timer was collected.
     reply = (req, res) => {
       req.socket.once('close', () => (upstreamClosed = true));
+      // wall-clock: the proxy's deadline is a real timer on a real socket; this API answers past it.
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}'), DEADLINE_MS * 10).unref();
     };
     const pending = rawRequest(hastyPort, { path: '/api/v2/projects', headers: { authorization: `Bearer ${KEY}` } });

@@ -2,6 +2,7 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WALK_GAP_MS } from '../../../src/api/walk-pace';
+import { elapse, fakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 import { addHistory, MINUTE, mostInAnySecond, newProject, recordListRequests, tableIds, type ListRequest } from './history-support';
@@ -17,6 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
+  vi.useRealTimers();
   sim.server.events.removeAllListeners();
 });
 
@@ -45,8 +47,10 @@ describe('searching the whole history for a filter', () => {
     expect(older.map((r) => r.url.searchParams.get('limit'))).toEqual(['1000', '1000', '1000', '1000']);
     const cursors = older.map((r) => r.url.searchParams.get('cursor'));
     expect(new Set(cursors).size).toBe(cursors.length);
+    // The walk is over: nothing more goes out for it, however long the page stays (a minute of its clock).
     const settled = older.length;
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    fakeConsoleClock();
+    await elapse(60_000);
     expect(requests.filter((r) => r.url.searchParams.has('cursor'))).toHaveLength(settled);
   });
 
@@ -133,10 +137,15 @@ describe('searching the whole history for a filter', () => {
     await waitFor(() => expect(progress()).toHaveTextContent(/searched 2,100 of the history/));
     await user.click(screen.getByRole('button', { name: 'Stop' }));
     await waitFor(() => expect(progress()).toHaveTextContent(/Stopped\.$/));
-    const stoppedAt = requests.length;
     const found = tableIds().length;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(requests.length).toBeLessThanOrEqual(stoppedAt + 1);
+    // Stopped means stopped: at most the page already on its way lands, for a minute of the page's clock
+    // (the live refresh of the newest page goes on meanwhile: it reads no cursor).
+    const walked = () => requests.filter((r) => r.url.searchParams.has('cursor')).length;
+    const stoppedAtPage = walked();
+    fakeConsoleClock();
+    await elapse(60_000);
+    vi.useRealTimers();
+    expect(walked()).toBeLessThanOrEqual(stoppedAtPage + 1);
     expect(tableIds().length).toBeGreaterThanOrEqual(found);
 
     await user.click(screen.getByRole('button', { name: 'Go on' }));
