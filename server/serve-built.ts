@@ -1,6 +1,7 @@
 // `npm start`: the production server over the built client (dist/client), started by main.ts once the
 // environment is set.
 import { readFile } from 'node:fs/promises';
+import { inlineStylesheets } from './inline-css';
 import { createPageRenderer, parseManifest, screenHeadTags } from './server-render';
 import { exitOnSignals, startServer, stderrLog } from './start';
 import { createStaticAssets } from './static-assets';
@@ -11,10 +12,12 @@ export async function serveBuilt(clientDir: string): Promise<void> {
     const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
     const entry = await import('../src/entry-server');
     await entry.loadScreens();
+    // The screens' tags leave out what the built index.html loads, inlined or not.
     const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources) });
+    const page = await inlineStylesheets(template, clientDir);
     const running = await startServer({
       mode: 'production',
-      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(template) }, assets: createStaticAssets(clientDir), render }),
+      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(page.html) }, styleHashes: page.styleHashes, assets: createStaticAssets(clientDir), render }),
     });
     exitOnSignals(running);
   } catch (error) {
