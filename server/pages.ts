@@ -17,8 +17,11 @@ export const APP_HTML_MARKER = '<!--app-html-->';
 /** How long a page waits for its screen's data before it goes out as the shell and the browser asks itself. */
 export const RENDER_DEADLINE_MS = 250;
 
-/** Renders one process runs at once; past it a page goes out as the shell at once instead of queueing behind them. */
-export const MAX_CONCURRENT_RENDERS = 16;
+/**
+ * Renders one process runs at once; past it a page goes out as the shell at once instead of queueing behind
+ * them. A render is mostly CPU once its data is in: more at once on a core only stretches each one's latency.
+ */
+export const MAX_CONCURRENT_RENDERS = 8;
 
 /** Counts the renders under way in one process; `enter` is refused past the cap. */
 export interface RenderSlots {
