@@ -236,7 +236,14 @@ export function loadTargets(load: LoadResult): [string, string, string, boolean]
   if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
   if (api) lines.push([`Load: proxied read, ${api.connections} conn.`, `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`, api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms]);
   if (overload) lines.push([`Load: ${overload.connections} conn., slowest answer`, `${overload.maxMs.toFixed(0)} ms`, `≤ ${TARGETS.overloadMaxMs} ms`, overload.maxMs <= TARGETS.overloadMaxMs]);
-  lines.push(['Load: /healthz under that load, slowest', `${load.health.maxMs.toFixed(0)} ms`, `< ${TARGETS.healthMaxMs} ms`, load.health.maxMs < TARGETS.healthMaxMs]);
+  // A /healthz that never answered (a timeout) has no latency at all: it counts as missed, not as 0 ms.
+  const healthAnswered = load.health.requests > 0 && load.health.errors === 0;
+  lines.push([
+    'Load: /healthz under that load, slowest',
+    healthAnswered ? `${load.health.maxMs.toFixed(0)} ms` : `${load.health.errors} timeouts`,
+    `< ${TARGETS.healthMaxMs} ms`,
+    healthAnswered && load.health.maxMs < TARGETS.healthMaxMs,
+  ]);
   lines.push(['Load: live heap after full GC, before → after', `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.after.toFixed(0)} MiB`, `+≤ ${load.boundMiB} MiB`, heapWithinBound(load)]);
   const failed = [...load.runs, load.health].reduce((sum, run) => sum + run.non2xx + run.errors, 0);
   lines.push(['Load: non-2xx answers, errors and timeouts', String(failed), '0', failed === 0]);
