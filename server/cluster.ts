@@ -31,7 +31,10 @@ export function workerCount(env: NodeJS.ProcessEnv): number {
   return count;
 }
 
-/** One secret for every worker when SESSION_SECRET is unset (a session opened by one is read by all). */
+/**
+ * One secret for every worker when SESSION_SECRET is unset (a session opened by one is read by all): the
+ * seam for the generated secret kept in DATA_DIR (server/session/session-secret.ts), read here, once.
+ */
 function sharedSessionSecret(config: ServerConfig): string {
   return config.sessionSecret ?? randomBytes(32).toString('base64url');
 }
@@ -104,6 +107,7 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   // The one simulated world, here; a worker forwards to it as to API_URL.
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
   const link = config.apiUrl ? null : await serveSimulatorLink(backend);
+  // The archive's embedded store (PGlite in DATA_DIR) opens here too, once, and is served to the workers like the simulator.
   const workerEnv = { SESSION_SECRET: sessionSecret, ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}) };
 
   const workers = new Set<Worker>();
