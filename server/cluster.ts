@@ -106,7 +106,7 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   const sessionSecret = sharedSessionSecret(config);
   // The one simulated world, here; a worker forwards to it as to API_URL.
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
-  const link = config.apiUrl ? null : await serveSimulatorLink(backend);
+  const link = config.apiUrl ? null : await serveSimulatorLink(backend, { faultControl: faultControlEnabled('production', config) });
   // The archive's embedded store (PGlite in DATA_DIR) opens here too, once, and is served to the workers like the simulator.
   const workerEnv = { SESSION_SECRET: sessionSecret, ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}) };
 

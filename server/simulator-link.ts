@@ -14,11 +14,13 @@ export const SIMULATOR_LINK_ENV = 'OPS_CONSOLE_SIMULATOR_URL';
 const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect', 'te', 'trailer', 'content-length', 'cookie', 'proxy-connection']);
 const NOT_PASSED_BACK = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'date']);
 
-/** The primary's side: the simulator's handlers and fault control on a loopback port; resolves with its origin. */
-export async function serveSimulatorLink(backend: ApiBackend): Promise<{ origin: string; close: () => Promise<void> }> {
+/** The primary's side: the simulator's handlers (and its fault control, when mounted) on a loopback port; resolves with its origin. */
+export async function serveSimulatorLink(backend: ApiBackend, { faultControl }: { faultControl: boolean }): Promise<{ origin: string; close: () => Promise<void> }> {
   const api = nodeHandler(backend.fetch);
+  // The fault control is there only when the console mounts it (SIM_FAULTS=1, dev), as on the single process.
+  const faults = faultControl ? backend.faultControl : undefined;
   const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (isFaultControlPath(req.url) && backend.faultControl) await backend.faultControl(req, res);
+    if (isFaultControlPath(req.url) && faults) await faults(req, res);
     else if (isApiPath(req.url)) await api(req, res);
     else sendJsonError(res, 404, 'Not found');
   };
