@@ -1,139 +1,251 @@
-// The console's server under load (issue 15): 50 connections for 20 s on a proxied /api/v2 read and on
-// a signed-in deep link page rendered by the server, with autocannon in this process (on the same 2 cores
-// as the server), and the server's memory before and after: resident, and its live heap after a full
-// collection (bench/heap-probe.js), which is what the bound holds. Of the pages, it counts those that came
-// rendered (past the render deadline a page goes out as the shell, which is cheaper). The simulator's
-// platform rate limits are off for it (SIM_RATE_LIMITS=off): with them, almost every request would be a quick 429.
-import { readFile, rm } from 'node:fs/promises';
+// The console's server under load (issue 19), measuring the server and not its neighbours: the load
+// generator (autocannon) runs in a process of its own (bench/load-generator.ts), the API is a stub process
+// on loopback with fixed answers recorded from the simulator (bench/api-stub.ts, API_URL), and beside each
+// figure the same load against a bare node:http process returning the same bytes (bench/bare-server.ts),
+// as a ratio: the machine's limit. 50 connections on a proxied /api/v2 read and on the rendered deep link;
+// 200 connections on the deep link while /healthz is asked on one more connection. Memory of every server
+// process (primary and workers) before and after. Answers are asked for uncompressed, so the rendered
+// pages can be counted from their bodies.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
-import { sessionCookie, startConsole } from './server';
+import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { apiClient } from './api';
+import { sessionCookie, startConsole } from './server';
+import type { StubAnswers } from './api-stub';
 
 export const LOAD_CONNECTIONS = 50;
-export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 20);
-/** The live heap after a full collection may grow this much over both runs before the bench calls it unbounded. */
+export const OVERLOAD_CONNECTIONS = 200;
+export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/** The live heap after a full collection may grow this much over the runs before the bench calls it unbounded. */
 export const MEMORY_BOUND_MIB = 32;
+export const TARGETS = { pageRps: 400, pageP99Ms: 150, apiRps: 3_000, apiP99Ms: 50, overloadMaxMs: 1_000, healthMaxMs: 50 };
 const HEAP_PROBE = pathToFileURL(join(import.meta.dirname, 'heap-probe.js')).href;
+const RENDERED = '"renderedAt":';
 
-export interface LoadRun {
-  what: string;
-  path: string;
+export interface LoadFigures {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  maxMs: number;
   requests: number;
   non2xx: number;
   errors: number;
+  counted: number;
+}
+
+export interface LoadRun extends LoadFigures {
+  what: string;
+  path: string;
+  connections: number;
+  /** The same load on a bare node:http server returning the same bytes. */
+  bare?: LoadFigures;
   /** Pages only: how many answers carried the rendered screen (the rest were the shell). */
   rendered?: number;
 }
 
 export interface LoadResult {
-  connections: number;
   seconds: number;
+  workers: number;
   runs: LoadRun[];
+  /** /healthz on one connection during the 200-connection run. */
+  health: LoadFigures;
   rssMiB: Memory;
-  /** The live heap after a full collection: what a leak would grow. */
+  /** The live heap after a full collection, summed over the server's processes: what a leak would grow. */
   heapMiB: Memory;
   boundMiB: number;
 }
 
 interface Memory {
   before: number;
-  afterApi: number;
-  afterPage: number;
+  after: number;
 }
 
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = Number(/^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1] ?? NaN);
+/** Starts `node --import tsx <script> ...args` and waits for its `port <n>` line. */
+async function startHelper(script: string, args: string[]): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = /port (\d+)/.exec(output)?.[1];
+      if (found) resolve(Number(found));
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited (${code}) before listening`)));
+  });
+  return { port, child };
+}
+
+function generate(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; countBodiesWith?: string }): Promise<LoadFigures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-generator.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`the load generator exited with ${code}`));
+      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as LoadFigures);
+    });
+  });
+}
+
+/** The server's process and its cluster workers. */
+async function processTree(pid: number): Promise<number[]> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  return [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
+}
+
+async function rssMiB(pids: number[]): Promise<number> {
+  let kib = 0;
+  for (const pid of pids) kib += Number(/^VmRSS:\s+(\d+)\s+kB$/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return kib / 1024;
 }
 
-/** Asks the server's heap probe for a full collection and reads the live heap it writes. */
-async function heapAfterGcMiB(pid: number, file: string): Promise<number> {
+async function heapAfterGcMiB(pids: number[], file: string): Promise<number> {
   const asked = Date.now();
-  process.kill(pid, 'SIGUSR2');
-  for (let tries = 0; tries < 100; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const probe = await readFile(file, 'utf8').then((text) => JSON.parse(text) as { heapUsed: number; at: number }, () => null);
-    if (probe && probe.at >= asked) return probe.heapUsed / 1024 / 1024;
+  for (const pid of pids) process.kill(pid, 'SIGUSR2');
+  let total = 0;
+  for (const pid of pids) {
+    for (let tries = 0; ; tries++) {
+      if (tries > 100) throw new Error(`the heap probe of process ${pid} did not answer`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const probe = await readFile(`${file}.${pid}`, 'utf8').then((text) => JSON.parse(text) as { heapUsed: number; at: number }, () => null);
+      if (probe && probe.at >= asked) {
+        total += probe.heapUsed;
+        break;
+      }
+    }
   }
-  throw new Error('the server\'s heap probe did not answer');
+  return total / 1024 / 1024;
 }
 
-async function hammer(origin: string, what: string, path: string, headers: Record<string, string>, countRendered = false): Promise<LoadRun> {
-  let rendered = 0;
-  const onResponse = (_status: number, body: string) => {
-    if (body.includes('"renderedAt":')) rendered++;
-  };
-  const result = await autocannon({
-    url: `${origin}${path}`,
-    connections: LOAD_CONNECTIONS,
-    duration: LOAD_SECONDS,
-    headers,
-    ...(countRendered ? { requests: [{ method: 'GET', onResponse }] } : {}),
-  });
-  return {
-    what,
-    path,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    ...(countRendered ? { rendered } : {}),
-  };
+/** The fixed answers of the stub: what the simulator says to the requests a page and the proxied read make. */
+async function recordAnswers(env: NodeJS.ProcessEnv, apiKey: string): Promise<{ answers: StubAnswers; projectId: string }> {
+  const server = await startConsole({ ...env, SIM_API_KEY: apiKey, WEB_CONCURRENCY: '1' });
+  try {
+    const big = await apiClient(server.origin, apiKey).bigProject();
+    const id = encodeURIComponent(big.id);
+    const paths = ['/auth', '/users/me', '/users/me/organizations', '/projects', `/projects/${id}`, `/projects/${id}/operations`, `/projects/${id}/branches`, `/projects/${id}/endpoints`];
+    const answers: StubAnswers = {};
+    for (const path of paths) {
+      const query = path.endsWith('/operations') ? `?limit=${OPERATIONS_PAGE_SIZE}` : path === '/projects' ? '?limit=400' : '';
+      const response = await fetch(`${server.origin}/api/v2${path}${query}`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' } });
+      answers[`/api/v2${path}`] = { status: response.status, body: await response.text() };
+    }
+    return { answers, projectId: big.id };
+  } finally {
+    await server.stop();
+  }
 }
 
 export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promise<LoadResult> {
-  const heapFile = join(tmpdir(), `ops-console-bench-heap-${process.pid}.json`);
-  const server = await startConsole({ ...env, SIM_API_KEY: apiKey, SIM_RATE_LIMITS: 'off', BENCH_HEAP_FILE: heapFile }, ['--expose-gc', '--import', HEAP_PROBE]);
-  const memory = async () => ({ rss: await rssMiB(server.pid), heap: await heapAfterGcMiB(server.pid, heapFile) });
+  const scratch = join(tmpdir(), `ops-console-bench-${process.pid}`);
+  const heapFile = `${scratch}-heap`;
+  const { answers, projectId } = await recordAnswers(env, apiKey);
+  await writeFile(`${scratch}-answers.json`, JSON.stringify(answers));
+  const stub = await startHelper('api-stub.ts', [`${scratch}-answers.json`]);
+  const apiEnv: NodeJS.ProcessEnv = { ...env, API_URL: `http://127.0.0.1:${stub.port}/api/v2`, BENCH_HEAP_FILE: heapFile };
+  delete apiEnv.SIM_API_KEY;
+  const server = await startConsole(apiEnv, ['--expose-gc', '--import', HEAP_PROBE]);
+  const helpers: ChildProcess[] = [stub.child];
   try {
-    const big = await apiClient(server.origin, apiKey).bigProject();
+    // The workers announce themselves once listening: give them a moment to all be up before counting them.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const pids = await processTree(server.pid);
+    const memory = async () => ({ rss: await rssMiB(pids), heap: await heapAfterGcMiB(pids, heapFile) });
     const cookie = await sessionCookie(server.origin, apiKey);
     const before = await memory();
-    process.stdout.write(`load: ${LOAD_CONNECTIONS} connections × ${LOAD_SECONDS} s on /api/v2… `);
-    const api = await hammer(server.origin, 'proxied /api/v2 read (100 operations)', `/api/v2/projects/${encodeURIComponent(big.id)}/operations?limit=100`, {
-      cookie,
-      accept: 'application/json',
-    });
-    const afterApi = await memory();
-    process.stdout.write('on the deep link page… ');
-    const page = await hammer(server.origin, 'server-rendered deep link page', `/projects/${encodeURIComponent(big.id)}`, { cookie, accept: 'text/html' }, true);
-    const afterPage = await memory();
+    const id = encodeURIComponent(projectId);
+    const scenarios = [
+      { what: 'proxied /api/v2 read (100 operations)', path: `/api/v2/projects/${id}/operations?limit=100`, headers: { cookie, accept: 'application/json' }, connections: LOAD_CONNECTIONS },
+      { what: 'rendered deep link page', path: `/projects/${id}`, headers: { cookie, accept: 'text/html' }, connections: LOAD_CONNECTIONS },
+    ];
+    const runs: LoadRun[] = [];
+    for (const scenario of scenarios) {
+      process.stdout.write(`load: ${scenario.connections} connections × ${LOAD_SECONDS} s on ${scenario.what}… `);
+      const url = `${server.origin}${scenario.path}`;
+      const page = scenario.headers.accept === 'text/html';
+      const figures = await generate({ url, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers, ...(page ? { countBodiesWith: RENDERED } : {}) });
+      // The bare server returns what the console answered this request (a rendered page when it is one).
+      const sample = await fetch(url, { headers: scenario.headers });
+      const bytesFile = `${scratch}-bytes`;
+      await writeFile(bytesFile, Buffer.from(await sample.arrayBuffer()));
+      const bare = await startHelper('bare-server.ts', [bytesFile, sample.headers.get('content-type') ?? 'application/octet-stream']);
+      helpers.push(bare.child);
+      const bareFigures = await generate({ url: `http://127.0.0.1:${bare.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });
+      bare.child.kill();
+      runs.push({ ...scenario, ...figures, bare: bareFigures, ...(page ? { rendered: figures.counted } : {}) });
+      process.stdout.write('done\n');
+    }
+    process.stdout.write(`load: ${OVERLOAD_CONNECTIONS} connections × ${LOAD_SECONDS} s on the deep link, /healthz beside it… `);
+    const overloadPath = `/projects/${id}`;
+    const [overload, health] = await Promise.all([
+      generate({ url: `${server.origin}${overloadPath}`, connections: OVERLOAD_CONNECTIONS, seconds: LOAD_SECONDS, headers: { cookie, accept: 'text/html' }, countBodiesWith: RENDERED }),
+      generate({ url: `${server.origin}/healthz`, connections: 1, seconds: LOAD_SECONDS, headers: {} }),
+    ]);
+    runs.push({ what: 'rendered deep link page, overload', path: overloadPath, connections: OVERLOAD_CONNECTIONS, ...overload, rendered: overload.counted });
     process.stdout.write('done\n');
+    const after = await memory();
     return {
-      connections: LOAD_CONNECTIONS,
       seconds: LOAD_SECONDS,
-      runs: [api, page],
-      rssMiB: { before: before.rss, afterApi: afterApi.rss, afterPage: afterPage.rss },
-      heapMiB: { before: before.heap, afterApi: afterApi.heap, afterPage: afterPage.heap },
+      workers: pids.length - 1,
+      runs,
+      health,
+      rssMiB: { before: before.rss, after: after.rss },
+      heapMiB: { before: before.heap, after: after.heap },
       boundMiB: MEMORY_BOUND_MIB,
     };
   } finally {
     await server.stop();
-    await rm(heapFile, { force: true });
+    for (const helper of helpers) helper.kill();
+    const dir = tmpdir();
+    const mine = (await readdir(dir)).filter((name) => name.startsWith(`ops-console-bench-${process.pid}`));
+    await Promise.all(mine.map((name) => rm(join(dir, name), { force: true })));
   }
 }
 
+const ratio = (a: number, b: number | undefined) => (b ? (a / b).toFixed(2) : '–');
+
 export function reportLoad(load: LoadResult): void {
-  console.log(`\nThe server under load (${load.connections} connections, ${load.seconds} s each, autocannon on the same machine):\n`);
+  console.log(`\nThe server under load (${load.seconds} s each; ${load.workers} workers; autocannon, the API stub and the bare server each in a process of their own):\n`);
   for (const run of load.runs) {
     console.log(
-      `  ${run.what.padEnd(40)} ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
+      `  ${run.what.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  max ${run.maxMs.toFixed(0).padStart(5)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
     );
+    if (run.bare) {
+      console.log(
+        `  ${'  bare node:http, same bytes'.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.bare.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.bare.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.bare.p99Ms.toFixed(0).padStart(4)} ms  → console/bare: ${ratio(run.requestsPerSecond, run.bare.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, run.bare.p99Ms)}× the p99`,
+      );
+    }
   }
-  for (const [what, { before, afterApi, afterPage }] of [['RSS', load.rssMiB], ['live heap after a full GC', load.heapMiB]] as const) {
-    console.log(`  server ${what}: ${before.toFixed(0)} MiB before, ${afterApi.toFixed(0)} MiB after the API run, ${afterPage.toFixed(0)} MiB after the page run`);
+  console.log(`  /healthz beside the overload: p99 ${load.health.p99Ms.toFixed(0)} ms, max ${load.health.maxMs.toFixed(0)} ms (${load.health.requests} requests, ${load.health.non2xx + load.health.errors} failed)`);
+  for (const [what, { before, after }] of [['RSS', load.rssMiB], ['live heap after a full GC', load.heapMiB]] as const) {
+    console.log(`  server ${what} (all processes): ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after`);
   }
 }
 
 export function heapWithinBound(load: LoadResult): boolean {
-  return load.heapMiB.afterPage - load.heapMiB.before <= load.boundMiB;
+  return load.heapMiB.after - load.heapMiB.before <= load.boundMiB;
+}
+
+/** The issue's load targets: [what, measured, target, met]. */
+export function loadTargets(load: LoadResult): [string, string, string, boolean][] {
+  const [api, page, overload] = load.runs;
+  const lines: [string, string, string, boolean][] = [];
+  if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
+  if (api) lines.push([`Load: proxied read, ${api.connections} conn.`, `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`, api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms]);
+  if (overload) lines.push([`Load: ${overload.connections} conn., slowest answer`, `${overload.maxMs.toFixed(0)} ms`, `≤ ${TARGETS.overloadMaxMs} ms`, overload.maxMs <= TARGETS.overloadMaxMs]);
+  // A /healthz that never answered (a timeout) has no latency at all: it counts as missed, not as 0 ms.
+  const healthAnswered = load.health.requests > 0 && load.health.errors === 0;
+  lines.push([
+    'Load: /healthz under that load, slowest',
+    healthAnswered ? `${load.health.maxMs.toFixed(0)} ms` : `${load.health.errors} timeouts`,
+    `< ${TARGETS.healthMaxMs} ms`,
+    healthAnswered && load.health.maxMs < TARGETS.healthMaxMs,
+  ]);
+  lines.push(['Load: live heap after full GC, before → after', `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.after.toFixed(0)} MiB`, `+≤ ${load.boundMiB} MiB`, heapWithinBound(load)]);
+  const failed = [...load.runs, load.health].reduce((sum, run) => sum + run.non2xx + run.errors, 0);
+  lines.push(['Load: non-2xx answers, errors and timeouts', String(failed), '0', failed === 0]);
+  return lines;
 }

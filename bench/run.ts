@@ -1,9 +1,12 @@
 // `npm run bench`: the production build's initial JavaScript, how long a deep link to the big project
-// takes to show its first operation compared with a static page of the same table, and the console's
-// server under load. Everything runs against the console's own server (dist/server) on the simulator.
+// takes to show its first operation compared with a static page of the same table (served by a bare
+// node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
+// `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import playwrightConfig from '../playwright.config';
@@ -11,23 +14,24 @@ import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
-import { initialScripts, stylesheetHrefs, type ScriptSize } from './initial-js';
+import { initialScripts, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
 import { measureRows, reportRows } from './rows';
-import { heapWithinBound, measureLoad, reportLoad, type LoadResult } from './load';
-import { run, signInContext, simulatorEnv, startConsole } from './server';
+import { loadTargets, measureLoad, reportLoad, type LoadResult } from './load';
+import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
 import { staticOperationsPage } from './static-page';
 import { measureWalk, reportWalk } from './walk';
 
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist', 'client');
 const RESULTS = join(ROOT, 'bench', 'results');
-const STATIC_PAGE = 'bench-static.html';
 const API_KEY = 'bench-key-0000000000000000000000';
 
 const WARMUPS = 2;
-const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const TARGET_INITIAL_JS_KIB = 110;
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const TARGET_INITIAL_JS_KIB = 100;
+const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity'] as const;
+type Part = (typeof PARTS)[number];
 const TARGET_RATIO = 1.5;
 
 const kib = (bytes: number) => bytes / 1024;
@@ -46,42 +50,36 @@ function gitCommit(): string | null {
   }
 }
 
-/** Writes the static page of the big project's first rows into dist/client (the server lists its files when it starts). */
-async function writeStaticPage(env: NodeJS.ProcessEnv) {
-  const server = await startConsole(env);
-  try {
-    const api = apiClient(server.origin, API_KEY);
-    const big = await api.bigProject();
-    const [operations, branches, endpoints, stylesheets] = await Promise.all([
-      api.firstOperations(big.id, OPERATIONS_PAGE_SIZE),
-      api.branches(big.id),
-      api.endpoints(big.id),
-      stylesheetHrefs(DIST),
-    ]);
-    const html = staticOperationsPage({ project: big, operations, branches, endpoints, stylesheets, now: Date.now() });
-    await writeFile(join(DIST, STATIC_PAGE), html);
-    return { big, operations, html };
-  } finally {
-    await server.stop();
-  }
+/** The static page of the big project's first rows, served by a bare node:http in this process (idle while the browser loads). */
+async function serveStaticPage(server: ConsoleServer) {
+  const api = apiClient(server.origin, API_KEY);
+  const big = await api.bigProject();
+  const [operations, branches, endpoints] = await Promise.all([api.firstOperations(big.id, OPERATIONS_PAGE_SIZE), api.branches(big.id), api.endpoints(big.id)]);
+  const html = Buffer.from(staticOperationsPage({ project: big, operations, branches, endpoints, now: Date.now() }));
+  const bare = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': html.length });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
+  return { big, operations, url, close: () => new Promise<void>((resolve) => bare.close(() => resolve())) };
 }
 
 async function measure(env: NodeJS.ProcessEnv, scripts: ScriptSize[]) {
-  const { big, operations, html } = await writeStaticPage(env);
   const server = await startConsole(env);
+  const page = await serveStaticPage(server);
   try {
-    const served = await fetch(`${server.origin}/${STATIC_PAGE}`);
-    if (!served.ok || (await served.text()) !== html) throw new Error(`the console server does not serve /${STATIC_PAGE} as written`);
-    return { server: server.origin, ...(await measureFirstRows(server.origin, big, operations.length, scripts)), requests: await measureRequests(server, API_KEY) };
+    return { server: server.origin, ...(await measureFirstRows(server.origin, page.url, page.big, page.operations.length, scripts)) };
   } finally {
+    await page.close();
     await server.stop();
   }
 }
 
-async function measureFirstRows(origin: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]) {
+async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]) {
   const urls = {
     app: `${origin}/projects/${encodeURIComponent(big.id)}`,
-    static: `${origin}/${STATIC_PAGE}`,
+    static: staticUrl,
     floor: `${origin}/floor/index.html?project=${encodeURIComponent(big.id)}`,
   };
   const signIn = (context: BrowserContext) => signInContext(context, origin, API_KEY);
@@ -137,13 +135,17 @@ async function measureFirstRows(origin: string, big: Awaited<ReturnType<ReturnTy
   };
 }
 
+function reportScripts(scripts: readonly ScriptSize[]): void {
+  console.log(`\nInitial JS (index.html's scripts and modulepreloads, gzip -9):`);
+  for (const f of scripts) {
+    console.log(`  ${f.file.padEnd(44)} ${f.how.padEnd(13)} ${kib(f.bytes).toFixed(1).padStart(7)} KiB  ${kib(f.gzipBytes).toFixed(1).padStart(6)} KiB gzip`);
+  }
+}
+
 function report(result: FirstRows): void {
   const { initialJs, firstRow, project } = result;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-  console.log(`\nInitial JS (index.html's scripts and modulepreloads, gzip -9):`);
-  for (const f of initialJs.files) {
-    console.log(`  ${f.file.padEnd(44)} ${f.how.padEnd(13)} ${kib(f.bytes).toFixed(1).padStart(7)} KiB  ${kib(f.gzipBytes).toFixed(1).padStart(6)} KiB gzip`);
-  }
+  reportScripts(initialJs.files);
   console.log(
     `\nDeep link to ${project.name} (${project.id}, ${project.operations} operations), first row painted; median of ${firstRow.runs} runs each after ${firstRow.warmups} warm-ups:\n`,
   );
@@ -167,101 +169,111 @@ function report(result: FirstRows): void {
   console.log(`  machine load (1-min average) at the end: ${result.loadAverage1m.toFixed(2)}`);
 }
 
-/** Every target the issues set, in one table: what was measured, the target, ok or MISSED. */
-function reportTargets(
-  result: FirstRows,
-  requests: Awaited<ReturnType<typeof measureRequests>>,
-  rows: Awaited<ReturnType<typeof measureRows>>,
-  walk: Awaited<ReturnType<typeof measureWalk>>,
-  load: LoadResult,
-): void {
+interface Results {
+  firstRows?: FirstRows;
+  scripts?: ScriptSize[];
+  requests?: Awaited<ReturnType<typeof measureRequests>>;
+  rows?: Awaited<ReturnType<typeof measureRows>>;
+  walk?: Awaited<ReturnType<typeof measureWalk>>;
+  load?: LoadResult;
+}
+
+/** Every target the issues set that this run measured, in one table: what was measured, the target, ok or MISSED. */
+function reportTargets({ firstRows, scripts, requests, rows, walk, load }: Results): void {
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-  const lines: [string, string, string, string][] = [
-    ['Initial JS, gzip', `${result.initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${result.initialJs.targetKiB} KiB`, mark(result.initialJs.gzipKiB <= result.initialJs.targetKiB)],
-    [
-      'First row: floor React app / static page',
-      `${result.firstRow.floorRatio.toFixed(2)} (${result.firstRow.floorMedianMs.toFixed(0)} / ${result.firstRow.staticMedianMs.toFixed(0)} ms)`,
-      '',
-      '(the stack)',
-    ],
-    [
+  const lines: [string, string, string, string][] = [];
+  if (scripts) {
+    const gzip = kib(scripts.reduce((sum, s) => sum + s.gzipBytes, 0));
+    lines.push(['Initial JS, gzip', `${gzip.toFixed(1)} KiB`, `≤ ${TARGET_INITIAL_JS_KIB} KiB`, mark(gzip <= TARGET_INITIAL_JS_KIB)]);
+  }
+  if (firstRows) {
+    const { firstRow } = firstRows;
+    lines.push(['First row: floor React app / static page', `${firstRow.floorRatio.toFixed(2)} (${firstRow.floorMedianMs.toFixed(0)} / ${firstRow.staticMedianMs.toFixed(0)} ms)`, '', '(the stack)']);
+    lines.push([
       'First row: console / static page',
-      `${result.firstRow.ratio.toFixed(2)} (${result.firstRow.appMedianMs.toFixed(0)} / ${result.firstRow.staticMedianMs.toFixed(0)} ms)`,
-      `≤ ${result.firstRow.targetRatio.toFixed(1)}`,
-      mark(result.firstRow.ratio <= result.firstRow.targetRatio),
-    ],
-  ];
-  for (const p of rows.phases.filter((phase) => phase.judged)) {
-    lines.push([`INP p98, ${p.phase}`, `${p.p98Ms.toFixed(0)} ms`, `< ${rows.targetInpMs} ms`, mark(p.p98Ms < rows.targetInpMs)]);
+      `${firstRow.ratio.toFixed(2)} (${firstRow.appMedianMs.toFixed(0)} / ${firstRow.staticMedianMs.toFixed(0)} ms)`,
+      `≤ ${firstRow.targetRatio.toFixed(1)}`,
+      mark(firstRow.ratio <= firstRow.targetRatio),
+    ]);
   }
-  const heaviest = rows.snapshots.at(-1);
-  if (heaviest) {
-    lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', '']);
+  for (const p of rows?.phases.filter((phase) => phase.judged) ?? []) {
+    lines.push([`INP p98, ${p.phase}`, `${p.p98Ms.toFixed(0)} ms`, `< ${rows?.targetInpMs ?? 0} ms`, mark(p.p98Ms < (rows?.targetInpMs ?? 0))]);
   }
-  for (const s of requests.scenarios) {
+  const heaviest = rows?.snapshots.at(-1);
+  if (heaviest) lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', '']);
+  for (const s of requests?.scenarios ?? []) {
     const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
     lines.push([`Polls per interval, ${tabs}`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
     lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
     lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', mark(s.hidden === 0)]);
   }
-  const slowest = Math.max(...walk.runs.map((r) => r.ms));
-  const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
-  const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
-  lines.push([
-    'Walk: every failed op of 20,000 (median)',
-    `${walk.medianMs} ms (max ${slowest})`,
-    `< ${walk.targetMs} ms`,
-    mark(walk.medianMs < walk.targetMs && found),
-  ]);
-  lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
-  for (const runResult of load.runs) {
-    lines.push([`Load: ${runResult.what}`, `${runResult.requestsPerSecond.toFixed(0)} req/s, p99 ${runResult.p99Ms.toFixed(0)} ms`, '', `${load.connections} conn.`]);
+  if (walk) {
+    const slowest = Math.max(...walk.runs.map((r) => r.ms));
+    const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
+    const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
+    lines.push(['Walk: every failed op of 20,000 (median)', `${walk.medianMs} ms (max ${slowest})`, `< ${walk.targetMs} ms`, mark(walk.medianMs < walk.targetMs && found)]);
+    lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
   }
-  lines.push(['Load: server RSS before → after', `${load.rssMiB.before.toFixed(0)} → ${load.rssMiB.afterPage.toFixed(0)} MiB`, '', '']);
-  lines.push([
-    'Load: live heap after full GC, before → after',
-    `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.afterPage.toFixed(0)} MiB`,
-    `+≤ ${load.boundMiB} MiB`,
-    mark(heapWithinBound(load)),
-  ]);
-  const failed = load.runs.reduce((sum, runResult) => sum + runResult.non2xx + runResult.errors, 0);
-  lines.push(['Load: non-2xx answers, errors and timeouts', String(failed), '0', mark(failed === 0)]);
+  for (const [what, value, target, ok] of load ? loadTargets(load) : []) lines.push([what, value, target, mark(ok)]);
   console.log('\nTargets, all in this run:\n');
-  for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(44)} ${b.padStart(24)}  ${c.padEnd(10)} ${d}`);
+  for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(46)} ${b.padStart(24)}  ${c.padEnd(20)} ${d}`);
+  console.log(`\n  machine load (1-min average) at the end: ${(loadavg()[0] ?? 0).toFixed(2)}`);
 }
 
 type FirstRows = Awaited<ReturnType<typeof measureFirstRows>>;
 
+/** `--only=a,b`: the parts to run (every part without it). */
+function partsToRun(argv: readonly string[]): Set<Part> {
+  const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
+  if (only === undefined) return new Set(PARTS);
+  const asked = only.split(',').map((part) => part.trim());
+  const unknown = asked.filter((part) => !(PARTS as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`unknown bench part(s) ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
+  return new Set(asked as Part[]);
+}
+
 async function main(): Promise<void> {
-  // `npm run bench -- --only=activity`: only the activity scheduler's simulated minutes (no build, no browser).
-  if (process.argv.includes('--only=activity')) {
-    reportActivity(measureActivity());
-    return;
-  }
+  const parts = partsToRun(process.argv);
+  const results: Results = {};
+  let activity: ReturnType<typeof measureActivity> | undefined;
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
-  console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
-  await run('npm', ['run', '-s', 'build'], env);
-  await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
-  const scripts = await initialScripts(DIST);
+  if ([...parts].some((part) => part !== 'activity')) {
+    console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
+    await run('npm', ['run', '-s', 'build'], env);
+    if (parts.has('first-row')) await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
+    results.scripts = await initialScripts(DIST);
+  }
+  if (parts.has('first-row') && results.scripts) {
+    console.log('Starting the console server on a free loopback port…');
+    const { server, ...firstRows } = await measure(env, results.scripts);
+    console.log(`Measured against ${server}`);
+    results.firstRows = firstRows;
+  }
+  if (parts.has('requests')) {
+    const server = await startConsole(env);
+    try {
+      results.requests = await measureRequests(server, API_KEY);
+    } finally {
+      await server.stop();
+    }
+  }
+  if (parts.has('rows')) results.rows = await measureRows(env, API_KEY);
+  if (parts.has('walk')) results.walk = await measureWalk(env, API_KEY);
+  if (parts.has('load')) results.load = await measureLoad(env, API_KEY);
+  if (parts.has('activity')) activity = measureActivity();
 
-  console.log('Starting the console server on a free loopback port…');
-  const { requests, server, ...result } = await measure(env, scripts);
-  console.log(`Measured against ${server}`);
-  const rows = await measureRows(env, API_KEY);
-  const walk = await measureWalk(env, API_KEY);
-  const load = await measureLoad(env, API_KEY);
-  const activity = measureActivity();
-
-  report(result);
-  reportRequests(requests);
-  reportRows(rows);
-  reportWalk(walk);
-  reportLoad(load);
-  reportActivity(activity);
-  reportTargets(result, requests, rows, walk, load);
+  if (results.firstRows) report(results.firstRows);
+  else if (parts.has('bundle') && results.scripts) reportScripts(results.scripts);
+  if (results.requests) reportRequests(results.requests);
+  if (results.rows) reportRows(results.rows);
+  if (results.walk) reportWalk(results.walk);
+  if (results.load) reportLoad(results.load);
+  if (activity) reportActivity(activity);
+  reportTargets(parts.has('bundle') ? results : { ...results, scripts: undefined });
   await mkdir(RESULTS, { recursive: true });
-  const file = join(RESULTS, 'latest.json');
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), ...result, requests, rows, walk, load, activity }, null, 2)}\n`);
+  const file = join(RESULTS, parts.size === PARTS.length ? 'latest.json' : `latest-${[...parts].join('+')}.json`);
+  const { firstRows, ...rest } = results;
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0], ...firstRows, ...rest, activity }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

@@ -1,5 +1,5 @@
-// The floor the console is compared with: the same first page of operations as a plain HTML table,
-// with the console's own stylesheet and markup, and no script at all.
+// The floor the console is compared with (issue 19): the same first page of operations as a plain HTML
+// table with a small inline <style>, no stylesheet request and no script at all, served by a bare node:http.
 import type { Branch, Endpoint, Operation } from '../src/api/schemas';
 import { formatDuration, formatRelative, formatUtc, humanizeAction } from '../src/lib/format';
 import { isTerminal, statusLabel, statusTone } from '../src/lib/operation-status';
@@ -13,11 +13,12 @@ export interface StaticPageInput {
   operations: readonly Operation[];
   branches: readonly Branch[];
   endpoints: readonly Endpoint[];
-  stylesheets: readonly string[];
   now: number;
 }
 
-export function staticOperationsPage({ project, operations, branches, endpoints, stylesheets, now }: StaticPageInput): string {
+const STYLE = `body{margin:0;font:14px/1.4 system-ui,sans-serif}header{padding:12px 24px;border-bottom:1px solid #ddd}main{padding:16px 24px}table{border-collapse:collapse;width:100%}th,td{padding:6px 8px;border-bottom:1px solid #eee;text-align:left}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}`;
+
+export function staticOperationsPage({ project, operations, branches, endpoints, now }: StaticPageInput): string {
   const branchNames = new Map(branches.map((b) => [b.id, b.name]));
   const computeNames = new Map(endpoints.map((e) => [e.id, e.name ?? e.id]));
   const projectHref = `/projects/${encodeURIComponent(project.id)}`;
@@ -45,7 +46,7 @@ export function staticOperationsPage({ project, operations, branches, endpoints,
 <meta name="viewport" content="width=device-width, initial-scale=1.0" />
 <meta name="color-scheme" content="light dark" />
 <title>${esc(project.name)} · Ops Console (static bench page)</title>
-${stylesheets.map((href) => `<link rel="stylesheet" crossorigin href="${esc(href)}" />`).join('\n')}
+<style>${STYLE}</style>
 </head>
 <body>
 <div id="root"><div class="app">

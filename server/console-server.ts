@@ -8,7 +8,7 @@ import type { ApiBackend } from './api-backend';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
 import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
-import { serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
+import { createRenderSlots, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { MISDIRECTED } from './host-check';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
 import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
@@ -25,12 +25,16 @@ export interface ConsoleServerOptions {
   assets: AssetHandler;
   /** Dev serves no CSP: Vite's HMR needs inline scripts. */
   withCsp: boolean;
+  /** Hashes of the <style> the template carries inline, for the CSP's style-src. */
+  styleHashes?: readonly string[];
   faultControl: boolean;
   /** True once shutdown has begun: /healthz says so. */
   draining?: () => boolean;
   render?: PageRenderer;
   /** How long a rendered page waits for its data before it goes out as the shell (pages.ts's default otherwise). */
   renderDeadlineMs?: number;
+  /** Renders at once in this process before pages go out as the shell (pages.ts's MAX_CONCURRENT_RENDERS otherwise). */
+  maxRenders?: number;
   /** Where an internal error is reported (stderr by default). */
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
@@ -90,7 +94,8 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     log(`Internal error: ${describeError(error)}`);
     sendJsonError(res, 500, 'Internal error while answering the request.');
   };
-  const headers = Object.entries(securityHeaders({ withCsp: options.withCsp }));
+  const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
+  const slots = createRenderSlots(options.maxRenders);
 
   const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
     const current = sessions.read(req);
@@ -104,6 +109,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       template,
       session,
       render,
+      slots,
       status,
       fetchApi: backend.fetch,
       data: data ?? { session: sessions.describe(session) },

@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PAGE_DATA_ELEMENT_ID, serializePageData, type PageData } from '../src/api/page-data';
 import type { ScreenRender } from '../src/entry-server';
+import { pageBody, sendPage } from './compression';
 import type { ApiFetch } from './node-adapter';
 import type { Session } from './session/session-crypto';
 
@@ -15,6 +16,30 @@ export const APP_HTML_MARKER = '<!--app-html-->';
 
 /** How long a page waits for its screen's data before it goes out as the shell and the browser asks itself. */
 export const RENDER_DEADLINE_MS = 250;
+
+/**
+ * Renders one process runs at once; past it a page goes out as the shell at once instead of queueing behind
+ * them. A render is mostly CPU once its data is in: more at once on a core only stretches each one's latency.
+ */
+export const MAX_CONCURRENT_RENDERS = 8;
+
+/** Counts the renders under way in one process; `enter` is refused past the cap. */
+export interface RenderSlots {
+  enter: () => boolean;
+  leave: () => void;
+  readonly inUse: number;
+}
+
+export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
+  let inUse = 0;
+  return {
+    enter: () => (inUse < max ? (inUse++, true) : false),
+    leave: () => void (inUse = Math.max(0, inUse - 1)),
+    get inUse() {
+      return inUse;
+    },
+  };
+}
 
 export interface PageTemplate {
   /** index.html as built (production) or as Vite transforms it for `url` (dev). */
@@ -57,7 +82,27 @@ export function injectPage(template: string, data: PageData, appHtml = ''): stri
  * at once, and a function finishing the page with the app's HTML and the data block (at the end of
  * `<body>`: the app's module script is deferred, so it still reads the block once the page is parsed).
  */
-export function splitPage(template: string, headTags: string): { head: string; finish: (data: PageData, appHtml?: string) => string } {
+export function splitPage(template: string, headTags: string): SplitPage {
+  const key = `${headTags}\u0000${template}`;
+  let split = splits.get(key);
+  if (!split) {
+    // The template and a screen's tags are the same on every request: cut once, not per render.
+    if (splits.size >= MAX_CACHED_SPLITS) splits.clear();
+    split = cutPage(template, headTags);
+    splits.set(key, split);
+  }
+  return split;
+}
+
+interface SplitPage {
+  head: string;
+  finish: (data: PageData, appHtml?: string) => string;
+}
+
+const MAX_CACHED_SPLITS = 64;
+const splits = new Map<string, SplitPage>();
+
+function cutPage(template: string, headTags: string): SplitPage {
   const marker = template.indexOf(APP_HTML_MARKER);
   const headEnd = template.indexOf('</head>');
   const bodyEnd = template.lastIndexOf('</body>');
@@ -76,6 +121,8 @@ export interface PageOptions {
   session: Session | null;
   fetchApi: ApiFetch;
   render?: PageRenderer | undefined;
+  /** The process's render cap: past it the page goes out as the shell (no cap when absent). */
+  slots?: RenderSlots | undefined;
   status?: number;
   deadlineMs?: number;
   /** The API refused the session's key during the render: end the session as a 401 anywhere does. */
@@ -103,10 +150,11 @@ function deadline<T>(ms: number, fallback: T): { reached: Promise<T>; cancel: ()
 async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, plan: RenderPlan, page: Required<Pick<PageOptions, 'data' | 'deadlineMs'>> & PageOptions): Promise<void> {
   const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
   pageHeaders(res, page.status ?? 200);
+  const body = pageBody(req, res);
   // The head now: the browser fetches the CSS and the screen's code while the server fetches its data.
   // Waiting for the write to reach the socket matters: Node corks a response's socket until the next
   // tick, and an in-process API answers in microtasks, so the head would otherwise leave with the body.
-  await new Promise<void>((resolve) => res.write(head, () => resolve()));
+  await body.write(head);
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const timeout = deadline<ScreenRender>(page.deadlineMs, { kind: 'unavailable', problem: 'The API did not answer before the deadline.' });
@@ -114,12 +162,12 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   timeout.cancel();
   switch (outcome.kind) {
     case 'rendered':
-      res.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));
+      body.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));
       return;
     case 'unauthorized':
       page.endSession?.();
       // The head went out already, so no Set-Cookie: the page signs out (its sign-out expires the cookie).
-      res.end(finish({ ...page.data, sessionEnded: 'rejected' }));
+      body.end(finish({ ...page.data, sessionEnded: 'rejected' }));
       return;
     case 'broken':
       page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
@@ -128,21 +176,24 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
       break;
   }
   stop.abort();
-  res.end(finish(page.data));
+  body.end(finish(page.data));
 }
 
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
   const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
   const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi }) : null;
-  if (plan) {
-    await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
+  if (plan && (options.slots?.enter() ?? true)) {
+    try {
+      await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
+    } finally {
+      options.slots?.leave();
+    }
     return;
   }
   const html = injectPage(await template.html(url), data);
   pageHeaders(res, status);
-  res.setHeader('Content-Length', Buffer.byteLength(html));
-  res.end(req.method === 'HEAD' ? undefined : html);
+  sendPage(req, res, html);
 }
 
 /**

@@ -22,10 +22,16 @@ export const PERMISSIONS_POLICY = ['accelerometer', 'camera', 'display-capture',
 /** A year; no includeSubDomains or preload: the console does not speak for other hosts of its domain. */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
+/** The CSP, with the hashes of the page's inlined <style> (server/inline-css.ts) allowed beside 'self'. */
+export function contentSecurityPolicy(styleHashes: readonly string[] = []): string {
+  if (styleHashes.length === 0) return CONTENT_SECURITY_POLICY;
+  return CONTENT_SECURITY_POLICY.replace("style-src 'self'", `style-src 'self' ${styleHashes.join(' ')}`);
+}
+
 /** Headers on every response; dev leaves out the CSP because Vite's HMR and React refresh inject inline scripts. */
-export function securityHeaders({ withCsp }: { withCsp: boolean }): Record<string, string> {
+export function securityHeaders({ withCsp, styleHashes = [] }: { withCsp: boolean; styleHashes?: readonly string[] }): Record<string, string> {
   return {
-    ...(withCsp ? { 'Content-Security-Policy': CONTENT_SECURITY_POLICY } : {}),
+    ...(withCsp ? { 'Content-Security-Policy': contentSecurityPolicy(styleHashes) } : {}),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',

@@ -1,22 +1,30 @@
 // `npm start`: the production server over the built client (dist/client), started by main.ts once the
 // environment is set.
 import { readFile } from 'node:fs/promises';
+import { inlineStylesheets } from './inline-css';
 import { createPageRenderer, parseManifest, screenHeadTags } from './server-render';
-import { exitOnSignals, startServer, stderrLog } from './start';
+import { exitOnSignals, startServer, stderrLog, type RunningServer, type StartOptions } from './start';
 import { createStaticAssets } from './static-assets';
 
-export async function serveBuilt(clientDir: string): Promise<void> {
+/** A worker of several (server/cluster.ts): its shared parts, and its own way to stop instead of exitOnSignals. */
+export type BuiltServerOptions = Pick<StartOptions, 'backend' | 'revoked' | 'print'> & { started?: (running: RunningServer) => void };
+
+export async function serveBuilt(clientDir: string, options: BuiltServerOptions = {}): Promise<void> {
+  const { started = exitOnSignals, ...shared } = options;
   try {
     const template = await readFile(`${clientDir}index.html`, 'utf8');
     const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
     const entry = await import('../src/entry-server');
     await entry.loadScreens();
+    // The screens' tags leave out what the built index.html loads, inlined or not.
     const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources) });
+    const page = await inlineStylesheets(template, clientDir);
     const running = await startServer({
       mode: 'production',
-      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(template) }, assets: createStaticAssets(clientDir), render }),
+      ...shared,
+      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(page.html) }, styleHashes: page.styleHashes, assets: createStaticAssets(clientDir), render }),
     });
-    exitOnSignals(running);
+    started(running);
   } catch (error) {
     stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -8,6 +8,7 @@ import { readConfig, type ServerConfig } from './config';
 import { createRequestHandler, type ConsoleServerOptions } from './console-server';
 import { answeredHosts, bindsEveryInterface, createHostCheck, type HostRules } from './host-check';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
+import type { RevokedSessions } from './session/revoked-sessions';
 import { createSessions } from './session/sessions';
 import { isLoopbackHost } from './session/session-cookie';
 import { createDrain, type Drain } from './shutdown';
@@ -15,7 +16,7 @@ import { createDrain, type Drain } from './shutdown';
 export type Mode = 'production' | 'dev';
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
-export type ServingParts = Pick<ConsoleServerOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs'> & {
+export type ServingParts = Pick<ConsoleServerOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'styleHashes'> & {
   /** Dev: closes Vite with the server. */
   close?: () => Promise<void>;
 };
@@ -66,12 +67,17 @@ export interface StartOptions {
   /** Where problems go: an API that cannot be reached, an internal error (stderr by default). */
   log?: Log;
   serving: (server: http.Server, config: ServerConfig) => Promise<ServingParts>;
+  /** A worker of several (server/cluster.ts): the simulator over the link to the primary instead of one of its own. */
+  backend?: ApiBackend;
+  /** A worker of several: revocations shared with the other workers. */
+  revoked?: RevokedSessions;
 }
 
-export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving }: StartOptions): Promise<RunningServer> {
+export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, ...shared }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
-  const sessions = createSessions({ secret: config.sessionSecret });
+  const backend =
+    shared.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
+  const sessions = createSessions({ secret: config.sessionSecret, ...(shared.revoked ? { revoked: shared.revoked } : {}) });
   const server = http.createServer();
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);

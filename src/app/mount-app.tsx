@@ -16,6 +16,15 @@ function reportRecovered(error: unknown, { componentStack }: ErrorInfo): void {
   reportError(new Error(`React recovered from an error${where ? ` (${where})` : ''}: ${message}`, { cause: error }));
 }
 
+/** Runs `then` once the browser has painted (a frame, then a task after it); at once in a hidden tab, which paints no frames. */
+function afterNextPaint(then: () => void): void {
+  if (document.visibilityState === 'hidden') {
+    then();
+    return;
+  }
+  requestAnimationFrame(() => setTimeout(then, 0));
+}
+
 /**
  * Renders the console into `container` with the state main.tsx made (a deep link's requests may
  * already be under way in its query client), or hydrates the server's HTML in it when the page was
@@ -31,7 +40,8 @@ export function mountApp(container: HTMLElement, state: AppState, screen: Promis
   );
   const render = () => {
     if (renderedAt === null) createRoot(container).render(app);
-    else hydrateRoot(container, app, { onRecoverableError: reportRecovered });
+    // The server's HTML is painted first: hydrating in the task that parsed the page would hold its first paint back.
+    else afterNextPaint(() => hydrateRoot(container, app, { onRecoverableError: reportRecovered }));
   };
   if (!screen) {
     render();

@@ -108,3 +108,32 @@ test('a key revoked before the page is rendered: the page signs out with the rea
   expect(new URL(page.url()).pathname).toBe(projectPath(big.id));
   await expect.poll(() => sessionCookies(context)).toEqual([]);
 });
+
+/** Notes, in the first animation frame that has a server-rendered operation row, whether React had taken the page over yet. */
+const WATCH_FIRST_ROW_FRAME = `(() => {
+  const frame = () => {
+    const root = document.getElementById('root');
+    if (root && document.querySelector('table tbody tr a[href*="/operations/"]')) {
+      window.__firstRowFrame = { hydrated: Object.keys(root).some((key) => key.startsWith('__reactContainer')) };
+      return;
+    }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})();`;
+
+test('a rendered page is painted before any script takes it over: hydration waits for the frame after the rows arrive', async ({ page, context }) => {
+  await holdKey(context);
+  await context.addInitScript({ content: SLOW_POLLS });
+  await context.addInitScript({ content: WATCH_FIRST_ROW_FRAME });
+
+  // Past the render deadline (a busy machine) the page is the shell, which the browser renders itself: load again until it came rendered.
+  await expect(async () => {
+    await page.goto(projectPath(big.id));
+    expect(await page.locator('#ops-console-data').textContent()).toContain('"renderedAt":');
+  }).toPass();
+
+  await expect.poll(() => page.evaluate(() => (window as { __firstRowFrame?: { hydrated: boolean } }).__firstRowFrame)).toEqual({ hydrated: false });
+  // And then the browser does take it over.
+  await expect.poll(() => page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(true);
+});

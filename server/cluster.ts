@@ -1,0 +1,172 @@
+// `npm start` on every core: WEB_CONCURRENCY worker processes (default: the machine's cores) share the
+// port through node:cluster; with one, the single process of before. What must stay one across workers
+// stays in the primary and is handed to them:
+// - the session secret, read (or made) once and given to each worker's environment;
+// - the simulator (one simulated world, its fault plan and its demo key), served to the workers on a
+//   loopback port (server/simulator-link.ts) when API_URL is unset;
+// - sign-outs, told by the worker that saw them to every other (server/cluster-messages.ts);
+// - the archive's embedded store, when it comes: it opens here, in the primary, like the simulator.
+// SIGTERM/SIGINT: each worker drains (server/shutdown.ts through RunningServer.stop) and exits, then the primary.
+import cluster, { type Worker } from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { createApiBackend } from './api-backend';
+import { readClusterMessage, sharedRevocations, type Channel, type ClusterMessage } from './cluster-messages';
+import { readConfig, type ServerConfig } from './config';
+import { FAULTS_CONTROL_PATH } from './node-adapter';
+import { serveBuilt, type BuiltServerOptions } from './serve-built';
+import { isLoopbackHost } from './session/session-cookie';
+import { createRevokedSessions } from './session/revoked-sessions';
+import { linkedSimulatorBackend, serveSimulatorLink, SIMULATOR_LINK_ENV } from './simulator-link';
+import { faultControlEnabled, stderrLog, type RunningServer } from './start';
+
+const MAX_WORKERS = 64;
+
+/** WEB_CONCURRENCY, or the machine's cores when unset. */
+export function workerCount(env: NodeJS.ProcessEnv): number {
+  const text = env.WEB_CONCURRENCY?.trim() ?? '';
+  if (text === '') return availableParallelism();
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_WORKERS) throw new Error(`WEB_CONCURRENCY must be a whole number from 1 to ${MAX_WORKERS}, not "${text}".`);
+  return count;
+}
+
+/**
+ * One secret for every worker when SESSION_SECRET is unset (a session opened by one is read by all): the
+ * seam for the generated secret kept in DATA_DIR (server/session/session-secret.ts), read here, once.
+ */
+function sharedSessionSecret(config: ServerConfig): string {
+  return config.sessionSecret ?? randomBytes(32).toString('base64url');
+}
+
+/** What one process serves (serveBuilt; a test's own server in test/server/fixtures). */
+export type Serve = (clientDir: string, options?: BuiltServerOptions) => Promise<void>;
+
+export async function runServer(clientDir: string, env: NodeJS.ProcessEnv = process.env, serve: Serve = serveBuilt): Promise<void> {
+  if (cluster.isWorker) {
+    await runWorker(clientDir, serve);
+    return;
+  }
+  let count: number;
+  let config: ServerConfig;
+  try {
+    count = workerCount(env);
+    config = readConfig(env);
+  } catch (error) {
+    stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  if (count === 1) await serve(clientDir);
+  else await runPrimary(count, config);
+}
+
+function workerChannel(): Channel {
+  return {
+    send: (message) => void process.send?.(message),
+    onMessage: (listener) =>
+      void process.on('message', (raw: unknown) => {
+        const message = readClusterMessage(raw);
+        if (message) listener(message);
+      }),
+  };
+}
+
+async function runWorker(clientDir: string, serve: Serve): Promise<void> {
+  const channel = workerChannel();
+  const link = process.env[SIMULATOR_LINK_ENV];
+  const started = (running: RunningServer) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      running.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    // Ctrl-C reaches the whole process group: a worker may hear it and the primary's shutdown both.
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.on('disconnect', stop);
+    channel.onMessage((message) => {
+      if (message.type === 'ops-console:shutdown') stop();
+    });
+    channel.send({ type: 'ops-console:listening', url: running.url });
+  };
+  await serve(clientDir, {
+    ...(link ? { backend: linkedSimulatorBackend(link) } : {}),
+    revoked: sharedRevocations(createRevokedSessions(), channel),
+    print: () => undefined,
+    started,
+  });
+}
+
+async function runPrimary(count: number, config: ServerConfig): Promise<void> {
+  const print = (line: string) => void process.stdout.write(`${line}\n`);
+  const sessionSecret = sharedSessionSecret(config);
+  // The one simulated world, here; a worker forwards to it as to API_URL.
+  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
+  const link = config.apiUrl ? null : await serveSimulatorLink(backend, { faultControl: faultControlEnabled('production', config) });
+  // The archive's embedded store (PGlite in DATA_DIR) opens here too, once, and is served to the workers like the simulator.
+  const workerEnv = { SESSION_SECRET: sessionSecret, ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}) };
+
+  const workers = new Set<Worker>();
+  let stopping = false;
+  let listening = false;
+  const broadcast = (from: Worker, message: ClusterMessage) => {
+    for (const worker of workers) if (worker !== from && worker.isConnected()) worker.send(message);
+  };
+  const banner = (url: string) => {
+    const lines = [`Ops Console: ${url}`, `Workers: ${count} processes (WEB_CONCURRENCY)`, ...backend.banner];
+    if (faultControlEnabled('production', config) && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
+    if (!config.sessionSecret) lines.push('Sessions: a new random secret, shared by the workers (set SESSION_SECRET to keep sessions across restarts and instances)');
+    if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
+    print(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
+  };
+  const fork = () => {
+    const worker = cluster.fork(workerEnv);
+    workers.add(worker);
+    worker.on('message', (raw: unknown) => {
+      const message = readClusterMessage(raw);
+      if (message?.type === 'ops-console:revoke') broadcast(worker, message);
+      if (message?.type === 'ops-console:listening' && !listening) {
+        listening = true;
+        banner(message.url);
+      }
+    });
+    worker.on('exit', (code) => {
+      workers.delete(worker);
+      if (stopping) {
+        if (workers.size === 0) void finish(0);
+        return;
+      }
+      // A worker that could not start (a taken port, a bad build) would fail again: stop with it.
+      if (!listening) {
+        stopping = true;
+        for (const other of workers) other.process.kill('SIGKILL');
+        void finish(code === 0 ? 1 : code);
+        return;
+      }
+      stderrLog(`A worker ended (exit code ${code}); starting another`);
+      fork();
+    });
+  };
+  const finish = async (code: number) => {
+    await link?.close();
+    process.exit(code);
+  };
+  for (let i = 0; i < count; i++) fork();
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      for (const worker of workers) worker.process.kill('SIGKILL');
+      process.exit(1);
+    }
+    stopping = true;
+    stderrLog(`${signal}: the workers finish the requests in flight, then exit`);
+    if (workers.size === 0) void finish(0);
+    for (const worker of workers) if (worker.isConnected()) worker.send({ type: 'ops-console:shutdown' } satisfies ClusterMessage);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+}

@@ -1,0 +1,34 @@
+// The first screen paints without a stylesheet request: index.html's stylesheets go into the page itself
+// as one <style> element, allowed by the CSP through its hash (no 'unsafe-inline'). Done once at start-up.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface InlinedTemplate {
+  html: string;
+  /** CSP sources for the inlined <style> (`'sha256-…'`). */
+  styleHashes: string[];
+}
+
+const STYLESHEET_LINK = /<link\b[^>]*\brel="stylesheet"[^>]*>/gi;
+
+/** `'sha256-…'` of a <style> element's text, as the CSP's style-src takes it. */
+export function styleHash(css: string): string {
+  return `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`;
+}
+
+/** index.html with its same-origin stylesheet links replaced by one <style> where the first link was. */
+export async function inlineStylesheets(template: string, clientDir: string): Promise<InlinedTemplate> {
+  const links = [...template.matchAll(STYLESHEET_LINK)].map(([tag]) => ({ tag, href: /\bhref="(\/[^"]+\.css)"/i.exec(tag)?.[1] }));
+  const local = links.filter((link): link is { tag: string; href: string } => link.href !== undefined && !link.href.startsWith('//'));
+  if (local.length === 0) return { html: template, styleHashes: [] };
+  const sheets = await Promise.all(local.map((link) => readFile(join(clientDir, link.href.slice(1)), 'utf8')));
+  // `</style` cannot appear in built CSS except inside a string; refuse rather than let it end the element early.
+  const css = sheets.join('\n');
+  if (/<\/style/i.test(css)) return { html: template, styleHashes: [] };
+  let html = template;
+  local.forEach((link, index) => {
+    html = html.replace(link.tag, () => (index === 0 ? `<style>${css}</style>` : ''));
+  });
+  return { html, styleHashes: [styleHash(css)] };
+}
