@@ -20,13 +20,15 @@ const serve = 'node dist/server/main.js';
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown[]>;
 
-function server(lanePort: number, command = serve): WebServer {
+// Lanes a and b serve from one process each (three lanes of clusters would be nine servers on two cores);
+// the Node 22 lane runs `npm start`'s default, a worker per core (server/cluster.ts), as production does.
+function server(lanePort: number, command = serve, workers = '1'): WebServer {
   return {
     command,
     url: `${origin(lanePort)}/`,
     reuseExistingServer: false,
     timeout: 180_000,
-    env: { PORT: String(lanePort), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1' },
+    env: { PORT: String(lanePort), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1', WEB_CONCURRENCY: workers },
     stdout: 'pipe',
   };
 }
@@ -60,5 +62,5 @@ export default defineConfig({
     { name: 'b', testIgnore: specs(LANE_A), workers: 1, use: { baseURL: origin(port + 1) } },
     ...(node22 ? [{ name: 'node22', testMatch: specs(NODE22_SPECS), workers: 1, use: { baseURL: origin(port + 2) } }] : []),
   ],
-  webServer: [server(port), server(port + 1), ...(node22 ? [server(port + 2, `scripts/node22.sh ${serve}`)] : [])],
+  webServer: [server(port), server(port + 1), ...(node22 ? [server(port + 2, `scripts/node22.sh ${serve}`, '')] : [])],
 });
