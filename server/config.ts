@@ -12,8 +12,10 @@ export interface ServerConfig {
   simHugeProject: boolean;
   /** False with SIM_RATE_LIMITS=off: the simulator answers without the platform's rate limits (the load test). */
   simRateLimits: boolean;
-  /** Undefined: a random secret per start (sessions end when the server restarts). */
+  /** Undefined: one kept in DATA_DIR (server/session/session-secret.ts). */
   sessionSecret: string | undefined;
+  /** DATA_DIR: where the server keeps what outlives a restart (default `.data`, relative to the working directory). */
+  dataDir: string;
 }
 
 /** Long enough that HKDF's input is not the weak link; a passphrase works as well as random bytes. */
@@ -45,5 +47,6 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     simHugeProject: env.SIM_HUGE_PROJECT === '1',
     simRateLimits: env.SIM_RATE_LIMITS !== 'off',
     sessionSecret,
+    dataDir: optional(env.DATA_DIR) ?? '.data',
   };
 }

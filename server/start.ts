@@ -9,6 +9,7 @@ import { createRequestHandler, type ConsoleServerOptions } from './console-serve
 import { FAULTS_CONTROL_PATH } from './node-adapter';
 import { createSessions } from './session/sessions';
 import { isLoopbackHost } from './session/session-cookie';
+import { resolveSessionSecret, secretBannerLine } from './session/session-secret';
 import { createDrain, type Drain } from './shutdown';
 
 export type Mode = 'production' | 'dev';
@@ -70,7 +71,8 @@ export interface StartOptions {
 export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
-  const sessions = createSessions({ secret: config.sessionSecret });
+  const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
+  const sessions = createSessions({ secret: secret.secret });
   const server = http.createServer();
   const drain = createDrain(server);
   const parts = await serving(server, config);
@@ -84,7 +86,8 @@ export async function startServer({ mode, env = process.env, print = (line) => v
 
   const lines = [`Ops Console: ${url}`, ...backend.banner];
   if (faultControl && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
-  if (!config.sessionSecret) lines.push('Sessions: a new random secret (set SESSION_SECRET to keep sessions across restarts and instances)');
+  const secretLine = secretBannerLine(secret);
+  if (secretLine) lines.push(secretLine);
   if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
   print(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
 

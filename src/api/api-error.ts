@@ -1,3 +1,5 @@
+import { KEY_REJECTED_MESSAGE } from '../config/session';
+
 /** What went wrong, in a form every screen can explain: never carries the API key. */
 export type ApiErrorKind = 'http' | 'network' | 'malformed';
 
@@ -59,7 +61,7 @@ export function describeStatus(status: number): string {
     case 400:
       return 'The API refused the request as invalid.';
     case 401:
-      return 'This key was rejected (invalid or revoked).';
+      return KEY_REJECTED_MESSAGE;
     case 403:
       return 'This API key is not allowed to do that.';
     case 404:

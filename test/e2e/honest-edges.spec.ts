@@ -1,0 +1,62 @@
+import { expect, test } from '@playwright/test';
+import { BROWSER_TIME_ZONE } from '../../playwright.config';
+import { ControlApi, projectCensus } from './support/api';
+import { collectPageErrors } from './support/faults';
+import { operationPath, projectPath } from './support/screens';
+import { E2E_API_KEY, holdKey, SESSION_COOKIE } from './support/session';
+
+// Issue 20's edges as a person meets them: a browser in another time zone than the server hydrates every
+// server-rendered page without an error, and a session the server can no longer open (a restart under a
+// new secret) is never blamed on the key.
+
+/** A cookie sealed under a secret this server does not have: what every tab holds after a restart with a new secret. */
+const FOREIGN_COOKIE = `v1.${Buffer.alloc(64, 7).toString('base64url')}`;
+
+test('a browser in another time zone than the server hydrates every server-rendered screen with no error', async ({ page, context, request }) => {
+  const api = new ControlApi(request, E2E_API_KEY);
+  const { big } = await projectCensus(api);
+  const [newest] = await api.newestOperations(big.id, 1);
+  // The browser runs in BROWSER_TIME_ZONE (UTC+05:30), the server in UTC.
+  expect(BROWSER_TIME_ZONE).toBe('Asia/Kolkata');
+  await page.goto('/');
+  expect(await page.evaluate(() => new Date().getTimezoneOffset())).toBe(-330);
+  const errors = collectPageErrors(page);
+
+  // Signed out first: the key screen, server-rendered too.
+  await page.reload();
+  await expect(page.getByLabel(/API key/).first()).toBeVisible();
+  await holdKey(context);
+  for (const path of ['/', projectPath(big.id), operationPath(big.id, newest!.id), '/activity', '/settings/api-keys']) {
+    await page.goto(path);
+    await expect(page.getByRole('heading', { level: 1 }), path).toBeVisible();
+    // Hydrated: the switch names the browser's own offset (never the server's).
+    await expect(page.getByRole('combobox', { name: 'Times in' }).locator('option[value="local"]'), path).toHaveText('Local time (UTC+05:30)');
+  }
+  expect(errors, 'no hydration error (#418) nor any other').toEqual([]);
+});
+
+test.describe('a session the server can no longer open', () => {
+  test('an open tab says the server restarted, not that the key was rejected', async ({ page, context }) => {
+    await holdKey(context);
+    await page.goto('/');
+    await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
+    const [cookie] = (await context.cookies()).filter((c) => c.name === SESSION_COOKIE);
+    await context.addCookies([{ ...cookie!, value: FOREIGN_COOKIE }]);
+
+    // The next request the page makes meets the server's 401.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    const alert = page.getByRole('alert');
+    await expect(alert).toHaveText("Your session ended: the console's server restarted. Sign in again.");
+    await expect(alert).not.toContainText(/rejected/i);
+    await expect(page.getByLabel(/API key/).first()).toBeVisible();
+  });
+
+  test('a page opened with such a cookie says the same', async ({ page, context }) => {
+    await holdKey(context);
+    const [cookie] = (await context.cookies()).filter((c) => c.name === SESSION_COOKIE);
+    await context.addCookies([{ ...cookie!, value: FOREIGN_COOKIE }]);
+    await page.goto('/activity');
+    await expect(page.getByRole('alert')).toHaveText("Your session ended: the console's server restarted. Sign in again.");
+    await expect(page).toHaveURL(/\/activity$/);
+  });
+});
