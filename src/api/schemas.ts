@@ -49,6 +49,8 @@ export const ProjectSchema = z.object({
   owner_id: z.optional(z.string()),
   created_at: timestamp,
   updated_at: z.optional(timestamp),
+  /** When one of its computes was last active: the activity view reads recently active projects first. */
+  compute_last_active_at: z.optional(timestamp),
 });
 export type Project = z.infer<typeof ProjectSchema>;
 

@@ -60,3 +60,27 @@ test.describe('a session the server can no longer open', () => {
     await expect(page).toHaveURL(/\/activity$/);
   });
 });
+
+test('Activity after the projects page: first rows within 2 s, no list read again, and no claim before it has looked', async ({ page, context }) => {
+  await holdKey(context);
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
+  // The projects page's own requests (organizations, the list) have answered.
+  await expect(page.getByRole('table').first()).toBeVisible();
+  await page.waitForLoadState('networkidle');
+  const sent: string[] = [];
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    if (url.pathname.startsWith('/api/v2/')) sent.push(`${url.pathname}${url.search}`);
+  });
+
+  const clicked = Date.now();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
+  const firstRow = page.getByRole('table', { name: /activity across projects/i }).locator('tbody tr').first();
+  await expect(firstRow).toBeVisible();
+  const firstRowsAfterMs = Date.now() - clicked;
+  expect(firstRowsAfterMs, 'first rows within 2 s').toBeLessThan(2_000);
+  await expect(page).toHaveTitle('Activity · Ops Console');
+  // What the projects page read is not asked for again: the organizations and the personal list.
+  expect(sent.filter((path) => path === '/api/v2/users/me/organizations' || /^\/api\/v2\/projects\?limit=\d+$/.test(path))).toEqual([]);
+});

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { ActivityFeed } from '../../api/activity-feed';
+import { knownProjects, type ActivityFeed } from '../../api/activity-feed';
 import { BUDGET_CHOICES, effectiveBudget, isSlowedDown, sentInLastMinute } from '../../lib/activity-scheduler';
 import { formatRelative } from '../../lib/format';
 import { oldestCheck } from './activity-rows';
@@ -20,7 +20,7 @@ export function ActivityBudget({ feed, budgetPerMinute, onBudgetChange, now }: A
   const spent = feed ? sentInLastMinute(feed.sent, now).length : 0;
   const oldest = oldestCheck(feed);
   const slowDown = feed && isSlowedDown(feed.slowDown, now) ? feed.slowDown : null;
-  const projects = feed?.projects.length ?? 0;
+  const projects = knownProjects(feed).length;
   const staleness =
     oldest.unchecked > 0
       ? `${oldest.unchecked} of ${projects} projects not checked yet`

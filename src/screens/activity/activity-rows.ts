@@ -1,4 +1,4 @@
-import type { ActivityFeed, ActivityProject } from '../../api/activity-feed';
+import { knownProjects, type ActivityFeed, type ActivityProject } from '../../api/activity-feed';
 import type { Operation } from '../../api/schemas';
 import { filterOperations, type HistoryFilters } from '../../features/history-filters/filters';
 import { compareTimes } from '../../lib/format';
@@ -38,7 +38,7 @@ export function activityRows(feed: ActivityFeed | undefined, view: ActivityView,
   if (!feed) return [];
   const rows: ActivityRow[] = [];
   const seen = new Set<string>();
-  for (const project of feed.projects) {
+  for (const project of knownProjects(feed)) {
     if (view.projectId !== undefined && project.id !== view.projectId) continue;
     const recent = (feed.checks[project.id]?.operations ?? []).filter(
       (op) => isInFlight(op, now) || now - Date.parse(op.updated_at) <= view.endedWithinMs,
@@ -57,7 +57,7 @@ export function oldestCheck(feed: ActivityFeed | undefined): { at: number | null
   if (!feed) return { at: null, unchecked: 0 };
   let at: number | null = null;
   let unchecked = 0;
-  for (const project of feed.projects) {
+  for (const project of knownProjects(feed)) {
     const check = feed.checks[project.id];
     if (!check) unchecked++;
     else if (at === null || check.at < at) at = check.at;
