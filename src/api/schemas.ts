@@ -155,6 +155,15 @@ export const AuthDetailsSchema = z.object({
 });
 export type AuthDetails = z.infer<typeof AuthDetailsSchema>;
 
+/** GET /users/me (personal keys only): who the key's user is, by name. */
+export const CurrentUserSchema = z.object({
+  id: z.string(),
+  name: z.optional(z.string()),
+  last_name: z.optional(z.string()),
+  email: z.optional(z.string()),
+});
+export type CurrentUser = z.infer<typeof CurrentUserSchema>;
+
 export const OrganizationSchema = z.object({
   id: z.string(),
   name: z.string(),

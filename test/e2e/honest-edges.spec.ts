@@ -84,3 +84,29 @@ test('Activity after the projects page: first rows within 2 s, no list read agai
   // What the projects page read is not asked for again: the organizations and the personal list.
   expect(sent.filter((path) => path === '/api/v2/users/me/organizations' || /^\/api\/v2\/projects\?limit=\d+$/.test(path))).toEqual([]);
 });
+
+test('API keys: the user by name, and a key just created reads "just now" even with the browser’s clock behind the API’s', async ({ page, context }) => {
+  // The browser's clock 20 s behind the server's (as a laptop's may be): the new key's created_at is "ahead" of it.
+  await page.clock.install({ time: Date.now() - 20_000 });
+  await holdKey(context);
+  await page.goto('/settings/api-keys');
+  const panel = page.getByRole('region', { name: /Signed in with: Personal key/ });
+  await expect(panel.getByRole('definition').first()).toContainText('Demo User (demo@example.com)');
+
+  const name = `e2e-past-${Date.now().toString(36)}`;
+  const form = page.getByRole('region', { name: 'Create a key' });
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+  const keyFor = form.getByRole('combobox', { name: 'Key for' });
+  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
+  await form.getByRole('button', { name: 'Create', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  await dialog.getByRole('button', { name: /close|done/i }).first().click();
+  const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+  const created = row.locator('td[data-label="Created"] time');
+  await expect(created).toContainText('just now');
+  await expect(created).not.toContainText(/\bin \d+ seconds?\b/);
+  // Tidy: revoke it again.
+  await row.getByRole('button', { name: `Revoke key ${name}` }).click();
+  await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke', exact: true }).click();
+  await expect(row).toHaveCount(0);
+});

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { knownProjects, type ActivityFeed } from '../../api/activity-feed';
 import { BUDGET_CHOICES, effectiveBudget, isSlowedDown, sentInLastMinute } from '../../lib/activity-scheduler';
-import { formatRelative } from '../../lib/format';
+import { formatPast } from '../../lib/format';
 import { oldestCheck } from './activity-rows';
 
 interface ActivityBudgetProps {
@@ -25,7 +25,7 @@ export function ActivityBudget({ feed, budgetPerMinute, onBudgetChange, now }: A
     oldest.unchecked > 0
       ? `${oldest.unchecked} of ${projects} projects not checked yet`
       : oldest.at !== null
-        ? `oldest check ${formatRelative(new Date(oldest.at).toISOString(), now)}`
+        ? `oldest check ${formatPast(new Date(oldest.at).toISOString(), now)}`
         : '';
   return (
     <div className="activity-budget">
