@@ -110,3 +110,22 @@ test('API keys: the user by name, and a key just created reads "just now" even w
   await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke', exact: true }).click();
   await expect(row).toHaveCount(0);
 });
+
+test('on a phone the timeline’s labels are readable (at least 11 px tall), its caption names statuses by their labels', async ({ page, context, request }) => {
+  const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+  await holdKey(context);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${projectPath(big.id)}?status=error`);
+  const figure = page.getByRole('figure').filter({ has: page.locator('figcaption', { hasText: 'Timeline' }) });
+  await expect(figure).toBeVisible();
+  await expect(figure.locator('figcaption')).not.toContainText(/\bfailed\b/);
+  await expect(figure.locator('figcaption')).toContainText(/marked Error/);
+  const label = figure.locator('.tl-lane__label').first();
+  await expect(label).toBeVisible();
+  const box = await label.boundingBox();
+  expect(box?.height ?? 0).toBeGreaterThanOrEqual(11);
+  const tick = await figure.locator('.tl-tick text').first().boundingBox();
+  expect(tick?.height ?? 0).toBeGreaterThanOrEqual(11);
+  // The page itself does not scroll sideways: only the chart does.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});

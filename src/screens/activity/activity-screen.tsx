@@ -49,6 +49,11 @@ export function ActivityScreen() {
         <IntervalSelect value={settings.intervalMs} onChange={setIntervalMs} label="Check busy projects every" />
         <ActivityBudget feed={data} budgetPerMinute={settings.budgetPerMinute} onBudgetChange={setBudget} now={now} />
       </div>
+      {address.unknownEnded !== undefined && (
+        <p role="status" className="notice">
+          “ended={address.unknownEnded}” in the address is not one of the choices (15m, 1h, 6h, 1d): showing the last {address.endedWithin.label}.
+        </p>
+      )}
       <ActivityFilterBar address={address} onChange={changeAddress} projects={projects} seenActions={seenActions} />
       {data?.listProblem && (
         <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />

@@ -175,4 +175,15 @@ describe('activity across projects', () => {
     for (const text of said.slice(0, -1)) expect(text).toMatch(new RegExp(`in the \\d of ${PROJECTS} projects checked so far \\(\\d not checked yet\\)`));
     expect(said.every((text) => !/in the 0 /.test(text))).toBe(true);
   });
+
+  it('takes ?ended=day as a day, and says so when ?ended= names no choice instead of changing it silently', async () => {
+    const first = renderApp('/activity?ended=day', { apiKey: sim.apiKey });
+    expect(await screen.findByText(/and those that ended in the last day, newest first/)).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: /ended within/i })).toHaveValue('1d');
+    expect(window.location.search).toBe('?ended=day');
+    first.unmount();
+
+    renderApp('/activity?ended=fortnight', { apiKey: sim.apiKey });
+    expect(await screen.findByText(/“ended=fortnight” in the address is not one of the choices \(15m, 1h, 6h, 1d\): showing the last hour/)).toBeInTheDocument();
+  });
 });
