@@ -129,3 +129,38 @@ test('on a phone the timeline’s labels are readable (at least 11 px tall), its
   // The page itself does not scroll sideways: only the chart does.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
+
+test('Activity fits its box at 1024 and 1280 px (Date on screen), names branches the console knows, and offers Watch only on work in flight', async ({ page, context, request }) => {
+  const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
+  await holdKey(context);
+  // The project's page reads its branches: the activity view names them from there, at no cost to its budget.
+  await page.goto(projectPath(big.id));
+  await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
+  await expect(page.getByRole('table', { name: /branches/i })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
+  const table = page.getByRole('table', { name: /activity across projects/i });
+  const bigRows = table.locator('tbody tr').filter({ has: page.getByRole('link', { name: big.name, exact: true }) });
+  await expect(bigRows.first()).toBeVisible({ timeout: 15_000 });
+  await expect(bigRows.first().locator('td[data-label="Branch"]')).not.toContainText(/^br-/);
+
+  for (const width of [1024, 1280]) {
+    await page.setViewportSize({ width, height: 800 });
+    const fits = await table.evaluate((el) => {
+      const wrap = el.parentElement!;
+      const date = el.querySelector('thead th:last-child')!.getBoundingClientRect();
+      return { table: el.scrollWidth, box: wrap.clientWidth, dateRight: date.right, viewport: window.innerWidth };
+    });
+    expect(fits.table, `table within its box at ${width} px`).toBeLessThanOrEqual(fits.box);
+    expect(fits.dateRight, `Date on screen at ${width} px`).toBeLessThanOrEqual(fits.viewport);
+  }
+
+  // Ended operations have nothing to watch.
+  const rows = table.locator('tbody tr');
+  const count = await rows.count();
+  for (let i = 0; i < count; i++) {
+    const row = rows.nth(i);
+    const status = (await row.locator('td[data-label="Status"]').innerText()).trim();
+    const watch = row.getByRole('button', { name: /^Watch / });
+    if (/^(OK|Cancelled|Skipped)/.test(status)) await expect(watch, status).toHaveCount(0);
+  }
+});
