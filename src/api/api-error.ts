@@ -51,6 +51,11 @@ export function isDoneUnread(error: unknown): error is ApiError {
   return isApiError(error) && error.isDoneUnread;
 }
 
+/** A change sent with no answer at all (the connection dropped): it may or may not have been made. */
+export function isUnknownOutcome(error: unknown): error is ApiError {
+  return isApiError(error) && error.kind === 'network' && error.method !== 'GET' && error.method !== 'HEAD';
+}
+
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { BROWSER_TIME_ZONE } from '../../playwright.config';
 import { ControlApi, projectCensus } from './support/api';
-import { collectPageErrors } from './support/faults';
+import { clearFaults, collectPageErrors, setFaults } from './support/faults';
 import { operationPath, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, SESSION_COOKIE } from './support/session';
 
@@ -162,5 +162,37 @@ test('Activity fits its box at 1024 and 1280 px (Date on screen), names branches
     const status = (await row.locator('td[data-label="Status"]').innerText()).trim();
     const watch = row.getByRole('button', { name: /^Watch / });
     if (/^(OK|Cancelled|Skipped)/.test(status)) await expect(watch, status).toHaveCount(0);
+  }
+});
+
+test('a change whose connection drops is an unknown outcome: said so, what it touched read again, and only then Retry', async ({ page, context, request }) => {
+  const project = (await new ControlApi(request, E2E_API_KEY).projects()).find((p) => p.locked !== true);
+  if (!project) throw new Error('the demo seed has no personal project that takes changes');
+  await holdKey(context);
+  await page.goto(projectPath(project.id));
+  await expect(page.getByRole('heading', { level: 1, name: project.name })).toBeVisible();
+  const reads: { path: string; at: number }[] = [];
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    if (req.method() === 'GET' && url.pathname.startsWith('/api/v2/')) reads.push({ path: url.pathname, at: Date.now() });
+  });
+
+  // Ten: Chromium sends the request again by itself when a kept-alive connection closes with no answer (7 times, measured).
+  await setFaults(request, [{ fault: { type: 'drop-connection' }, method: 'POST', path: '/projects/*/branches', count: 10 }]);
+  try {
+    await page.getByRole('button', { name: 'Create branch', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create branch' });
+    await dialog.getByLabel('Branch name').fill(`e2e-dropped-${Date.now().toString(36)}`);
+    await dialog.getByRole('button', { name: 'Create branch' }).click();
+    const alert = dialog.getByRole('alert');
+    await expect(alert).toContainText('it is not known whether this change was made');
+    const failedAt = Date.now();
+    await expect(alert.getByRole('button', { name: 'Retry' })).toBeVisible();
+    await expect(alert).toContainText('were read again');
+    await expect(alert).not.toContainText(/Could not create the branch/);
+    // What it could have touched was read again before Retry was offered.
+    expect(reads.some((r) => r.path === `/api/v2/projects/${project.id}/branches` && r.at >= failedAt - 5_000)).toBe(true);
+  } finally {
+    await clearFaults(request);
   }
 });
