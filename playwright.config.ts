@@ -2,6 +2,8 @@ import { defineConfig, devices, type PlaywrightTestConfig } from '@playwright/te
 
 const port = Number(process.env.E2E_PORT ?? 5199);
 export const E2E_API_KEY = 'e2e-demo-key-0000000000000000';
+/** UTC+05:30 all year (no daylight saving): never the server's zone. */
+export const BROWSER_TIME_ZONE = 'Asia/Kolkata';
 
 // The specs run in two lanes at once, each against a server of its own (its own simulated world), one spec
 // at a time within a lane: a spec may change its world (faults, locks, revoked keys), never the other lane's.
@@ -28,7 +30,7 @@ function server(lanePort: number, command = serve, workers = '1'): WebServer {
     url: `${origin(lanePort)}/`,
     reuseExistingServer: false,
     timeout: 180_000,
-    env: { PORT: String(lanePort), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1', WEB_CONCURRENCY: workers },
+    env: { TZ: 'UTC', PORT: String(lanePort), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1', WEB_CONCURRENCY: workers },
     stdout: 'pipe',
   };
 }
@@ -44,6 +46,9 @@ export default defineConfig({
   use: {
     trace: 'off',
     ...devices['Desktop Chrome'],
+    // The browser is never in the server's time zone (the server runs in UTC below): a page that renders
+    // the server's clock or offset into its HTML fails hydration here, as it would for most people.
+    timezoneId: BROWSER_TIME_ZONE,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: [

@@ -4,10 +4,8 @@
 // on as it is: the session is for the console's pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerSafely, jsonErrorResponse, readApiCall, sendFetchResponse, type ApiFetch } from './node-adapter';
+import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../src/config/session';
 import type { Sessions } from './session/sessions';
-
-export const NOT_SIGNED_IN = 'Not signed in: sign in with an API key on the console’s key screen.';
-export const SESSION_ENDED = 'Your session has ended (signed out, expired, or the server restarted without SESSION_SECRET). Sign in again.';
 
 export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi }: { sessions: Sessions; fetchApi: ApiFetch }): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
@@ -19,8 +17,13 @@ export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, 
     if (!call.headers.has('authorization')) {
       const current = sessions.read(req);
       if (current.state !== 'open') {
+        // The server's own 401, coded so the page never blames the key for it (only the API's 401 does).
+        const answer =
+          current.state === 'ended'
+            ? jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why])
+            : jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
         if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
-        await sendFetchResponse(res, jsonErrorResponse(401, current.state === 'ended' ? SESSION_ENDED : NOT_SIGNED_IN), req.method);
+        await sendFetchResponse(res, answer, req.method);
         return;
       }
       call.headers.set('authorization', `Bearer ${current.session.key}`);

@@ -17,6 +17,7 @@ import { FAULTS_CONTROL_PATH } from './node-adapter';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 import { isLoopbackHost } from './session/session-cookie';
 import { createRevokedSessions } from './session/revoked-sessions';
+import { resolveSessionSecret, secretBannerLine, type ResolvedSecret } from './session/session-secret';
 import { linkedSimulatorBackend, serveSimulatorLink, SIMULATOR_LINK_ENV } from './simulator-link';
 import { faultControlEnabled, stderrLog, type RunningServer } from './start';
 
@@ -32,11 +33,12 @@ export function workerCount(env: NodeJS.ProcessEnv): number {
 }
 
 /**
- * One secret for every worker when SESSION_SECRET is unset (a session opened by one is read by all): the
- * seam for the generated secret kept in DATA_DIR (server/session/session-secret.ts), read here, once.
+ * One secret for every worker: SESSION_SECRET, else the one kept in DATA_DIR (server/session/session-secret.ts),
+ * read here once and handed to each worker's environment; random only when DATA_DIR cannot be used.
  */
-function sharedSessionSecret(config: ServerConfig): string {
-  return config.sessionSecret ?? randomBytes(32).toString('base64url');
+async function sharedSessionSecret(config: ServerConfig): Promise<{ secret: string; resolved: ResolvedSecret }> {
+  const resolved = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
+  return { secret: resolved.secret ?? randomBytes(32).toString('base64url'), resolved };
 }
 
 /** What one process serves (serveBuilt; a test's own server in test/server/fixtures). */
@@ -103,7 +105,7 @@ async function runWorker(clientDir: string, serve: Serve): Promise<void> {
 
 async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   const print = (line: string) => void process.stdout.write(`${line}\n`);
-  const sessionSecret = sharedSessionSecret(config);
+  const { secret: sessionSecret, resolved: secretSource } = await sharedSessionSecret(config);
   // The one simulated world, here; a worker forwards to it as to API_URL.
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
   const link = config.apiUrl ? null : await serveSimulatorLink(backend, { faultControl: faultControlEnabled('production', config) });
@@ -119,7 +121,8 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   const banner = (url: string) => {
     const lines = [`Ops Console: ${url}`, `Workers: ${count} processes (WEB_CONCURRENCY)`, ...backend.banner];
     if (faultControlEnabled('production', config) && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
-    if (!config.sessionSecret) lines.push('Sessions: a new random secret, shared by the workers (set SESSION_SECRET to keep sessions across restarts and instances)');
+    const secretLine = secretBannerLine(secretSource);
+    if (secretLine) lines.push(secretLine);
     if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
     print(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
   };

@@ -12,12 +12,14 @@ export interface ServerConfig {
   simHugeProject: boolean;
   /** False with SIM_RATE_LIMITS=off: the simulator answers without the platform's rate limits (the load test). */
   simRateLimits: boolean;
-  /** Undefined: a random secret per start (sessions end when the server restarts). */
+  /** Undefined: one kept in DATA_DIR (server/session/session-secret.ts). */
   sessionSecret: string | undefined;
   /** PUBLIC_URL: the console's address as people reach it; its host is answered, and https turns HSTS on. */
   publicUrl: URL | undefined;
   /** ALLOWED_HOSTS: more host names the server answers (server/host-check.ts). */
   allowedHosts: string[];
+  /** DATA_DIR: where the server keeps what outlives a restart (default `.data`, relative to the working directory). */
+  dataDir: string;
 }
 
 function parsePublicUrl(value: string | undefined): URL | undefined {
@@ -58,5 +60,6 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     sessionSecret,
     publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),
     allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '').split(',').map((host) => host.trim()).filter(Boolean),
+    dataDir: optional(env.DATA_DIR) ?? '.data',
   };
 }

@@ -4,6 +4,7 @@
 // other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../src/api/page-data';
+import { SESSION_PATH } from '../src/config/session';
 import type { ApiBackend } from './api-backend';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
@@ -11,7 +12,7 @@ import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonErr
 import { createRenderSlots, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { MISDIRECTED } from './host-check';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
-import { serveSessionRoute, SESSION_PATH } from './session/session-routes';
+import { serveSessionRoute } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
 
@@ -112,7 +113,8 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       slots,
       status,
       fetchApi: backend.fetch,
-      data: data ?? { session: sessions.describe(session) },
+      // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
+      data: data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
       // The API refused the key while the page was rendered: the session ends here as on any 401.
       endSession: () => void sessions.end(req),

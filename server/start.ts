@@ -11,6 +11,7 @@ import { FAULTS_CONTROL_PATH } from './node-adapter';
 import type { RevokedSessions } from './session/revoked-sessions';
 import { createSessions } from './session/sessions';
 import { isLoopbackHost } from './session/session-cookie';
+import { resolveSessionSecret, secretBannerLine } from './session/session-secret';
 import { createDrain, type Drain } from './shutdown';
 
 export type Mode = 'production' | 'dev';
@@ -77,7 +78,8 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const config = readConfig(env);
   const backend =
     shared.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
-  const sessions = createSessions({ secret: config.sessionSecret, ...(shared.revoked ? { revoked: shared.revoked } : {}) });
+  const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
+  const sessions = createSessions({ secret: secret.secret, ...(shared.revoked ? { revoked: shared.revoked } : {}) });
   const server = http.createServer();
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);
@@ -93,7 +95,8 @@ export async function startServer({ mode, env = process.env, print = (line) => v
 
   const lines = [`Ops Console: ${url}`, ...backend.banner];
   if (faultControl && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
-  if (!config.sessionSecret) lines.push('Sessions: a new random secret (set SESSION_SECRET to keep sessions across restarts and instances)');
+  const secretLine = secretBannerLine(secret);
+  if (secretLine) lines.push(secretLine);
   if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
   if (bindsEveryInterface(config.host)) {
     const others = answeredHosts(hostRules);

@@ -13,9 +13,10 @@ if (root) {
   const data = parsePageData(document.getElementById(PAGE_DATA_ELEMENT_ID)?.textContent);
   // A sign-in form posted without the script answers at /session: show the address it was posted from.
   if (data.signIn) window.history.replaceState(null, '', data.signIn.returnTo);
-  const state = createAppState({ session: data.session, channel: openSessionChannel(), signInProblem: data.signIn?.problem });
+  const ended = data.sessionEnded;
+  const state = createAppState({ session: data.session, channel: openSessionChannel(), signInProblem: data.signIn?.problem, endedBecause: ended });
   // The API refused the key while the server rendered this page: signed out, as after any 401.
-  if (data.sessionEnded) state.session.signOut('rejected');
+  if (ended === 'rejected') state.session.signOut('rejected');
   // A server-rendered page: the queries its HTML shows go into the cache before anything renders.
   const renderedAt = data.queries && data.renderedAt !== undefined && root.hasChildNodes() ? data.renderedAt : null;
   if (data.queries && renderedAt !== null) hydrateFromPage(state.queryClient, data.queries);

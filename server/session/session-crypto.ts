@@ -25,10 +25,14 @@ const SessionSchema = z.object({
 
 export type Session = z.infer<typeof SessionSchema>;
 
+export type Opened = { state: 'open'; session: Session } | { state: 'unreadable' } | { state: 'expired' };
+
 export interface SessionCrypto {
   seal: (session: Session) => string;
   /** The session in `value`, or null when it was tampered with, sealed under another secret, malformed or expired. */
   open: (value: string, now?: number) => Session | null;
+  /** As `open`, saying why not: `unreadable` (another secret, tampered with, malformed) or `expired`. */
+  inspect: (value: string, now?: number) => Opened;
   /** Names the key for the page (tab-sharing namespaces) without revealing it: an HMAC under the secret. */
   fingerprint: (apiKey: string) => string;
 }
@@ -44,29 +48,35 @@ export function createSessionCrypto(secret: string | undefined): SessionCrypto {
   const sealKey = derive('session cookie AES-256-GCM v1');
   const fingerprintKey = derive('session fingerprint HMAC-SHA256 v1');
 
+  const inspect = (value: string, now = Date.now()): Opened => {
+    if (!value.startsWith(`${VERSION}.`)) return { state: 'unreadable' };
+    const bytes = Buffer.from(value.slice(VERSION.length + 1), 'base64url');
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return { state: 'unreadable' };
+    let json: unknown;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, IV_BYTES)).setAAD(AAD);
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+      json = JSON.parse(plain.toString('utf8'));
+    } catch {
+      return { state: 'unreadable' };
+    }
+    const parsed = SessionSchema.safeParse(json);
+    if (!parsed.success) return { state: 'unreadable' };
+    return parsed.data.exp <= now ? { state: 'expired' } : { state: 'open', session: parsed.data };
+  };
+
   return {
+    inspect,
     seal(session) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', sealKey, iv).setAAD(AAD);
       const sealed = Buffer.concat([cipher.update(JSON.stringify(session), 'utf8'), cipher.final()]);
       return `${VERSION}.${Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url')}`;
     },
-    open(value, now = Date.now()) {
-      if (!value.startsWith(`${VERSION}.`)) return null;
-      const bytes = Buffer.from(value.slice(VERSION.length + 1), 'base64url');
-      if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
-      let json: unknown;
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, IV_BYTES)).setAAD(AAD);
-        decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
-        json = JSON.parse(plain.toString('utf8'));
-      } catch {
-        return null;
-      }
-      const parsed = SessionSchema.safeParse(json);
-      if (!parsed.success || parsed.data.exp <= now) return null;
-      return parsed.data;
+    open(value, now) {
+      const opened = inspect(value, now);
+      return opened.state === 'open' ? opened.session : null;
     },
     fingerprint(apiKey) {
       return createHmac('sha256', fingerprintKey).update(apiKey, 'utf8').digest('base64url').slice(0, 32);

@@ -6,14 +6,12 @@ import * as z from 'zod/mini';
 import { keyKindOf } from '../../src/api/auth';
 import type { PageData, SignInProblem } from '../../src/api/page-data';
 import { AuthDetailsSchema, ApiErrorBodySchema } from '../../src/api/schemas';
+import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
 import { keyFormatProblem } from '../../src/features/session/key-format';
 import { UPSTREAM_ERROR_CODE } from '../forward-proxy';
 import { API_PREFIX, jsonErrorResponse, readBody, sendFetchResponse, type ApiFetch } from '../node-adapter';
 import { sameOriginPath } from '../pages';
 import type { Sessions } from './sessions';
-
-export const SESSION_PATH = '/session';
-export const SIGN_OUT_PATH = '/session/sign-out';
 
 /** How long the key check may take before the key screen hears that the API did not answer. */
 export const SIGN_IN_CHECK_TIMEOUT_MS = 15_000;
@@ -65,7 +63,7 @@ async function problemOf(response: Response): Promise<SignInProblem> {
   }
   const withId = requestId ?? body?.request_id;
   const id = withId === undefined ? {} : { requestId: withId };
-  if (response.status === 401) return { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', ...id };
+  if (response.status === 401) return { kind: 'rejected', message: KEY_REJECTED_MESSAGE, ...id };
   if (body?.code === UPSTREAM_ERROR_CODE) return { kind: 'unreachable', message: `${body.message} The key was not checked.`, ...id };
   if (response.status >= 500 || response.status === 429) {
     return { kind: 'server', message: `The API is having trouble (HTTP ${response.status}${body?.message ? `: ${body.message}` : ''}), so the key was not checked. Try again in a moment.`, ...id };

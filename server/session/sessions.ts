@@ -2,6 +2,7 @@
 // this instance, not expired), started after a key was checked, ended by sign-out or a 401 from the API.
 import type { IncomingMessage } from 'node:http';
 import { SIGNED_OUT, type PageSession } from '../../src/api/page-data';
+import type { SessionEnd } from '../../src/config/session';
 import { createRevokedSessions, type RevokedSessions } from './revoked-sessions';
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';
@@ -9,7 +10,7 @@ import { createSessionCrypto, newSessionId, type Session } from './session-crypt
 export type SessionRead =
   | { state: 'none'; secure: boolean }
   /** A cookie that no longer opens a session (expired, signed out, tampered with, another secret): to be expired. */
-  | { state: 'ended'; secure: boolean }
+  | { state: 'ended'; secure: boolean; why: SessionEnd }
   | { state: 'open'; secure: boolean; session: Session };
 
 export interface Sessions {
@@ -25,6 +26,7 @@ export interface Sessions {
 }
 
 export interface SessionsOptions {
+  /** Undefined: random bytes made now, so no session outlives this process (the page is told). */
   secret: string | undefined;
   now?: () => number;
   revoked?: RevokedSessions;
@@ -36,9 +38,12 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
     const secure = isSecureContext(req);
     const value = readCookie(req, cookieNameFor(secure));
     if (value === undefined || value === '') return { state: 'none', secure };
-    const session = crypto.open(value, now());
-    if (!session || revoked.isRevoked(session.sid)) return { state: 'ended', secure };
-    return { state: 'open', secure, session };
+    const opened = crypto.inspect(value, now());
+    // Not opened under this secret: a server that made a new one (a restart without a kept secret) or another SESSION_SECRET.
+    if (opened.state === 'unreadable') return { state: 'ended', secure, why: 'restarted' };
+    if (opened.state === 'expired') return { state: 'ended', secure, why: 'expired' };
+    if (revoked.isRevoked(opened.session.sid)) return { state: 'ended', secure, why: 'signed-out' };
+    return { state: 'open', secure, session: opened.session };
   };
   return {
     read,
@@ -56,8 +61,9 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
     },
     expire: (req) => expiredSessionCookie(isSecureContext(req)),
     describe(session) {
-      if (!session) return SIGNED_OUT;
-      return { signedIn: true, fingerprint: crypto.fingerprint(session.key), keyKind: session.kind, remembered: session.remember };
+      const restart = secret === undefined ? { endsOnRestart: true } : {};
+      if (!session) return { ...SIGNED_OUT, ...restart };
+      return { signedIn: true, fingerprint: crypto.fingerprint(session.key), keyKind: session.kind, remembered: session.remember, ...restart };
     },
   };
 }

@@ -4,7 +4,13 @@ import { OperationSchema } from './schemas';
 // The activity feed's shape between tabs (api/activity-feed.ts builds it and registers this schema for
 // poll sharing when it loads). Apart from the feed's code, so operations.ts reads its type without it.
 
-const ActivityProjectSchema = z.object({ id: z.string(), name: z.string(), orgName: z.optional(z.string()) });
+const ActivityProjectSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  orgName: z.optional(z.string()),
+  /** Its latest sign of activity (epoch ms: a compute last active, the project updated): the first round reads the most recent first. */
+  activeAt: z.optional(z.number()),
+});
 export type ActivityProject = z.infer<typeof ActivityProjectSchema>;
 
 const ProjectCheckSchema = z.object({

@@ -4,6 +4,7 @@ import {
   kindOf,
   planNext,
   recordSent,
+  LIST_REFRESH_MS,
   SLOW_DOWN_MS,
   type SchedulerInput,
   type Step,
@@ -11,12 +12,13 @@ import {
 import { isInFlight } from '../lib/operation-status';
 import { isApiError } from './api-error';
 import { fetchOperationsPage } from './operations';
-import { fetchProjectsPage } from './projects';
+import { authQueries } from './auth';
+import { fetchProjectsPage, PROJECTS_PAGE_SIZE, projectQueries } from './projects';
 import { shareWithSchema, type QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { request, type Call } from './request';
 import { ActivityFeedSchema, type ActivityFeed } from './activity-feed-schema';
-import { OrganizationsResponseSchema } from './schemas';
+import { OrganizationsResponseSchema, type Project } from './schemas';
 
 export type { ActivityFeed, ActivityProject } from './activity-feed-schema';
 
@@ -42,21 +44,83 @@ export interface ActivitySettings {
   intervalMs: number;
 }
 
+/** The projects known so far: the list's, or while the first list is read, those its pages have found. */
+export function knownProjects(feed: ActivityFeed | undefined): ActivityFeed['projects'] {
+  if (!feed) return [];
+  return feed.listedAt === null ? (feed.listing?.found ?? []) : feed.projects;
+}
+
 /** The scheduler's view of a feed at `now`. */
 export function schedulerInput(feed: ActivityFeed, settings: ActivitySettings, now: number): SchedulerInput {
   return {
     now,
     budgetPerMinute: settings.budgetPerMinute,
     intervalMs: settings.intervalMs,
-    projects: feed.projects.map((p) => {
+    projects: knownProjects(feed).map((p) => {
       const check = feed.checks[p.id];
-      return { id: p.id, checkedAt: check?.at ?? null, busy: check?.operations.some((op) => isInFlight(op, now)) ?? false };
+      return { id: p.id, checkedAt: check?.at ?? null, busy: check?.operations.some((op) => isInFlight(op, now)) ?? false, priority: p.activeAt ?? 0 };
     }),
     listedAt: feed.listedAt,
     listing: feed.listing !== null,
     sent: feed.sent,
     slowDown: feed.slowDown,
   };
+}
+
+type Listing = NonNullable<ActivityFeed['listing']>;
+type Org = { id: string; name: string };
+
+/** When a project last showed activity, from what the list says (0: nothing known). */
+function activeAtOf(project: Project): number {
+  const times = [project.compute_last_active_at, project.updated_at].map((t) => (t ? Date.parse(t) : 0));
+  return Math.max(0, ...times.filter((t) => Number.isFinite(t)));
+}
+
+/** `found` with the projects of one more page, each once. */
+function addFound(found: Listing['found'], projects: readonly Project[], orgs: readonly Org[]): Listing['found'] {
+  const seen = new Set(found.map((p) => p.id));
+  const orgName = (orgId: string) => orgs.find((o) => o.id === orgId)?.name ?? orgId;
+  const more = projects
+    .filter((p) => !seen.has(p.id))
+    .map((p) => {
+      const activeAt = activeAtOf(p);
+      return { id: p.id, name: p.name, ...(p.org_id ? { orgName: orgName(p.org_id) } : {}), ...(activeAt > 0 ? { activeAt } : {}) };
+    });
+  return [...found, ...more];
+}
+
+/** The list read to its end: projects gone from it lose their last page. */
+function listed(feed: ActivityFeed, found: Listing['found'], at: number): ActivityFeed {
+  const ids = new Set(found.map((p) => p.id));
+  const checks = Object.fromEntries(Object.entries(feed.checks).filter(([id]) => ids.has(id)));
+  // The list was read to its end: any problem reading it is over.
+  return { projects: found, listedAt: at, listing: null, checks, sent: feed.sent, slowDown: feed.slowDown };
+}
+
+/**
+ * Before a first list is read: what the console already holds (the projects page's organizations and
+ * its lists read to their end, within the list's refresh time) is taken as read then, not asked for again.
+ * Sends nothing; an owner whose whole list is not in the cache is read as usual, from there on.
+ */
+export function listFromCache(feed: ActivityFeed, client: QueryClient, now: number): ActivityFeed {
+  if (feed.listedAt !== null || (feed.listing !== null && feed.listing.orgs !== null)) return feed;
+  const fresh = (at: number | undefined) => at !== undefined && at > 0 && now - at < LIST_REFRESH_MS;
+  const orgsState = client.getQueryState(authQueries.organizations().queryKey);
+  if (!orgsState?.data || !fresh(orgsState.dataUpdatedAt)) return feed;
+  const orgs = orgsState.data.map(({ id, name }) => ({ id, name }));
+  let found: Listing['found'] = [];
+  let oldest = orgsState.dataUpdatedAt;
+  let owner = 0;
+  for (; owner <= orgs.length; owner++) {
+    const state = client.getQueryState(projectQueries.list(owner === 0 ? undefined : orgs[owner - 1]?.id).queryKey);
+    const pages = state?.data?.pages;
+    // Only a list read to its end (its last page short) says which projects there are.
+    if (!pages || (pages.at(-1)?.projects.length ?? 0) >= PROJECTS_PAGE_SIZE || !fresh(state.dataUpdatedAt)) break;
+    found = addFound(found, pages.flatMap((page) => page.projects), orgs);
+    oldest = Math.min(oldest, state.dataUpdatedAt);
+  }
+  if (owner > orgs.length) return listed(feed, found, oldest);
+  return { ...feed, listing: { orgs, owner, found } };
 }
 
 async function listStep(feed: ActivityFeed, now: number, call: Call): Promise<ActivityFeed> {
@@ -75,12 +139,7 @@ async function listStep(feed: ActivityFeed, now: number, call: Call): Promise<Ac
     if (!(isApiError(error) && (error.status === 403 || error.status === 404))) throw error;
     page = { projects: [] };
   }
-  const seen = new Set(listing.found.map((p) => p.id));
-  const orgName = (orgId: string | undefined) => listing.orgs?.find((o) => o.id === orgId)?.name;
-  const found = [
-    ...listing.found,
-    ...page.projects.filter((p) => !seen.has(p.id)).map((p) => ({ id: p.id, name: p.name, ...(p.org_id ? { orgName: orgName(p.org_id) ?? p.org_id } : {}) })),
-  ];
+  const found = addFound(listing.found, page.projects, listing.orgs);
   const last = page.projects.at(-1);
   if (page.projects.length === ACTIVITY_PROJECTS_PAGE_SIZE && last) {
     return { ...feed, listing: { ...listing, found, cursor: page.pagination?.cursor ?? last.id } };
@@ -88,10 +147,7 @@ async function listStep(feed: ActivityFeed, now: number, call: Call): Promise<Ac
   if (listing.owner < listing.orgs.length) {
     return { ...feed, listing: { orgs: listing.orgs, owner: listing.owner + 1, found } };
   }
-  const ids = new Set(found.map((p) => p.id));
-  const checks = Object.fromEntries(Object.entries(feed.checks).filter(([id]) => ids.has(id)));
-  // The list was read to its end: any problem reading it is over.
-  return { projects: found, listedAt: now, listing: null, checks, sent: feed.sent, slowDown: feed.slowDown };
+  return listed(feed, found, now);
 }
 
 async function projectStep(feed: ActivityFeed, projectId: string, now: number, call: Call): Promise<ActivityFeed> {
@@ -158,7 +214,7 @@ export const activityQueries = {
     // eslint-disable-next-line @tanstack/query/exhaustive-deps
     queryOptions({
       queryKey: ['activity', 'feed'] as const,
-      queryFn: (context) => runActivityStep(readFeed(context.client), settings, Date.now, callOf(context)),
+      queryFn: (context) => runActivityStep(listFromCache(readFeed(context.client), context.client, Date.now()), settings, Date.now, callOf(context)),
       staleTime: Infinity,
       refetchOnWindowFocus: false,
       refetchOnMount: false,

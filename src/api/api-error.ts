@@ -1,3 +1,5 @@
+import { KEY_REJECTED_MESSAGE } from '../config/session';
+
 /** What went wrong, in a form every screen can explain: never carries the API key. */
 export type ApiErrorKind = 'http' | 'network' | 'malformed';
 
@@ -49,6 +51,11 @@ export function isDoneUnread(error: unknown): error is ApiError {
   return isApiError(error) && error.isDoneUnread;
 }
 
+/** A change sent with no answer at all (the connection dropped): it may or may not have been made. */
+export function isUnknownOutcome(error: unknown): error is ApiError {
+  return isApiError(error) && error.kind === 'network' && error.method !== 'GET' && error.method !== 'HEAD';
+}
+
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }
@@ -59,7 +66,7 @@ export function describeStatus(status: number): string {
     case 400:
       return 'The API refused the request as invalid.';
     case 401:
-      return 'This key was rejected (invalid or revoked).';
+      return KEY_REJECTED_MESSAGE;
     case 403:
       return 'This API key is not allowed to do that.';
     case 404:

@@ -1,6 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { KeyKind } from './page-data';
-import { AuthDetailsSchema, OrganizationMembersSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
+import { AuthDetailsSchema, CurrentUserSchema, OrganizationMembersSchema, OrganizationsResponseSchema, type AuthDetails } from './schemas';
 import { callOf } from './query-transport';
 import { request, type Call } from './request';
 
@@ -24,6 +24,13 @@ export const authQueries = {
       queryKey: ['auth', 'details'] as const,
       queryFn: (context) => fetchAuthDetails(callOf(context)),
       staleTime: Infinity,
+    }),
+  /** Only for personal keys (others get 403): the key's user, with a name to show instead of an id. */
+  me: () =>
+    queryOptions({
+      queryKey: ['auth', 'me'] as const,
+      queryFn: (context) => request('/users/me', CurrentUserSchema, callOf(context)),
+      staleTime: 5 * 60_000,
     }),
   /** Only meaningful for personal keys: the organizations the user belongs to. */
   organizations: () =>

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { SessionEndSchema } from '../config/session';
 import { RenderedQueriesSchema } from './rendered-queries';
 
 // What the console's server tells the page it serves, in a `<script type="application/json">` block
@@ -18,6 +19,8 @@ export const PageSessionSchema = z.object({
   fingerprint: z.nullable(z.string()),
   keyKind: z.nullable(KeyKindSchema),
   remembered: z.boolean(),
+  /** The server has no kept secret (a random one per start): no session, remembered or not, outlives a restart. */
+  endsOnRestart: z.optional(z.boolean()),
 });
 export type PageSession = z.infer<typeof PageSessionSchema>;
 
@@ -34,8 +37,11 @@ const PageBaseSchema = z.object({
   session: PageSessionSchema,
   /** A sign-in form posted without JavaScript that failed: why, and the address it was posted from. */
   signIn: z.optional(z.object({ problem: SignInProblemSchema, returnTo: z.string() })),
-  /** The server's own request for the page's data was refused (401): the session is over, and the page signs out. */
-  sessionEnded: z.optional(z.literal('rejected')),
+  /**
+   * The session is over and the page says why: `rejected` when the API refused the key while the server
+   * rendered the page (the page signs out); otherwise the cookie it came with no longer opens a session.
+   */
+  sessionEnded: z.optional(z.union([z.literal('rejected'), SessionEndSchema])),
 });
 
 /** What a server-rendered page adds: the queries it was rendered from (dehydrated) and when (epoch ms). */

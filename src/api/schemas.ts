@@ -49,6 +49,8 @@ export const ProjectSchema = z.object({
   owner_id: z.optional(z.string()),
   created_at: timestamp,
   updated_at: z.optional(timestamp),
+  /** When one of its computes was last active: the activity view reads recently active projects first. */
+  compute_last_active_at: z.optional(timestamp),
 });
 export type Project = z.infer<typeof ProjectSchema>;
 
@@ -152,6 +154,15 @@ export const AuthDetailsSchema = z.object({
   auth_data: z.optional(z.string()),
 });
 export type AuthDetails = z.infer<typeof AuthDetailsSchema>;
+
+/** GET /users/me (personal keys only): who the key's user is, by name. */
+export const CurrentUserSchema = z.object({
+  id: z.string(),
+  name: z.optional(z.string()),
+  last_name: z.optional(z.string()),
+  email: z.optional(z.string()),
+});
+export type CurrentUser = z.infer<typeof CurrentUserSchema>;
 
 export const OrganizationSchema = z.object({
   id: z.string(),

@@ -1,8 +1,10 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { connectHistoryRefresh } from '../api/operation-history';
+import type { ApiError } from '../api/api-error';
 import { SIGNED_OUT, type PageSession, type SignInProblem } from '../api/page-data';
 import type { Transport } from '../api/request';
 import { sharedSchemaOf } from '../api/query-meta';
+import { sessionEndOfCode, type SignOutReason } from '../config/session';
 import { followSessionNamespace } from '../features/session/key-namespace';
 import type { SessionChannel } from '../features/session/session-channel';
 import { createSessionStore, type SessionStore } from '../features/session/session-store';
@@ -34,16 +36,24 @@ export interface AppStateOptions {
   /** The production retry policy; tests of single failures may turn it off. */
   retries?: boolean;
   signInProblem?: SignInProblem | undefined;
+  /** The page came with a session that had already ended: why (the key screen says it). */
+  endedBecause?: SignOutReason | undefined;
 }
 
-export function createAppState({ session: initial = SIGNED_OUT, channel = null, retries = true, signInProblem }: AppStateOptions = {}): AppState {
+/** Why a 401 ends the session: the server's own 401 names how the session ended; any other is the API refusing the key. */
+function signOutReasonOf(error: ApiError): SignOutReason {
+  return sessionEndOfCode(error.code) ?? 'rejected';
+}
+
+export function createAppState({ session: initial = SIGNED_OUT, channel = null, retries = true, signInProblem, endedBecause }: AppStateOptions = {}): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
-  const holder: { signOutRejected: () => void } = { signOutRejected: () => undefined };
-  const queryClient = createQueryClient({ onUnauthorized: () => holder.signOutRejected(), notices, retries });
+  const holder: { signOutUnauthorized: (error: ApiError) => void } = { signOutUnauthorized: () => undefined };
+  const queryClient = createQueryClient({ onUnauthorized: (error) => holder.signOutUnauthorized(error), notices, retries });
   const watch = createWatchStore();
   const session = createSessionStore({
     initial,
+    endedBecause,
     channel,
     onSignedOut: () => {
       queryClient.clear();
@@ -52,7 +62,7 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
       watch.signOut();
     },
   });
-  holder.signOutRejected = () => session.signOut('rejected');
+  holder.signOutUnauthorized = (error) => session.signOut(signOutReasonOf(error));
   connectWatchToQueries(watch, queryClient);
   // Every refresh of a project's newest page lands in its loaded history (the one store the screen renders).
   connectHistoryRefresh(queryClient);

@@ -1,12 +1,13 @@
 import { MutationCache, QueryCache, type QueryCacheNotifyEvent } from '@tanstack/react-query';
-import { describeProblem, isApiError, isDoneUnread } from '../api/api-error';
+import { describeProblem, isApiError, isDoneUnread, type ApiError } from '../api/api-error';
 import { TransportQueryClient } from '../api/query-transport';
 import { sameOriginTransport, type Transport } from '../api/request';
 import { maySendAgain, nextRetry, retryDelay } from '../api/retry-policy';
 import type { Notice, NoticeStore } from './notices';
 
 export interface QueryPolicy {
-  onUnauthorized: () => void;
+  /** A 401: the API refused the key, or the console's server could no longer open the session (the error's code says which). */
+  onUnauthorized: (error: ApiError) => void;
   notices: NoticeStore;
   /** Tests of single failures may turn automatic retries off; polled screens are tested with them on. */
   retries?: boolean;
@@ -71,7 +72,7 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
   const queryCache = new QueryCache({
     onError(error, query) {
       if (isApiError(error) && error.isUnauthorized) {
-        onUnauthorized();
+        onUnauthorized(error);
         return;
       }
       if (query.getObserversCount() === 0) {
@@ -99,7 +100,7 @@ export function createQueryClient({ onUnauthorized, notices, retries = true, tra
     queryCache,
     mutationCache: new MutationCache({
       onError(error) {
-        if (isApiError(error) && error.isUnauthorized) onUnauthorized();
+        if (isApiError(error) && error.isUnauthorized) onUnauthorized(error);
         // A change the API took (2xx) but whose answer could not be read: it happened, so whatever it
         // changed (branches, computes, operations, keys) is read again, for every mutation alike.
         if (isDoneUnread(error)) void client.invalidateQueries();

@@ -18,6 +18,7 @@ export function SessionGate({ formProblem }: { formProblem?: SignInProblem | und
         apiTarget={apiTarget.label}
         isSimulator={apiTarget.isSimulator}
         signedOutBecause={state.signedOutBecause}
+        sessionsEndOnRestart={state.endsOnRestart}
         signedOutElsewhere={state.signedOutElsewhere}
         // Only the first key screen of the page: a later sign-out has its own reason.
         initialProblem={state.signedOutBecause === null ? formProblem : undefined}

@@ -5,7 +5,9 @@
 // evenly (at least 60 s / budget apart) and never more than the budget in any 60 s. A project with work
 // in flight is read again once the poll interval has passed; the others in turn, least recently checked
 // first, never more often than IDLE_FACTOR × the interval. Busy projects get at most BUSY_SHARE of the
-// budget while idle ones are due, so a storm in a few projects never hides a new operation elsewhere. The
+// budget while idle ones are due, so a storm in a few projects never hides a new operation elsewhere.
+// Projects never read yet go by their `priority` (recent activity), so the first round finds work early,
+// and take turns with the first list's pages (the projects found so far are `projects` then). The
 // project list is read again every LIST_REFRESH_MS. A 429 halves the budget for SLOW_DOWN_MS (or for
 // its Retry-After, when longer), and nothing goes out before its Retry-After has passed.
 
@@ -32,6 +34,8 @@ export interface ScheduledProject {
   checkedAt: number | null;
   /** Work in flight among its newest operations (DESIGN §3). */
   busy: boolean;
+  /** Among projects never read yet, higher is read first (e.g. when its compute was last active); 0 by default. */
+  priority?: number;
 }
 
 /** After a 429: the budget is halved from `since` to `until`, and nothing is sent before `notBefore`. */
@@ -100,23 +104,30 @@ interface Candidate {
   /** Lower goes first among candidates due at once. */
   rank: number;
   checkedAt: number;
+  /** Higher goes first among those never checked. */
+  priority: number;
 }
 
 function candidatesOf(input: SchedulerInput): Candidate[] {
   const list: Candidate[] = [];
+  const firstList = input.listedAt === null;
   const listDue = input.listing || input.listedAt === null ? -Infinity : input.listedAt + LIST_REFRESH_MS;
-  // Before the first list there is nothing else to read.
-  list.push({ step: { kind: 'list' }, due: listDue, rank: input.listedAt === null || input.listing ? 0 : 2, checkedAt: input.listedAt ?? -Infinity });
-  if (input.listedAt === null) return list;
+  // While the first list is read, its pages and the projects it has found so far take turns: the first rows need not wait for the last page.
+  const projectsTurn = firstList && input.sent.at(-1)?.kind === 'list' && input.projects.some((p) => p.checkedAt === null);
+  const listRank = projectsTurn ? 4 : firstList || input.listing ? 0 : 2;
+  list.push({ step: { kind: 'list' }, due: listDue, rank: listRank, checkedAt: input.listedAt ?? -Infinity, priority: 0 });
+  // Before the list has found a project there is nothing else to read.
   for (const p of input.projects) {
     const checkedAt = p.checkedAt ?? -Infinity;
     const wait = p.busy ? input.intervalMs : idleIntervalMs(input.intervalMs);
-    list.push({ step: { kind: 'project', projectId: p.id, busy: p.busy }, due: checkedAt + wait, rank: p.busy ? 1 : 3, checkedAt });
+    list.push({ step: { kind: 'project', projectId: p.id, busy: p.busy }, due: checkedAt + wait, rank: p.busy ? 1 : 3, checkedAt, priority: p.priority ?? 0 });
   }
   return list;
 }
 
-const byTurn = (a: Candidate, b: Candidate) => a.rank - b.rank || a.checkedAt - b.checkedAt;
+// Never checked (-Infinity each): by priority, the most recently active first.
+const byTurn = (a: Candidate, b: Candidate) =>
+  a.rank - b.rank || (a.checkedAt === b.checkedAt ? b.priority - a.priority : a.checkedAt - b.checkedAt);
 
 /** The next request to send and when: see the rule at the top of this file. */
 export function planNext(input: SchedulerInput): Plan {

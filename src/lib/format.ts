@@ -69,6 +69,15 @@ export function formatRelative(iso: string, now: number): string {
 }
 
 /**
+ * A past event relative to `now`: never "in 6 seconds". A moment a little ahead of the page's clock (the
+ * API's clock, or a `now` that ticks only every few seconds) is "just now".
+ */
+export function formatPast(iso: string, now: number): string {
+  const time = new Date(iso).getTime();
+  return formatRelative(iso, Number.isNaN(time) ? now : Math.max(now, time));
+}
+
+/**
  * Orders two ISO times (negative: `a` is earlier). Same-format times compare exactly, microseconds
  * included (the platform's cursors have them); others by Date.parse.
  */

@@ -15,6 +15,23 @@ describe('activity scheduler', () => {
     expect(planNext(input({ listedAt: null, projects: [{ id: 'a', checkedAt: null, busy: false }] })).step).toEqual({ kind: 'list' });
   });
 
+  it('takes turns between the first list’s pages and the projects found so far, the most recently active first', () => {
+    const found = [
+      { id: 'quiet', checkedAt: null, busy: false, priority: 1_000 },
+      { id: 'lively', checkedAt: null, busy: false, priority: 9_000 },
+    ];
+    const afterList = input({ now: 1_000, listedAt: null, listing: true, projects: found, sent: [{ at: 0, kind: 'list' }] });
+    expect(planNext(afterList)).toEqual({ step: { kind: 'project', projectId: 'lively', busy: false }, at: 1_000 });
+    const afterProject = input({
+      now: 2_000,
+      listedAt: null,
+      listing: true,
+      projects: [{ ...found[1]!, checkedAt: 1_000 }, found[0]!],
+      sent: [{ at: 0, kind: 'list' }, { at: 1_000, kind: 'idle' }],
+    });
+    expect(planNext(afterProject).step).toEqual({ kind: 'list' });
+  });
+
   it.each([10, 50, 200])('never sends more than the budget in any minute, with %i projects', (projects) => {
     for (const busy of [0, 1, Math.round(projects / 4)]) {
       for (const budgetPerMinute of [30, 60, 300]) {

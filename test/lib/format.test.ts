@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, formatRelative, formatUtc, humanizeAction } from '../../src/lib/format';
+import { formatDuration, formatPast, formatRelative, formatUtc, humanizeAction } from '../../src/lib/format';
 
 describe('humanizeAction', () => {
   it('shows API actions with spaces, as the platform console does', () => {
@@ -44,5 +44,12 @@ describe('times', () => {
     expect(formatRelative('2026-11-22T12:00:30Z', now)).toBe('in 30 seconds');
     expect(formatRelative('2026-06-22T12:00:00Z', now)).toBe('5 months ago');
     expect(formatRelative('not a date', now)).toBe('not a date');
+  });
+
+  it('never puts a past event in the future: a moment ahead of the page’s clock is "just now"', () => {
+    expect(formatPast('2026-11-22T12:00:06Z', now)).toBe('just now');
+    expect(formatPast('2026-11-22T12:00:30Z', now)).toBe('just now');
+    expect(formatPast('2026-11-22T11:58:00Z', now)).toBe('2 minutes ago');
+    expect(formatPast('not a date', now)).toBe('not a date');
   });
 });

@@ -115,7 +115,7 @@ describe('npm start on the simulator', () => {
     const response = await server.request({ path: '/api/v2/projects', headers: { accept: 'application/json' } });
 
     expect(response.status).toBe(401);
-    expect(JSON.parse(response.body)).toMatchObject({ code: '', message: expect.stringContaining('Not signed in') as string });
+    expect(JSON.parse(response.body)).toMatchObject({ code: 'not_signed_in', message: expect.stringContaining('Not signed in') as string });
   });
 
   it('answers an unknown API path with a JSON 404, not the app page', async () => {

@@ -112,7 +112,7 @@ describe('a session on the simulator', () => {
     expect([expired.name, expired.value, expired.attributes.get('max-age')]).toEqual(['__Host-ops_session', '', '0']);
     const replayed = await server.request({ path: '/api/v2/projects', headers: { cookie } });
     expect(replayed.status).toBe(401);
-    expect(JSON.parse(replayed.body)).toMatchObject({ message: expect.stringContaining('session has ended') as string });
+    expect(JSON.parse(replayed.body)).toMatchObject({ code: 'session_signed_out', message: 'Your session ended: it was signed out. Sign in again.' });
     expect(setCookieOf(replayed).attributes.get('max-age')).toBe('0');
   });
 

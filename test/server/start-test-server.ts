@@ -1,5 +1,6 @@
 // Starts the console's production server in process, on 127.0.0.1 and a free port, over a tiny built
 // client in a temp folder; what it prints and logs is kept for the test to read.
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -48,7 +49,8 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
   const dir = await testClientDir();
   const running = await startServer({
     mode: 'production',
-    env: { HOST: '127.0.0.1', PORT: '0', ...env },
+    // A DATA_DIR of its own: each test server makes a new session secret unless the test shares one.
+    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: path.join(dir, `data-${randomUUID()}`), ...env },
     print: (line) => void printed.push(line),
     log: (line) => void logged.push(line),
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { http, HttpResponse, type RequestHandler } from 'msw';
 import type { PageSession } from '../../src/api/page-data';
+import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
 import { keyFormatProblem } from '../../src/features/session/key-format';
 
 // The component tests' stand-in for the console's server (server/): the page's same-origin requests are
@@ -46,7 +47,7 @@ async function checkKey(key: string): Promise<Response | null> {
 /** The server's session routes, checking the key against the simulator's `/auth` (test overrides included). */
 export function sessionRoutes(): RequestHandler[] {
   return [
-    http.post('*/session', async ({ request }) => {
+    http.post(`*${SESSION_PATH}`, async ({ request }) => {
       const body = (await request.json().catch(() => null)) as { key?: unknown; remember?: unknown } | null;
       const key = typeof body?.key === 'string' ? body.key.trim() : '';
       const problem = keyFormatProblem(key);
@@ -55,11 +56,11 @@ export function sessionRoutes(): RequestHandler[] {
       if (!auth) {
         return HttpResponse.json({ code: 'unreachable', message: 'Could not reach the API at test: connection refused (ECONNREFUSED). The key was not checked.' }, { status: 502 });
       }
-      if (auth.status === 401) return HttpResponse.json({ code: 'rejected', message: 'This key was rejected (invalid or revoked).' }, { status: 401 });
+      if (auth.status === 401) return HttpResponse.json({ code: 'rejected', message: KEY_REJECTED_MESSAGE }, { status: 401 });
       if (!auth.ok) return HttpResponse.json({ code: 'server', message: `The API is having trouble (HTTP ${auth.status}), so the key was not checked. Try again in a moment.` }, { status: auth.status });
       return HttpResponse.json({ ...holdSession(key), remembered: body?.remember === true });
     }),
-    http.post('*/session/sign-out', () => {
+    http.post(`*${SIGN_OUT_PATH}`, () => {
       endSession();
       return HttpResponse.json({ signedIn: false, fingerprint: null, keyKind: null, remembered: false });
     }),

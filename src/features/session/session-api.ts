@@ -1,12 +1,10 @@
 import * as z from 'zod/mini';
 import { PageSessionSchema, SignInProblemKindSchema, type PageSession, type SignInProblem } from '../../api/page-data';
 import { ApiErrorBodySchema } from '../../api/schemas';
+import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../config/session';
 
 // The console server's session routes (server/session/session-routes.ts), as the page calls them: the
 // key is posted once, here, and never kept; what comes back is what the page may know (PageSession).
-
-export const SESSION_PATH = '/session';
-export const SIGN_OUT_PATH = '/session/sign-out';
 
 export type SignInResult = { ok: true; session: PageSession } | { ok: false; problem: SignInProblem };
 
@@ -15,7 +13,7 @@ function problemFromBody(status: number, body: z.infer<typeof ApiErrorBodySchema
   const id = requestId ?? body?.request_id;
   const withId = id ? { requestId: id } : {};
   if (kind.success && body) return { kind: kind.data, message: body.message, ...withId };
-  if (status === 401) return { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', ...withId };
+  if (status === 401) return { kind: 'rejected', message: KEY_REJECTED_MESSAGE, ...withId };
   return { kind: 'server', message: `The console’s server could not check the key (HTTP ${status}). Try again in a moment.`, ...withId };
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { PageSessionSchema, type PageSession } from '../../api/page-data';
+import { SignOutReasonSchema } from '../../config/session';
 
 // The session is the browser's (one cookie for every tab), so a tab that signs in or out tells the
 // others at once. Messages carry what the page may know (never a key) and are checked like wire data.
@@ -8,7 +9,7 @@ export const SESSION_CHANNEL = 'ops-console.session';
 
 const MessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('signed-in'), session: PageSessionSchema }),
-  z.object({ type: z.literal('signed-out'), reason: z.enum(['signed-out', 'rejected', 'revoked']) }),
+  z.object({ type: z.literal('signed-out'), reason: SignOutReasonSchema }),
 ]);
 export type SessionMessage = z.infer<typeof MessageSchema>;
 

@@ -1,12 +1,13 @@
 import { createContext, useContext } from 'react';
 import { SIGNED_OUT, type KeyKind, type PageSession, type SignInProblem } from '../../api/page-data';
+import type { SignOutReason } from '../../config/session';
 import { postSignIn, postSignOut } from './session-api';
 import type { SessionChannel } from './session-channel';
 
 // The page's view of the session the console's server holds (DESIGN §5): whether one is open, its
 // fingerprint and the key's kind. The key itself is posted once, at sign-in, and never kept here.
 
-export type SignOutReason = 'signed-out' | 'rejected' | 'revoked';
+export type { SignOutReason };
 
 export interface SessionState {
   signedIn: boolean;
@@ -14,6 +15,8 @@ export interface SessionState {
   fingerprint: string | null;
   keyKind: KeyKind | null;
   remembered: boolean;
+  /** No session outlives a restart of the console's server (it keeps no secret): the key screen promises no 30 days. */
+  endsOnRestart: boolean;
   /** Why the key screen is showing again, if it is not the first visit; `elsewhere` when another tab did it. */
   signedOutBecause: SignOutReason | null;
   signedOutElsewhere: boolean;
@@ -30,6 +33,8 @@ export interface SessionStore {
 export interface SessionStoreOptions {
   /** What the server said in the page's data block. */
   initial?: PageSession;
+  /** The page came with a session that had already ended (the data block says why): the key screen says so. */
+  endedBecause?: SignOutReason | undefined;
   /** Runs on every sign-out, and before another key's session replaces this one. */
   onSignedOut: () => void;
   /** The other tabs of this browser; null to stay on its own. */
@@ -38,11 +43,11 @@ export interface SessionStoreOptions {
 
 function stateOf(session: PageSession): SessionState {
   const { signedIn, fingerprint, keyKind, remembered } = session.signedIn ? session : SIGNED_OUT;
-  return { signedIn, fingerprint, keyKind, remembered, signedOutBecause: null, signedOutElsewhere: false };
+  return { signedIn, fingerprint, keyKind, remembered, endsOnRestart: session.endsOnRestart === true, signedOutBecause: null, signedOutElsewhere: false };
 }
 
-export function createSessionStore({ initial = SIGNED_OUT, onSignedOut, channel = null }: SessionStoreOptions): SessionStore {
-  let state: SessionState = stateOf(initial);
+export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSignedOut, channel = null }: SessionStoreOptions): SessionStore {
+  let state: SessionState = { ...stateOf(initial), signedOutBecause: initial.signedIn ? null : (endedBecause ?? null) };
   const listeners = new Set<() => void>();
   const set = (next: SessionState) => {
     state = next;
@@ -56,7 +61,7 @@ export function createSessionStore({ initial = SIGNED_OUT, onSignedOut, channel 
   const end = (reason: SignOutReason, elsewhere: boolean) => {
     if (!state.signedIn && reason !== 'signed-out') return;
     const wasSignedIn = state.signedIn;
-    set({ ...stateOf(SIGNED_OUT), signedOutBecause: reason, signedOutElsewhere: elsewhere });
+    set({ ...stateOf(SIGNED_OUT), endsOnRestart: state.endsOnRestart, signedOutBecause: reason, signedOutElsewhere: elsewhere });
     if (wasSignedIn || !elsewhere) onSignedOut();
   };
 

@@ -1,7 +1,7 @@
 import { useId } from 'react';
-import type { ActivityFeed } from '../../api/activity-feed';
+import { knownProjects, type ActivityFeed } from '../../api/activity-feed';
 import { BUDGET_CHOICES, effectiveBudget, isSlowedDown, sentInLastMinute } from '../../lib/activity-scheduler';
-import { formatRelative } from '../../lib/format';
+import { formatPast } from '../../lib/format';
 import { oldestCheck } from './activity-rows';
 
 interface ActivityBudgetProps {
@@ -20,12 +20,12 @@ export function ActivityBudget({ feed, budgetPerMinute, onBudgetChange, now }: A
   const spent = feed ? sentInLastMinute(feed.sent, now).length : 0;
   const oldest = oldestCheck(feed);
   const slowDown = feed && isSlowedDown(feed.slowDown, now) ? feed.slowDown : null;
-  const projects = feed?.projects.length ?? 0;
+  const projects = knownProjects(feed).length;
   const staleness =
     oldest.unchecked > 0
       ? `${oldest.unchecked} of ${projects} projects not checked yet`
       : oldest.at !== null
-        ? `oldest check ${formatRelative(new Date(oldest.at).toISOString(), now)}`
+        ? `oldest check ${formatPast(new Date(oldest.at).toISOString(), now)}`
         : '';
   return (
     <div className="activity-budget">

@@ -1,4 +1,4 @@
-import type { ActivityFeed, ActivityProject } from '../../api/activity-feed';
+import { knownProjects, type ActivityFeed, type ActivityProject } from '../../api/activity-feed';
 import type { Operation } from '../../api/schemas';
 import { filterOperations, type HistoryFilters } from '../../features/history/filters/filters';
 import { compareTimes } from '../../lib/format';
@@ -14,8 +14,25 @@ export const ENDED_WITHIN = [
 export type EndedWithin = (typeof ENDED_WITHIN)[number];
 export const DEFAULT_ENDED_WITHIN: EndedWithin = ENDED_WITHIN[1];
 
-export function endedWithinOf(value: string | null): EndedWithin {
-  return ENDED_WITHIN.find((choice) => choice.value === value) ?? DEFAULT_ENDED_WITHIN;
+/** What people write for each choice besides its own value (`?ended=day`, `24h`, `hour`…). */
+const ENDED_ALIASES: Record<EndedWithin['value'], readonly string[]> = {
+  '15m': ['15min', '15mins', '15minutes', '900s'],
+  '1h': ['h', 'hour', '60m', '60min', '1hour'],
+  '6h': ['6hours', '6hrs', '360m'],
+  '1d': ['d', 'day', '24h', '24hours', '1day'],
+};
+
+/** The choice `?ended=` names (its value or a usual way of writing it); null when it names none. */
+export function parseEndedWithin(value: string): EndedWithin | null {
+  const written = value.trim().toLowerCase().replace(/\s+/g, '');
+  return ENDED_WITHIN.find((choice) => choice.value === written || ENDED_ALIASES[choice.value].includes(written)) ?? null;
+}
+
+/** The choice in the address: one hour when absent; `unknown` holds what it said when it names no choice (the page says so). */
+export function endedWithinOf(value: string | null): { choice: EndedWithin; unknown?: string } {
+  if (value === null || value === '') return { choice: DEFAULT_ENDED_WITHIN };
+  const choice = parseEndedWithin(value);
+  return choice ? { choice } : { choice: DEFAULT_ENDED_WITHIN, unknown: value };
 }
 
 export interface ActivityRow {
@@ -38,7 +55,7 @@ export function activityRows(feed: ActivityFeed | undefined, view: ActivityView,
   if (!feed) return [];
   const rows: ActivityRow[] = [];
   const seen = new Set<string>();
-  for (const project of feed.projects) {
+  for (const project of knownProjects(feed)) {
     if (view.projectId !== undefined && project.id !== view.projectId) continue;
     const recent = (feed.checks[project.id]?.operations ?? []).filter(
       (op) => isInFlight(op, now) || now - Date.parse(op.updated_at) <= view.endedWithinMs,
@@ -57,7 +74,7 @@ export function oldestCheck(feed: ActivityFeed | undefined): { at: number | null
   if (!feed) return { at: null, unchecked: 0 };
   let at: number | null = null;
   let unchecked = 0;
-  for (const project of feed.projects) {
+  for (const project of knownProjects(feed)) {
     const check = feed.checks[project.id];
     if (!check) unchecked++;
     else if (at === null || check.at < at) at = check.at;

@@ -3,10 +3,12 @@ import './activity.css';
 import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
+import { knownProjects } from '../../api/activity-feed';
+import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { ActivityBudget } from './activity-budget';
 import { ActivityFilterBar } from './activity-filter-bar';
-import { activityRows } from './activity-rows';
+import { activityRows, oldestCheck } from './activity-rows';
 import { ACTIVITY_COLUMNS, ActivityTable } from './activity-table';
 import { useActivityAddress } from './use-activity-address';
 import { useActivityFeed } from './use-activity-feed';
@@ -16,6 +18,7 @@ import { useActivityFeed } from './use-activity-feed';
  * one table that keeps itself current inside a request budget (src/lib/activity-scheduler.ts).
  */
 export function ActivityScreen() {
+  useDocumentTitle('Activity');
   const { feed, settings, setBudget, setIntervalMs } = useActivityFeed();
   const [address, changeAddress] = useActivityAddress();
   const now = useNow(1_000);
@@ -31,6 +34,10 @@ export function ActivityScreen() {
   );
   const listed = data?.listedAt != null;
   const problems = data ? Object.values(data.checks).filter((check) => check.problem).length : 0;
+  const projects = useMemo(() => knownProjects(data), [data]);
+  const total = projects.length;
+  const unchecked = oldestCheck(data).unchecked;
+  const checked = total - unchecked;
 
   return (
     <section className="activity">
@@ -42,7 +49,12 @@ export function ActivityScreen() {
         <IntervalSelect value={settings.intervalMs} onChange={setIntervalMs} label="Check busy projects every" />
         <ActivityBudget feed={data} budgetPerMinute={settings.budgetPerMinute} onBudgetChange={setBudget} now={now} />
       </div>
-      <ActivityFilterBar address={address} onChange={changeAddress} projects={data?.projects ?? []} seenActions={seenActions} />
+      {address.unknownEnded !== undefined && (
+        <p role="status" className="notice">
+          “ended={address.unknownEnded}” in the address is not one of the choices (15m, 1h, 6h, 1d): showing the last {address.endedWithin.label}.
+        </p>
+      )}
+      <ActivityFilterBar address={address} onChange={changeAddress} projects={projects} seenActions={seenActions} />
       {data?.listProblem && (
         <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />
       )}
@@ -51,14 +63,18 @@ export function ActivityScreen() {
           {problems === 1 ? '1 project' : `${problems} projects`} could not be read at the last check; {problems === 1 ? 'it is' : 'they are'} tried again in turn.
         </p>
       )}
-      {!listed ? (
-        <TableSkeleton columns={ACTIVITY_COLUMNS} rows={4} label="Finding your projects…" />
-      ) : rows.length === 0 ? (
-        <p className="empty">
-          Nothing in progress, and nothing ended in the last {address.endedWithin.label}, in the {data.projects.length} projects checked.
-        </p>
-      ) : (
+      {rows.length > 0 ? (
         <ActivityTable rows={rows} now={now} />
+      ) : !listed ? (
+        <TableSkeleton columns={ACTIVITY_COLUMNS} rows={4} label="Finding your projects…" />
+      ) : checked === 0 && total > 0 ? (
+        // Nothing read yet: nothing may be said about what is happening.
+        <TableSkeleton columns={ACTIVITY_COLUMNS} rows={4} label={`Checking your ${total} projects…`} />
+      ) : (
+        <p className="empty">
+          Nothing in progress, and nothing ended in the last {address.endedWithin.label}, in the{' '}
+          {unchecked > 0 ? `${checked} of ${total} projects checked so far (${unchecked} not checked yet).` : `${total} projects checked.`}
+        </p>
       )}
     </section>
   );

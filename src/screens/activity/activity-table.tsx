@@ -6,18 +6,36 @@ import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
+import { isInFlight } from '../../lib/operation-status';
 import type { ActivityRow } from './activity-rows';
+import { useCachedNames } from './use-cached-names';
 
 export const ACTIVITY_COLUMNS = ['Operation', 'Project', 'Branch', 'Compute', 'Status', 'Duration', 'Date'] as const;
 
-const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
+interface RowProps {
+  row: ActivityRow;
+  now: number;
+  branchName: string | undefined;
+  computeName: string | undefined;
+}
+
+/** A name where the console holds one, else the id; the id stays in the title either way. */
+function NameOrId({ name, id }: { name: string | undefined; id: string | undefined }) {
+  if (!id) return <>—</>;
+  return name ? <span title={id}>{name}</span> : <code>{id}</code>;
+}
+
+const Row = memo(function Row({ row, now, branchName, computeName }: RowProps) {
   const { operation, project } = row;
   return (
     <tr>
       <th scope="row" data-label="Operation">
         <span className="op-cell">
           <Link to={paths.operation(project.id, operation.id)}>{humanizeAction(operation.action)}</Link>
-          <WatchButton compact operation={operation} projectName={project.name} />
+          {/* As in the history: only what is still in flight can be watched to its end. */}
+          {isInFlight(operation, now) && (
+            <WatchButton compact operation={operation} projectName={project.name} branchName={branchName} computeName={computeName} />
+          )}
         </span>
       </th>
       <td data-label="Project">
@@ -26,8 +44,12 @@ const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
         </Link>
         {project.orgName && <span className="muted activity__org">{project.orgName}</span>}
       </td>
-      <td data-label="Branch">{operation.branch_id ? <code>{operation.branch_id}</code> : '—'}</td>
-      <td data-label="Compute">{operation.endpoint_id ? <code>{operation.endpoint_id}</code> : '—'}</td>
+      <td data-label="Branch">
+        <NameOrId name={branchName} id={operation.branch_id} />
+      </td>
+      <td data-label="Compute">
+        <NameOrId name={computeName} id={operation.endpoint_id} />
+      </td>
       <OperationCells operation={operation} now={now} />
     </tr>
   );
@@ -35,14 +57,21 @@ const Row = memo(function Row({ row, now }: { row: ActivityRow; now: number }) {
 
 /** Operations across projects, newest first: a real table, each row a link to its operation, each project name a link to it. */
 export function ActivityTable({ rows, now }: { rows: readonly ActivityRow[]; now: number }) {
+  const names = useCachedNames();
   return (
     <div className="table-wrap">
-      <table className="data-table">
+      <table className="data-table activity-table">
         <caption className="visually-hidden">Activity across projects, newest first</caption>
         <TableHead columns={ACTIVITY_COLUMNS} />
         <tbody>
           {rows.map((row) => (
-            <Row key={row.operation.id} row={row} now={now} />
+            <Row
+              key={row.operation.id}
+              row={row}
+              now={now}
+              branchName={row.operation.branch_id ? names.branch(row.project.id, row.operation.branch_id) : undefined}
+              computeName={row.operation.endpoint_id ? names.compute(row.project.id, row.operation.endpoint_id) : undefined}
+            />
           ))}
         </tbody>
       </table>

@@ -7,6 +7,8 @@ export interface ActivityAddress {
   filters: HistoryFilters;
   projectId: string | undefined;
   endedWithin: EndedWithin;
+  /** What `?ended=` said when it names no choice (the page says it shows the default instead). */
+  unknownEnded: string | undefined;
 }
 
 export interface ActivityAddressChange {
@@ -25,7 +27,8 @@ export function useActivityAddress(): [ActivityAddress, (change: ActivityAddress
   const search = params.toString();
   const address = useMemo((): ActivityAddress => {
     const current = new URLSearchParams(search);
-    return { filters: filtersFromSearch(current), projectId: current.get('project') ?? undefined, endedWithin: endedWithinOf(current.get('ended')) };
+    const ended = endedWithinOf(current.get('ended'));
+    return { filters: filtersFromSearch(current), projectId: current.get('project') ?? undefined, endedWithin: ended.choice, unknownEnded: ended.unknown };
   }, [search]);
   const change = useCallback(
     (next: ActivityAddressChange) => {

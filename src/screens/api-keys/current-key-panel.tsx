@@ -1,5 +1,7 @@
+import { useQuery } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
-import type { Organization } from '../../api/schemas';
+import { authQueries } from '../../api/auth';
+import type { CurrentUser, Organization } from '../../api/schemas';
 import type { KeyAccess } from './use-key-access';
 
 type KnownAccess = Exclude<KeyAccess, { state: 'loading' } | { state: 'error' }>;
@@ -19,7 +21,22 @@ interface Described {
   mayNot: string[];
 }
 
-function describe(access: KnownAccess): Described {
+/** "Ada Lovelace (ada@example.com)", the id beside it; the id alone while (or when) the API gives no name. */
+function userFact(accountId: string, user: CurrentUser | undefined): ReactNode {
+  const name = [user?.name, user?.last_name].filter(Boolean).join(' ');
+  if (!name) return <code key="user">{accountId}</code>;
+  return (
+    <span key="user">
+      {name}
+      {user?.email ? ` (${user.email})` : ''}{' '}
+      <span className="muted">
+        <code>{accountId}</code>
+      </span>
+    </span>
+  );
+}
+
+function describe(access: KnownAccess, user: CurrentUser | undefined): Described {
   switch (access.state) {
     case 'personal': {
       const all = access.organizations.map((o) => o.org);
@@ -28,7 +45,7 @@ function describe(access: KnownAccess): Described {
       return {
         type: 'Personal key',
         facts: [
-          ['User', <code key="user">{access.accountId}</code>],
+          ['User', userFact(access.accountId, user)],
           [
             'Reaches',
             access.organizationsLoading
@@ -93,7 +110,8 @@ function describe(access: KnownAccess): Described {
 /** What the key this console is signed in with is, what it reaches, and what it may do here. */
 export function CurrentKeyPanel({ access }: { access: KnownAccess }) {
   const titleId = useId();
-  const { type, facts, may, mayNot } = describe(access);
+  const user = useQuery({ ...authQueries.me(), enabled: access.state === 'personal' });
+  const { type, facts, may, mayNot } = describe(access, user.data);
   return (
     <section className="current-key" aria-labelledby={titleId}>
       <h2 id={titleId}>Signed in with: {type}</h2>

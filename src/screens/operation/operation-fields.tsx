@@ -66,7 +66,8 @@ export function OperationFields({ operation, projectId, projectName, branch, com
       <dd>{operation.failures_count}</dd>
       {operation.retry_at && (
         <>
-          <dt>Retry at</dt>
+          {/* A retry time already past is history, not a promise: "Retry at" only while it is ahead. */}
+          <dt>{Date.parse(operation.retry_at) > now ? 'Retry at' : 'Last retry was due'}</dt>
           <dd>
             <DateTime iso={operation.retry_at} />
           </dd>

@@ -11,8 +11,8 @@ export interface ActionContext {
     operations: readonly Operation[],
     names?: { branches?: ReadonlyMap<string, string>; computes?: ReadonlyMap<string, string> },
   ) => void;
-  /** The request went through: close, and leave this line in the section's status. */
-  onDone: (message: string) => void;
+  /** The request went through: close, and leave this line in the section's status (until the operations it started have ended). */
+  onDone: (message: string, started?: readonly Operation[]) => void;
 }
 
 /** "1 operation", "2 operations". */

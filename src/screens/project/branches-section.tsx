@@ -30,6 +30,15 @@ interface BranchesSectionProps {
   blockers: readonly Operation[];
 }
 
+interface Done {
+  text: string;
+  /** The operations the request started. */
+  ids: readonly string[];
+  /** Some of them were seen unfinished: once none is, they have ended. */
+  seen: boolean;
+}
+const NOTHING_DONE: Done = { text: '', ids: [], seen: false };
+
 const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, string> | undefined) =>
   extra ? new Map([...base, ...extra]) : base;
 
@@ -38,7 +47,13 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
   const watch = useWatchStore();
   const headingId = useId();
   const [dialog, setDialog] = useState<OpenDialog | null>(null);
-  const [done, setDone] = useState('');
+  const [done, setDoneState] = useState<Done>(NOTHING_DONE);
+  const setDone = (text: string, started: readonly Operation[] = []) => setDoneState({ text, ids: started.map((op) => op.id), seen: false });
+  // The line says what the request started until that has ended: seen among the unfinished operations, then gone from them.
+  const inFlightIds = new Set(blockers.map((op) => op.id));
+  const doneRunning = done.ids.filter((id) => inFlightIds.has(id)).length;
+  if (doneRunning > 0 && !done.seen) setDoneState({ ...done, seen: true });
+  const doneText = done.seen && doneRunning === 0 ? `${done.text.replace(/\.$/, '')}; ${done.ids.length === 1 ? 'it has' : 'all have'} ended.` : done.text;
   // A Start keeps trying if the person leaves the page: its operations still land in the watch list.
   const startSignal = useAbortSignal({ abortOnUnmount: false });
 
@@ -57,9 +72,9 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
     projectId,
     blockers,
     watchStarted,
-    onDone: (message) => {
+    onDone: (message, started) => {
       setDialog(null);
-      setDone(message);
+      setDone(message, started);
     },
   };
 
@@ -71,7 +86,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
     const title = `Start compute ${computeNameOf(endpoint)}`;
     start.mutate(
       { endpointId: endpoint.id, action: 'start', signal: startSignal.next() },
-      { onSuccess: (data) => setDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: already running.`) },
+      { onSuccess: (data) => setDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: already running.`, data.operations) },
     );
   };
   const retryStart = () => {
@@ -111,7 +126,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         }}
       />
       <p className="branches__done muted" role="status">
-        {done}
+        {doneText}
       </p>
 
       {branches.data && endpoints.data ? (
@@ -119,6 +134,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
           branches={branches.data}
           endpoints={endpoints.data}
           busy={start.isPending}
+          inFlight={blockers}
           onStart={startCompute}
           onSuspend={(endpoint) => open({ kind: 'suspend', endpoint })}
           onRestart={(endpoint) => open({ kind: 'restart', endpoint })}

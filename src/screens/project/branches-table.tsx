@@ -1,4 +1,4 @@
-import type { Branch, Endpoint } from '../../api/schemas';
+import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
 
@@ -9,8 +9,14 @@ export const computeNameOf = (endpoint: Endpoint) => endpoint.name ?? endpoint.i
 const STATES: Record<string, string> = { active: 'Active', idle: 'Idle', init: 'Creating' };
 const PENDING: Record<string, string> = { active: 'Starting…', idle: 'Suspending…' };
 
-/** "Active", "Idle", "Starting…": the compute's state, or where it is heading. */
-function computeState(endpoint: Endpoint): string {
+/**
+ * "Active", "Idle", "Starting…": the compute's state, or where it is heading. The operation under way
+ * says it first: a restart's compute heads for active while its suspend half still runs ("Suspending…").
+ */
+function computeState(endpoint: Endpoint, inFlight: readonly Operation[]): string {
+  const running = inFlight.filter((op) => op.endpoint_id === endpoint.id && op.status === 'running').map((op) => op.action);
+  if (running.includes('suspend_compute')) return 'Suspending…';
+  if (running.includes('start_compute')) return 'Starting…';
   if (endpoint.pending_state) return PENDING[endpoint.pending_state] ?? `${endpoint.current_state} → ${endpoint.pending_state}`;
   return STATES[endpoint.current_state] ?? endpoint.current_state;
 }
@@ -20,6 +26,8 @@ interface BranchesTableProps {
   endpoints: readonly Endpoint[];
   /** A compute request is on its way: no second one meanwhile. */
   busy: boolean;
+  /** The project's unfinished operations: which half of a restart runs now. */
+  inFlight?: readonly Operation[];
   onStart: (endpoint: Endpoint) => void;
   onSuspend: (endpoint: Endpoint) => void;
   onRestart: (endpoint: Endpoint) => void;
@@ -44,7 +52,7 @@ function rowsOf(branches: readonly Branch[], endpoints: readonly Endpoint[]): Ro
 }
 
 /** Branches and their computes: a real table with each row's actions named after what they act on. */
-export function BranchesTable({ branches, endpoints, busy, onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
+export function BranchesTable({ branches, endpoints, busy, inFlight = [], onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
   const names = new Map(branches.map((b) => [b.id, b.name]));
   const hasChildren = new Set(branches.flatMap((b) => (b.parent_id ? [b.parent_id] : [])));
   return (
@@ -74,7 +82,7 @@ export function BranchesTable({ branches, endpoints, busy, onStart, onSuspend, o
                     <span className="muted">No compute</span>
                   )}
                 </td>
-                <td data-label="Compute state">{endpoint ? computeState(endpoint) : '—'}</td>
+                <td data-label="Compute state">{endpoint ? computeState(endpoint, inFlight) : '—'}</td>
                 <td className="branches-table__actions cell--actions">
                   {endpoint && (
                     <>

@@ -37,7 +37,7 @@ export function ComputeActionDialog({ context, action, endpoint, computeName, br
       { endpointId: endpoint.id, action, signal: signal.next() },
       {
         onSuccess: (data) =>
-          onDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: nothing to do.`),
+          onDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: nothing to do.`, data.operations),
       },
     );
   const cancel = () => {

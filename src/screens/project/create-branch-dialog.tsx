@@ -48,7 +48,7 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
     setNameError(null);
     create.mutate(
       { name: trimmed, parentId: parent, withCompute, signal: signal.next() },
-      { onSuccess: (data) => onDone(`Create branch ${data.branch.name}: ${countOperations(data.operations.length)} started.`) },
+      { onSuccess: (data) => onDone(`Create branch ${data.branch.name}: ${countOperations(data.operations.length)} started.`, data.operations) },
     );
   };
   const onSubmit = (event: SyntheticEvent) => {

@@ -30,6 +30,7 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
             data
               ? `Delete branch ${branch.name}: ${countOperations(data.operations.length)} started.`
               : `Branch ${branch.name} was already deleted.`,
+            data?.operations,
           ),
       },
     );

@@ -1,10 +1,11 @@
-import { describeError, isDoneUnread } from '../../api/api-error';
+import { describeError, isDoneUnread, isUnknownOutcome } from '../../api/api-error';
 import { LOCKED_MAX_TRIES } from '../../api/locked-retry';
 import { isLocked, mayOfferRetry } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { humanizeAction } from '../../lib/format';
 import { statusLabel } from '../../lib/operation-status';
+import { UnknownOutcome } from './unknown-outcome';
 
 /** "Apply config (In progress) to finish": what a request refused with 423 is waiting for. */
 export function waitingFor(blockers: readonly Operation[]): string {
@@ -45,6 +46,7 @@ export function RequestError({
       </div>
     );
   }
+  if (isUnknownOutcome(error)) return <UnknownOutcome error={error} onRetry={onRetry} />;
   if (isLocked(error)) {
     return (
       <div className="callout callout--warning" role="alert">

@@ -2,12 +2,14 @@ import { useId, useState, type SyntheticEvent } from 'react';
 import { useLocation } from 'react-router-dom';
 import type { SignInProblem } from '../../api/page-data';
 import { keyFormatProblem } from '../../features/session/key-format';
-import { SESSION_PATH } from '../../features/session/session-api';
+import { SESSION_ENDED_MESSAGES, SESSION_PATH, type SignOutReason } from '../../config/session';
 
 export interface SignInScreenProps {
   apiTarget: string;
   isSimulator: boolean;
-  signedOutBecause: 'signed-out' | 'rejected' | 'revoked' | null;
+  signedOutBecause: SignOutReason | null;
+  /** The console's server keeps no secret across restarts: no session outlives one, remembered or not. */
+  sessionsEndOnRestart?: boolean;
   /** The sign-out happened in another tab of this browser. */
   signedOutElsewhere?: boolean;
   /** Why a sign-in posted before the script arrived (a plain form post) failed. */
@@ -22,6 +24,14 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
       <p role="alert" className="callout callout--error">
         Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to where you
         were.
+      </p>
+    );
+  }
+  if (reason === 'restarted' || reason === 'expired') {
+    // The key was never asked about: nothing here may send the person to revoke a good key.
+    return (
+      <p role="alert" className="callout">
+        {SESSION_ENDED_MESSAGES[reason]}
       </p>
     );
   }
@@ -47,7 +57,7 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
  * has arrived); with the script, the key is posted the same way by fetch, the check can be cancelled,
  * and the person stays on the address they asked for.
  */
-export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, signedOutElsewhere = false, initialProblem, onSignIn }: SignInScreenProps) {
+export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, sessionsEndOnRestart = false, signedOutElsewhere = false, initialProblem, onSignIn }: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
   const { pathname, search, hash } = useLocation();
@@ -119,7 +129,10 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, signedO
         </label>
         <p className="muted small">
           The key goes to the console’s server once and never stays in this page. Off: the session ends when the browser
-          closes. On: it lasts 30 days on this device, until you sign out.
+          closes.{' '}
+          {sessionsEndOnRestart
+            ? 'On: it stays on this device until you sign out, but this console’s server keeps no secret across restarts, so either way a restart ends it.'
+            : 'On: it lasts 30 days on this device, until you sign out.'}
         </p>
         {problem && (
           <div role="alert" className="callout callout--error">

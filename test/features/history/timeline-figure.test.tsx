@@ -27,7 +27,7 @@ describe('the timeline', () => {
     const { p, ok, failed, running } = project();
     renderApp(`/projects/${p.id}`, { apiKey: sim.apiKey });
     await waitFor(() => expect(within(figure()).getAllByRole('link')).toHaveLength(3));
-    expect(figure().querySelector('figcaption')).toHaveTextContent(/^Timeline of the operations loaded, last day: 3 on 3 lanes, 1 failed, 1 in progress\.$/);
+    expect(figure().querySelector('figcaption')).toHaveTextContent(/^Timeline of the operations loaded, last day: 3 on 3 lanes, 1 marked Error, 1 in progress\.$/);
     const links = within(figure()).getAllByRole('link');
     expect(links.map((a) => a.getAttribute('href')).sort()).toEqual([ok, failed, running].map((op) => `/projects/${p.id}/operations/${op.id}`).sort());
     expect(within(figure()).getByRole('link', { name: /^Create branch, Error, dev, started .*, took 1 min$/ })).toBeInTheDocument();

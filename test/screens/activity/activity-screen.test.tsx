@@ -149,4 +149,41 @@ describe('activity across projects', () => {
     expect(window.location.search).toBe('');
     await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
   });
+
+  it('speaks only for the projects it has read: no "nothing happening" before it has looked', async () => {
+    // Nothing matches this filter anywhere, so the empty state is all there is to see.
+    const said: string[] = [];
+    const claimedWhileUnchecked: string[] = [];
+    const observer = new MutationObserver(() => {
+      const empty = document.querySelector('.empty')?.textContent;
+      if (!empty) return;
+      if (said.at(-1) !== empty) said.push(empty);
+      // The budget line counts the projects not read yet: no claim may cover them.
+      const budget = document.querySelector('.activity-budget')?.textContent ?? '';
+      if (/not checked yet/.test(budget) && !/not checked yet/.test(empty)) claimedWhileUnchecked.push(`${empty} | ${budget}`);
+    });
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+    try {
+      renderApp('/activity?status=skipped', { apiKey: sim.apiKey });
+      await waitFor(() => expect(document.querySelector('.empty')).toHaveTextContent(`in the ${PROJECTS} projects checked.`), { timeout: 5_000 });
+    } finally {
+      observer.disconnect();
+    }
+    expect(claimedWhileUnchecked).toEqual([]);
+    expect(document.title).toBe('Activity · Ops Console');
+    // Every claim before the last one names how many were read, and how many were not.
+    for (const text of said.slice(0, -1)) expect(text).toMatch(new RegExp(`in the \\d of ${PROJECTS} projects checked so far \\(\\d not checked yet\\)`));
+    expect(said.every((text) => !/in the 0 /.test(text))).toBe(true);
+  });
+
+  it('takes ?ended=day as a day, and says so when ?ended= names no choice instead of changing it silently', async () => {
+    const first = renderApp('/activity?ended=day', { apiKey: sim.apiKey });
+    expect(await screen.findByText(/and those that ended in the last day, newest first/)).toBeInTheDocument();
+    expect(screen.getByRole('combobox', { name: /ended within/i })).toHaveValue('1d');
+    expect(window.location.search).toBe('?ended=day');
+    first.unmount();
+
+    renderApp('/activity?ended=fortnight', { apiKey: sim.apiKey });
+    expect(await screen.findByText(/“ended=fortnight” in the address is not one of the choices \(15m, 1h, 6h, 1d\): showing the last hour/)).toBeInTheDocument();
+  });
 });

@@ -201,6 +201,28 @@ describe('branches and computes', () => {
   });
 });
 
+describe('a restart of a running compute', () => {
+  it('reads Suspending… while its suspend half runs, and its status line says when both operations have ended', async () => {
+    const project = projectWithCompute('Restarting', 'active');
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    const compute = project.endpointId;
+    await waitFor(async () => expect(await rowOf('main')).toHaveTextContent('Active'));
+
+    await user.click(within(await rowOf('main')).getByRole('button', { name: `Restart compute ${compute}` }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Restart' }));
+    await watchedGroup(`Restart compute ${compute}: 2 operations`);
+    const status = () => screen.getByText(new RegExp(`^Restart compute ${compute}: 2 operations started`));
+    // The compute heads for active, but what runs now is its suspend.
+    await waitFor(async () => expect(await rowOf('main')).toHaveTextContent('Suspending…'));
+    expect(await rowOf('main')).not.toHaveTextContent('Starting…');
+    expect(status()).toHaveTextContent(/started\.$/);
+
+    sim.clock.advance(MINUTE);
+    sim.clock.advance(MINUTE);
+    await waitFor(() => expect(status()).toHaveTextContent(`Restart compute ${compute}: 2 operations started; all have ended.`));
+  });
+});
+
 describe('when the project is busy or the change is refused', () => {
   it('waits out a 423 while a conflicting operation runs, naming it, and goes through once it ends', async () => {
     const project = projectWithCompute('Busy');

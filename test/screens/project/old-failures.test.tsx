@@ -63,6 +63,9 @@ describe('a failure the platform is done with', () => {
     await user.click(within(screen.getByRole('table', { name: /operations/i })).getByRole('link', { name: 'Suspend compute' }));
     expect(await screen.findByText(/This operation has ended; no more checks/)).toBeInTheDocument();
     expect(screen.getByText(/No retry is ahead/)).toBeInTheDocument();
+    // Its retry time is long past: never "Retry at <past time>" beside "No retry is ahead".
+    expect(screen.queryByText('Retry at')).not.toBeInTheDocument();
+    expect(screen.getByText('Last retry was due')).toBeInTheDocument();
     expect(screen.queryByText(/running in this project/)).not.toBeInTheDocument();
     before = operationRequests(project.id).length;
     await elapse(10 * INTERVAL_MS);

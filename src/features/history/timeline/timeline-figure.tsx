@@ -93,7 +93,7 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
         <strong>Timeline</strong>{' '}
         <span className="muted">
           of the operations {filtered ? 'that match' : 'loaded'}, {windowName}: {formatCount(layout.shown)} on {layout.lanes.length} {layout.lanes.length === 1 ? 'lane' : 'lanes'}
-          {failed > 0 && `, ${failed} failed`}
+          {failed > 0 && `, ${failed} marked ${statusLabel('failed')}`}
           {live > 0 && `, ${live} in progress`}
           {layout.left > 0 && ` (the newest ${MAX_MARKS}; ${formatCount(layout.left)} older ones in this window not drawn)`}.
         </span>

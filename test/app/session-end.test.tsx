@@ -1,0 +1,38 @@
+import { screen } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { KEY_REJECTED_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../src/config/session';
+import { endSession } from '../support/console-server';
+import { renderApp } from '../support/render-app';
+import { setupSimServer } from '../support/sim-server';
+
+// A 401 from the console's own server (the session could not be opened: a restart, an expiry) is not
+// the API refusing the key: the key screen says which, and only the API's 401 blames the key.
+
+const sim = setupSimServer({ start: Date.now() });
+
+describe('a session that ends without the key being refused', () => {
+  it('says the server restarted, not that the key was rejected', async () => {
+    sim.server.use(
+      http.get('*/api/v2/projects', () => {
+        endSession();
+        return HttpResponse.json({ code: SESSION_ENDED_CODES.restarted, message: SESSION_ENDED_MESSAGES.restarted }, { status: 401 });
+      }),
+    );
+    renderApp('/', { apiKey: sim.apiKey, retries: false });
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent("Your session ended: the console's server restarted. Sign in again.");
+    expect(alert).not.toHaveTextContent(/rejected/i);
+    expect(screen.getByLabelText(/API key/)).toBeInTheDocument();
+  });
+
+  it('still blames the key when the API itself answers 401', async () => {
+    sim.server.use(http.get('*/api/v2/projects', () => HttpResponse.json({ code: '', message: 'authentication failed' }, { status: 401 })));
+    renderApp('/', { apiKey: sim.apiKey, retries: false });
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(/rejected \(invalid or revoked\)/);
+    expect(KEY_REJECTED_MESSAGE).toMatch(/rejected \(invalid or revoked\)/);
+  });
+});
