@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { BROWSER_TIME_ZONE } from '../../playwright.config';
 import { ControlApi, projectCensus } from './support/api';
+import { createPersonalKeyOnScreen } from './support/api-keys';
 import { clearFaults, collectPageErrors, setFaults } from './support/faults';
 import { operationPath, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, SESSION_COOKIE } from './support/session';
@@ -94,12 +95,7 @@ test('API keys: the user by name, and a key just created reads "just now" even w
   await expect(panel.getByRole('definition').first()).toContainText('Demo User (demo@example.com)');
 
   const name = `e2e-past-${Date.now().toString(36)}`;
-  const form = page.getByRole('region', { name: 'Create a key' });
-  await form.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
-  const keyFor = form.getByRole('combobox', { name: 'Key for' });
-  if (await keyFor.isVisible()) await keyFor.selectOption({ label: 'Personal key (yours)' });
-  await form.getByRole('button', { name: 'Create', exact: true }).click();
-  const dialog = page.getByRole('dialog', { name: `Key “${name}” created` });
+  const dialog = await createPersonalKeyOnScreen(page, name);
   await dialog.getByRole('button', { name: /close|done/i }).first().click();
   const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
   const created = row.locator('td[data-label="Created"] time');
