@@ -8,14 +8,18 @@ import { afterEach, beforeEach, vi } from 'vitest';
 
 const FAKED = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] as const;
 
-/** Puts the console's timers and Date on the fake clock from now on (the calling file restores real timers after each test). */
-export function fakeConsoleClock() {
-  vi.useFakeTimers({ shouldAdvanceTime: true, toFake: [...FAKED] });
+/**
+ * Puts the console's timers and Date on the fake clock from now on (the calling file restores real timers
+ * after each test). `frozen`: the clock moves only by `elapse`, never with real time, so what a machine's
+ * load does between two steps of the console (a timer, then its request) takes no time on it.
+ */
+export function fakeConsoleClock({ frozen = false }: { frozen?: boolean } = {}) {
+  vi.useFakeTimers({ shouldAdvanceTime: !frozen, toFake: [...FAKED] });
 }
 
 /** Installs the fake clock around every test of the calling file. */
 export function withFakeConsoleClock() {
-  beforeEach(fakeConsoleClock);
+  beforeEach(() => fakeConsoleClock());
   afterEach(() => {
     vi.useRealTimers();
   });
