@@ -7,14 +7,14 @@ export const BROWSER_TIME_ZONE = 'Asia/Kolkata';
 
 // The specs run in two lanes at once, each against a server of its own (its own simulated world), one spec
 // at a time within a lane: a spec may change its world (faults, locks, revoked keys), never the other lane's.
-// Lanes are balanced by how long their specs take (about 4 minutes each on a quiet 2-core machine); lane b
+// Lanes are balanced by how long their specs take (under 4 minutes each on a quiet 2-core machine); lane b
 // takes every spec no other lane names (a new spec too).
-const LANE_A = ['faults', 'history', 'a11y', 'watch', 'edges', 'api-keys', 'activity'];
+const LANE_A = ['faults', 'history', 'a11y', 'watch', 'edges', 'api-keys', 'activity', 'tabs'];
 // The server must also run on Node 22 (Node 20 is past its end of life): with E2E_NODE22=1 a third lane runs
-// the specs about the server (sessions, security, API clients, server rendering, hosts) against it on Node 22
-// as well, and some specs only there (the platform's CLI, the edges), so the three lanes take as long.
-const NODE22_ALSO = ['session', 'security', 'api-client', 'ssr', 'host-check'];
-const NODE22_ONLY = ['neonctl', 'honest-edges'];
+// the specs about the server (sessions, security, API clients, server rendering, hosts, the platform's CLI)
+// and the edges against it on Node 22, as `npm start` runs it by default (a worker per core). Every other
+// spec signs in and loads server-rendered pages on Node 20, whose server tests (Vitest) run on both.
+const NODE22_LANE = ['session', 'security', 'api-client', 'ssr', 'host-check', 'neonctl', 'honest-edges'];
 const node22 = process.env.E2E_NODE22 === '1';
 
 const specs = (names: string[]) => names.map((name) => `**/${name}.spec.ts`);
@@ -67,8 +67,8 @@ export default defineConfig({
   },
   projects: [
     { name: 'a', testMatch: specs(LANE_A), workers: 1, use: { baseURL: origin(port) } },
-    { name: 'b', testIgnore: specs(node22 ? [...LANE_A, ...NODE22_ONLY] : LANE_A), workers: 1, use: { baseURL: origin(port + 1) } },
-    ...(node22 ? [{ name: 'node22', testMatch: specs([...NODE22_ALSO, ...NODE22_ONLY]), workers: 1, use: { baseURL: origin(port + 2) } }] : []),
+    { name: 'b', testIgnore: specs(node22 ? [...LANE_A, ...NODE22_LANE] : LANE_A), workers: 1, use: { baseURL: origin(port + 1) } },
+    ...(node22 ? [{ name: 'node22', testMatch: specs(NODE22_LANE), workers: 1, use: { baseURL: origin(port + 2) } }] : []),
   ],
   webServer: [server(port), server(port + 1), ...(node22 ? [server(port + 2, `scripts/node22.sh ${serve}`, '')] : [])],
 });
