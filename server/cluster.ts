@@ -76,9 +76,18 @@ function workerChannel(): Channel {
 async function runWorker(clientDir: string, serve: Serve): Promise<void> {
   const channel = workerChannel();
   const link = process.env[SIMULATOR_LINK_ENV];
+  // The primary may ask a worker to stop while it is still starting (a signal right after the banner, which
+  // the first worker to listen prints): the request is kept and carried out once the server is up.
+  let stop: (() => void) | undefined;
+  let stopAsked = false;
+  channel.onMessage((message) => {
+    if (message.type !== 'ops-console:shutdown') return;
+    if (stop) stop();
+    else stopAsked = true;
+  });
   const started = (running: RunningServer) => {
     let stopping = false;
-    const stop = () => {
+    const stopNow = () => {
       if (stopping) return;
       stopping = true;
       running.stop().then(
@@ -86,14 +95,13 @@ async function runWorker(clientDir: string, serve: Serve): Promise<void> {
         () => process.exit(1),
       );
     };
+    stop = stopNow;
     // Ctrl-C reaches the whole process group: a worker may hear it and the primary's shutdown both.
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
-    process.on('disconnect', stop);
-    channel.onMessage((message) => {
-      if (message.type === 'ops-console:shutdown') stop();
-    });
+    process.on('SIGTERM', stopNow);
+    process.on('SIGINT', stopNow);
+    process.on('disconnect', stopNow);
     channel.send({ type: 'ops-console:listening', url: running.url });
+    if (stopAsked) stopNow();
   };
   await serve(clientDir, {
     ...(link ? { backend: linkedSimulatorBackend(link) } : {}),
