@@ -41,7 +41,8 @@ describe('server rendering of signed-in pages', () => {
     const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: () => SCREEN_TAGS });
     // The deadline is for an API that is slow (the latency fault below waits 3 s): React's development
     // build renders the project page in over 250 ms on a busy machine, which is not what these tests are about.
-    server = await startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1' }, { render, renderDeadlineMs: 2_000 });
+    // Nor is the render cap (test/server/page-delivery.test.ts has it): twelve pages at once all render here.
+    server = await startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1' }, { render, renderDeadlineMs: 2_000, maxRenders: 32 });
   });
   afterAll(() => server.stop());
   afterEach(async () => {
