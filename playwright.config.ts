@@ -26,7 +26,7 @@ const serve = 'node dist/server/main.js';
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown[]>;
 
 // Lanes a and b serve from one process each (three lanes of clusters would be nine servers on two cores);
-// the Node 22 lane runs `npm start`'s default, a worker per core (server/cluster.ts), as production does.
+// the cluster (server/cluster.ts) is tested in test/server and by test:prod: its simulator hop put ssr past its render deadline beside two lanes.
 function server(lanePort: number, command = serve, workers = '1'): WebServer {
   return {
     command,
@@ -70,5 +70,5 @@ export default defineConfig({
     { name: 'b', testIgnore: specs(node22 ? [...LANE_A, ...NODE22_LANE] : LANE_A), workers: 1, use: { baseURL: origin(port + 1) } },
     ...(node22 ? [{ name: 'node22', testMatch: specs(NODE22_LANE), workers: 1, use: { baseURL: origin(port + 2) } }] : []),
   ],
-  webServer: [server(port), server(port + 1), ...(node22 ? [server(port + 2, `scripts/node22.sh ${serve}`, '')] : [])],
+  webServer: [server(port), server(port + 1), ...(node22 ? [server(port + 2, `scripts/node22.sh ${serve}`)] : [])],
 });
