@@ -1,0 +1,89 @@
+import * as z from 'zod/mini';
+import { OperationSchema } from './schemas';
+
+// The archive's wire (issue 22): what the console's server answers about its own record of operations
+// (server/store, server/collector; server/archive-routes.ts) and what the page reads (api/archive.ts,
+// screens/archive). Written once, imported by both sides. Every path is the console's own, beside
+// /session: never under /api/v2, which is only ever the platform's API.
+
+export const ARCHIVE_API_PATH = '/archive';
+export const ARCHIVE_SOURCES_PATH = `${ARCHIVE_API_PATH}/sources`;
+
+/** `/archive/sources/:sourceId` (DELETE: Remove). */
+export const archiveSourcePath = (sourceId: string) => `${ARCHIVE_SOURCES_PATH}/${encodeURIComponent(sourceId)}`;
+
+/**
+ * `/archive/projects/:projectId/operations`: one project's history from the store, filtered by the
+ * history's own address parameters (status, action, branch, compute, q, from, to: DESIGN §1, answered by
+ * each filter field's SQL form in features/history/filters/fields.ts), newest first, paged by `cursor`
+ * and `limit` (≤ 1,000) like the API's list.
+ */
+export const archiveOperationsPath = (projectId: string) => `${ARCHIVE_API_PATH}/projects/${encodeURIComponent(projectId)}/operations`;
+
+/** `/archive/activity`: what Activity shows for the projects the archive covers, read from the store. */
+export const ARCHIVE_ACTIVITY_PATH = `${ARCHIVE_API_PATH}/activity`;
+
+/** The `code` of the 404 for a project the archive does not cover (the page reads the API as before). */
+export const NOT_ARCHIVED_CODE = 'not_archived';
+
+/** What the collector is doing with a source. */
+export const SourceStateSchema = z.enum(['backfilling', 'following', 'disabled']);
+export type SourceState = z.infer<typeof SourceStateSchema>;
+
+/** A kept key as the page shows it: never the key, nor any part of it. */
+export const ArchiveSourceSchema = z.object({
+  id: z.string(),
+  /** The key's kind as the API describes it (personal, organization, project); open string. */
+  keyKind: z.string(),
+  /** Who or what the key belongs to, for people to tell sources apart (a user's name or email, an organization's name). */
+  label: z.string(),
+  /** Whether this source was kept with the signed-in session's own key. */
+  isOwnKey: z.boolean(),
+  state: SourceStateSchema,
+  projects: z.number(),
+  operations: z.number(),
+  createdAt: z.string(),
+  /** ISO time of the last read that succeeded; null before the first. */
+  lastReadAt: z.nullable(z.string()),
+  /** The last read's failure in words (a 401 says the key was rejected and the source is disabled). */
+  lastError: z.nullable(z.string()),
+});
+export type ArchiveSource = z.infer<typeof ArchiveSourceSchema>;
+
+export const ArchiveSourcesSchema = z.object({ sources: z.array(ArchiveSourceSchema) });
+export type ArchiveSources = z.infer<typeof ArchiveSourcesSchema>;
+
+export const ArchiveSourceResponseSchema = z.object({ source: ArchiveSourceSchema });
+
+/** An operation from the store: the API's object as last seen, and whether the API still lists it. */
+export const ArchivedOperationSchema = z.extend(OperationSchema, {
+  /** ISO time the API was last seen to list it; set only once it no longer does (kept by the archive). */
+  keptSince: z.optional(z.string()),
+});
+export type ArchivedOperation = z.infer<typeof ArchivedOperationSchema>;
+
+/** How complete the store's record of a project is. */
+export const ArchiveCoverageSchema = z.object({
+  /** The whole history has been read once (before that, older operations may still be missing). */
+  backfilled: z.boolean(),
+  /** ISO time of the project's last successful read. */
+  lastReadAt: z.nullable(z.string()),
+});
+export type ArchiveCoverage = z.infer<typeof ArchiveCoverageSchema>;
+
+export const ArchivedOperationsPageSchema = z.object({
+  operations: z.array(ArchivedOperationSchema),
+  pagination: z.optional(z.object({ cursor: z.string() })),
+  archive: ArchiveCoverageSchema,
+});
+export type ArchivedOperationsPage = z.infer<typeof ArchivedOperationsPageSchema>;
+
+/**
+ * Activity from the store: the covered projects the session's key can read, their operations in flight
+ * and those that ended since `since` (an ISO query parameter; default the last 24 hours).
+ */
+export const ArchiveActivitySchema = z.object({
+  projects: z.array(z.object({ id: z.string(), name: z.string(), orgName: z.optional(z.string()), lastReadAt: z.nullable(z.string()) })),
+  operations: z.array(ArchivedOperationSchema),
+});
+export type ArchiveActivity = z.infer<typeof ArchiveActivitySchema>;
