@@ -30,6 +30,7 @@ export default defineConfig({
           include: ['test/**/*.test.tsx', 'test/api/**/*.test.ts'],
           exclude: ['test/e2e/**'],
           environment: 'jsdom',
+          isolate: false,
           // Whole-app renders of long tables are slow in jsdom on 2 cores.
           testTimeout: 20_000,
           setupFiles: ['test/support/setup-dom.ts'],
