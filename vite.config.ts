@@ -20,7 +20,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/api/**'], environment: 'node' },
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/api/**'],
+          environment: 'node',
+          // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
       },
       {
         extends: true,
