@@ -21,6 +21,8 @@ export const RENDER_DEADLINE_MS = 250;
  * Once the data is in, how long past the deadline the render itself may still take before the page goes
  * out as the shell anyway. The deadline is for a slow API: a render cut off for the CPU time it needs
  * after its data arrived (a busy machine) made the browser fetch and render everything again, a second later.
+ * Not for a render that took the process's last slot: at the cap the server is overloaded, and the
+ * deadline sheds render work as it always did.
  */
 export const RENDER_FINISH_MS = 500;
 
@@ -35,6 +37,8 @@ export interface RenderSlots {
   enter: () => boolean;
   leave: () => void;
   readonly inUse: number;
+  /** Every slot taken: the next page goes out as the shell. */
+  readonly full: boolean;
 }
 
 export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
@@ -44,6 +48,9 @@ export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
     leave: () => void (inUse = Math.max(0, inUse - 1)),
     get inUse() {
       return inUse;
+    },
+    get full() {
+      return inUse >= max;
     },
   };
 }
@@ -171,7 +178,8 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   res.once('close', () => stop.abort());
   const data = new AbortController();
   const dataTimer = setTimeout(() => data.abort(), page.deadlineMs);
-  const cutoff = deadline<ScreenRender>(page.deadlineMs + RENDER_FINISH_MS, { kind: 'unavailable', problem: 'The render did not finish in time.' });
+  const finishMs = page.slots?.full ? 0 : RENDER_FINISH_MS;
+  const cutoff = deadline<ScreenRender>(page.deadlineMs + finishMs, { kind: 'unavailable', problem: 'The render did not finish in time.' });
   const outcome = await Promise.race([plan.render(stop.signal, data.signal), cutoff.reached]);
   clearTimeout(dataTimer);
   cutoff.cancel();
