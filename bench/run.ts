@@ -1,7 +1,7 @@
 // `npm run bench`: the production build's initial JavaScript, how long a deep link to the big project
 // takes to show its first operation compared with a static page of the same table (served by a bare
 // node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
-// `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity).
+// `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
+import { measureArchive, reportArchive, type ArchiveResult } from './archive';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialScripts, type ScriptSize } from './initial-js';
@@ -30,7 +31,7 @@ const API_KEY = 'bench-key-0000000000000000000000';
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const TARGET_INITIAL_JS_KIB = 100;
-const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity'] as const;
+const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive'] as const;
 type Part = (typeof PARTS)[number];
 const TARGET_RATIO = 1.5;
 
@@ -237,7 +238,7 @@ async function main(): Promise<void> {
   const results: Results = {};
   let activity: ReturnType<typeof measureActivity> | undefined;
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
-  if ([...parts].some((part) => part !== 'activity')) {
+  if ([...parts].some((part) => part !== 'activity' && part !== 'archive')) {
     console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
     await run('npm', ['run', '-s', 'build'], env);
     if (parts.has('first-row')) await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
@@ -261,6 +262,8 @@ async function main(): Promise<void> {
   if (parts.has('walk')) results.walk = await measureWalk(env, API_KEY);
   if (parts.has('load')) results.load = await measureLoad(env, API_KEY);
   if (parts.has('activity')) activity = measureActivity();
+  let archive: ArchiveResult | undefined;
+  if (parts.has('archive')) archive = await measureArchive();
 
   if (results.firstRows) report(results.firstRows);
   else if (parts.has('bundle') && results.scripts) reportScripts(results.scripts);
@@ -269,11 +272,12 @@ async function main(): Promise<void> {
   if (results.walk) reportWalk(results.walk);
   if (results.load) reportLoad(results.load);
   if (activity) reportActivity(activity);
+  if (archive) reportArchive(archive);
   reportTargets(parts.has('bundle') ? results : { ...results, scripts: undefined });
   await mkdir(RESULTS, { recursive: true });
   const file = join(RESULTS, parts.size === PARTS.length ? 'latest.json' : `latest-${[...parts].join('+')}.json`);
   const { firstRows, ...rest } = results;
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0], ...firstRows, ...rest, activity }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0], ...firstRows, ...rest, activity, archive }, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
 }
 

@@ -5,7 +5,9 @@
 // - the simulator (one simulated world, its fault plan and its demo key), served to the workers on a
 //   loopback port (server/simulator-link.ts) when API_URL is unset;
 // - sign-outs, told by the worker that saw them to every other (server/cluster-messages.ts);
-// - the archive's embedded store, when it comes: it opens here, in the primary, like the simulator.
+// - the archive's embedded store (PGlite in DATA_DIR): it opens here, in the primary, which collects and
+//   lends it to the workers over loopback (server/store/db-link.ts); with DATABASE_URL every process opens
+//   its own pool and the primary alone tries for the collector's lock.
 // SIGTERM/SIGINT: each worker drains (server/shutdown.ts through RunningServer.stop) and exits, then the primary.
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -16,10 +18,11 @@ import { readConfig, type ServerConfig } from './config';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 import { isLoopbackHost } from './session/session-cookie';
-import { createRevokedSessions } from './session/revoked-sessions';
 import { resolveSessionSecret, secretBannerLine, type ResolvedSecret } from './session/session-secret';
 import { linkedSimulatorBackend, serveSimulatorLink, SIMULATOR_LINK_ENV } from './simulator-link';
 import { faultControlEnabled, stderrLog, type RunningServer } from './start';
+import { openArchive } from './archive/archive-service';
+import { STORE_LINK_ENV, STORE_TOKEN_ENV } from './store/db-link';
 
 const MAX_WORKERS = 64;
 
@@ -76,6 +79,8 @@ function workerChannel(): Channel {
 async function runWorker(clientDir: string, serve: Serve): Promise<void> {
   const channel = workerChannel();
   const link = process.env[SIMULATOR_LINK_ENV];
+  const storeOrigin = process.env[STORE_LINK_ENV];
+  const storeToken = process.env[STORE_TOKEN_ENV];
   // The primary may ask a worker to stop while it is still starting (a signal right after the banner, which
   // the first worker to listen prints): the request is kept and carried out once the server is up.
   let stop: (() => void) | undefined;
@@ -105,7 +110,8 @@ async function runWorker(clientDir: string, serve: Serve): Promise<void> {
   };
   await serve(clientDir, {
     ...(link ? { backend: linkedSimulatorBackend(link) } : {}),
-    revoked: sharedRevocations(createRevokedSessions(), channel),
+    shareRevocations: (local) => sharedRevocations(local, channel),
+    archive: { collect: false, link: storeOrigin && storeToken ? { origin: storeOrigin, token: storeToken } : undefined },
     print: () => undefined,
     started,
   });
@@ -117,8 +123,15 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   // The one simulated world, here; a worker forwards to it as to API_URL.
   const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
   const link = config.apiUrl ? null : await serveSimulatorLink(backend, { faultControl: faultControlEnabled('production', config) });
-  // The archive's embedded store (PGlite in DATA_DIR) opens here too, once, and is served to the workers like the simulator.
-  const workerEnv = { SESSION_SECRET: sessionSecret, ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}) };
+  // The archive's store: PGlite opens here, once, collects here, and is lent to the workers like the simulator;
+  // on DATABASE_URL this process only collects (under the lock) and each worker opens its own pool.
+  const archive = await openArchive({ config, secret: sessionSecret, fetchApi: backend.fetch, log: stderrLog, collect: true });
+  const storeLink = archive.driver === 'pglite' ? await archive.lend() : undefined;
+  const workerEnv = {
+    SESSION_SECRET: sessionSecret,
+    ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}),
+    ...(storeLink ? { [STORE_LINK_ENV]: storeLink.origin, [STORE_TOKEN_ENV]: storeLink.token } : {}),
+  };
 
   const workers = new Set<Worker>();
   let stopping = false;
@@ -163,6 +176,7 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
     });
   };
   const finish = async (code: number) => {
+    await archive.stop().catch(() => undefined);
     await link?.close();
     process.exit(code);
   };

@@ -20,6 +20,29 @@ export interface ServerConfig {
   allowedHosts: string[];
   /** DATA_DIR: where the server keeps what outlives a restart (default `.data`, relative to the working directory). */
   dataDir: string;
+  /** DATABASE_URL: the store on a Postgres server; undefined: PGlite in DATA_DIR/store. */
+  databaseUrl: string | undefined;
+  /** ARCHIVE_BUDGET: the collector's API requests a minute per kept key (default 300; the platform allows 700 shared). */
+  archiveBudget: number;
+  /** ARCHIVE_LOCK_RETRY_MS: how often an instance that does not collect tries to take the collector's lock (default 15 s). */
+  archiveLockRetryMs: number;
+  /** ARCHIVE_FULL_READ_MS: how often each project's whole history is read again to find what the API dropped (default 1 h). */
+  archiveFullReadMs: number;
+  /** ARCHIVE_INTERVAL_MS: the collector's poll interval for busy projects (idle ones: 6 times it), default 5 s. */
+  archiveIntervalMs: number;
+}
+
+function wholeNumber(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not "${text}".`);
+  return value;
+}
+
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^postgres(?:ql)?:\/\//.test(value) || !URL.canParse(value)) throw new Error('DATABASE_URL must be a postgres:// URL.');
+  return value;
 }
 
 function parsePublicUrl(value: string | undefined): URL | undefined {
@@ -61,5 +84,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),
     allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '').split(',').map((host) => host.trim()).filter(Boolean),
     dataDir: optional(env.DATA_DIR) ?? '.data',
+    databaseUrl: parseDatabaseUrl(optional(env.DATABASE_URL)),
+    archiveBudget: wholeNumber('ARCHIVE_BUDGET', optional(env.ARCHIVE_BUDGET), 300, 1, 700),
+    archiveLockRetryMs: wholeNumber('ARCHIVE_LOCK_RETRY_MS', optional(env.ARCHIVE_LOCK_RETRY_MS), 15_000, 50, 60_000),
+    archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), 5_000, 100, 10 * 60_000),
+    archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
   };
 }

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../src/api/page-data';
 import { SESSION_PATH } from '../src/config/session';
 import type { ApiBackend } from './api-backend';
+import { isArchivePath } from './archive/archive-routes';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
 import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
@@ -44,7 +45,11 @@ export interface ConsoleServerOptions {
   hostAllowed?: (host: string | undefined) => boolean;
   /** PUBLIC_URL: https there turns HSTS on. */
   publicUrl?: URL | undefined;
+  /** The /archive routes (server/archive/archive-routes.ts); without them, those paths are pages like any other. */
+  archive?: RequestHandlerAsync;
 }
+
+type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -159,6 +164,10 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       return;
     }
     if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
+    if (options.archive && isArchivePath(path)) {
+      await options.archive(req, res);
+      return;
+    }
 
     const isGet = req.method === 'GET' || req.method === 'HEAD';
     if (isGet && options.pagesFirst?.(req)) {

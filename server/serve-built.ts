@@ -7,7 +7,7 @@ import { exitOnSignals, startServer, stderrLog, type RunningServer, type StartOp
 import { createStaticAssets } from './static-assets';
 
 /** A worker of several (server/cluster.ts): its shared parts, and its own way to stop instead of exitOnSignals. */
-export type BuiltServerOptions = Pick<StartOptions, 'backend' | 'revoked' | 'print'> & { started?: (running: RunningServer) => void };
+export type BuiltServerOptions = Pick<StartOptions, 'backend' | 'shareRevocations' | 'archive' | 'print'> & { started?: (running: RunningServer) => void };
 
 export async function serveBuilt(clientDir: string, options: BuiltServerOptions = {}): Promise<void> {
   const { started = exitOnSignals, ...shared } = options;

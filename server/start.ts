@@ -4,12 +4,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiBackend, type ApiBackend } from './api-backend';
+import { serveArchiveRoute } from './archive/archive-routes';
+import { openArchive, type Archive, type StoreLink } from './archive/archive-service';
+import { createProjectAccess } from './archive/project-access';
 import { readConfig, type ServerConfig } from './config';
 import { createRequestHandler, type ConsoleServerOptions } from './console-server';
 import { answeredHosts, bindsEveryInterface, createHostCheck, type HostRules } from './host-check';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
 import type { RevokedSessions } from './session/revoked-sessions';
 import { createSessions } from './session/sessions';
+import { createStoredRevocations } from './session/stored-revocations';
 import { isLoopbackHost } from './session/session-cookie';
 import { resolveSessionSecret, secretBannerLine } from './session/session-secret';
 import { createDrain, type Drain } from './shutdown';
@@ -27,6 +31,8 @@ export interface RunningServer {
   url: string;
   config: ServerConfig;
   backend: ApiBackend;
+  /** The store, the kept keys, and the collector where this process collects. */
+  archive: Archive;
   drain: Drain;
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
@@ -70,8 +76,10 @@ export interface StartOptions {
   serving: (server: http.Server, config: ServerConfig) => Promise<ServingParts>;
   /** A worker of several (server/cluster.ts): the simulator over the link to the primary instead of one of its own. */
   backend?: ApiBackend;
-  /** A worker of several: revocations shared with the other workers. */
-  revoked?: RevokedSessions;
+  /** A worker of several: its revocations (kept in the store) also told to the other workers. */
+  shareRevocations?: (local: RevokedSessions) => RevokedSessions;
+  /** A worker of several: it never collects, and on PGlite reads the primary's store over this link. */
+  archive?: { collect: boolean; link?: StoreLink | undefined };
 }
 
 export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, ...shared }: StartOptions): Promise<RunningServer> {
@@ -79,7 +87,13 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const backend =
     shared.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
-  const sessions = createSessions({ secret: secret.secret, ...(shared.revoked ? { revoked: shared.revoked } : {}) });
+  const archive = await openArchive({ config, secret: secret.secret, fetchApi: backend.fetch, log, collect: shared.archive?.collect ?? true, link: shared.archive?.link });
+  const stored = createStoredRevocations(archive, { log });
+  await stored.ready;
+  const sessions = createSessions({ secret: secret.secret, revoked: shared.shareRevocations ? shared.shareRevocations(stored) : stored });
+  const access = createProjectAccess(backend.fetch);
+  const archiveRoutes = async (req: http.IncomingMessage, res: http.ServerResponse) =>
+    serveArchiveRoute(req, res, { db: await archive.db(), sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
   const server = http.createServer();
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);
@@ -88,7 +102,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const hostAllowed = createHostCheck(hostRules);
   server.on(
     'request',
-    createRequestHandler({ ...parts, backend, sessions, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
+    createRequestHandler({ ...parts, backend, sessions, archive: archiveRoutes, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
   );
   const address = await listen(server, config.host, config.port);
   const url = consoleUrl(address, config.host);
@@ -107,8 +121,10 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const stop = async () => {
     await drain.start();
     await parts.close?.();
+    await stored.stop();
+    await archive.stop();
   };
-  return { server, url, config, backend, drain, stop };
+  return { server, url, config, backend, archive, drain, stop };
 }
 
 /** Ends the process once the server has drained; a second signal ends it at once. */

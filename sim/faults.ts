@@ -36,6 +36,8 @@ export const FaultSchema = z.discriminatedUnion('type', [
     status: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
     action: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
   }),
+  /** The real answer without these operations, as the platform's retention drops old ones (the archive keeps them). */
+  z.object({ type: z.literal('hide-operations'), ids: z.array(z.string().check(z.maxLength(200))).check(z.minLength(1), z.maxLength(1_000)) }),
 ]);
 export type Fault = z.infer<typeof FaultSchema>;
 
@@ -175,6 +177,13 @@ export function withUnknownValues(body: unknown, fault: Extract<Fault, { type: '
   if (Array.isArray(result.operations)) result.operations = result.operations.map((op: unknown) => withUnknown(op, fault));
   if ('operation' in result) result.operation = withUnknown(result.operation, fault);
   return result;
+}
+
+/** The answer's operations list without the hidden ones. */
+export function withoutOperations(body: unknown, fault: Extract<Fault, { type: 'hide-operations' }>): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('operations' in body) || !Array.isArray(body.operations)) return body;
+  const hidden = new Set(fault.ids);
+  return { ...body, operations: body.operations.filter((op: unknown) => !(typeof op === 'object' && op !== null && 'id' in op && typeof op.id === 'string' && hidden.has(op.id))) };
 }
 
 // ---- the control route ---------------------------------------------------------------------------------

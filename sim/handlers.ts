@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { delay, http, HttpResponse, type HttpHandler, type JsonBodyType, type PathParams } from 'msw';
 import type { ControlPlane, Principal } from './control-plane';
-import { malformedJsonText, schemaBreakingBody, withUnknownValues, type FaultDecision, type FaultInjector } from './faults';
+import { malformedJsonText, schemaBreakingBody, withUnknownValues, withoutOperations, type FaultDecision, type FaultInjector } from './faults';
 import { ApiFailure, notFound, notImplemented, tooManyRequests, unauthorized } from './http-errors';
 import {
   branchCreateInput,
@@ -278,6 +278,8 @@ function replyResponse(body: JsonBodyType, status: number, headers: Record<strin
       return HttpResponse.json(schemaBreakingBody(body) as JsonBodyType, { status, headers });
     case 'unknown-values':
       return HttpResponse.json(withUnknownValues(body, fault) as JsonBodyType, { status, headers });
+    case 'hide-operations':
+      return HttpResponse.json(withoutOperations(body, fault) as JsonBodyType, { status, headers });
     default:
       return HttpResponse.json(body, { status, headers });
   }

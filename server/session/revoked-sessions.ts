@@ -1,7 +1,7 @@
-// Sessions signed out on this instance, refused until they would have expired anyway. A sealed cookie
-// stays valid wherever it is copied, so this is what makes sign-out end a session here and not just in
-// the browser that asked; another instance does not know (README: what sign-out revokes). Bounded:
-// past MAX_ENTRIES the entries closest to expiry go first.
+// Sessions signed out, refused until they would have expired anyway. A sealed cookie stays valid wherever
+// it is copied, so this is what makes sign-out end a session and not just in the browser that asked. In
+// memory; the server keeps it as the cache of the store's list (stored-revocations.ts), unbounded there.
+// Bounded by default: past MAX_ENTRIES the entries closest to expiry go first.
 
 const MAX_ENTRIES = 50_000;
 

@@ -41,23 +41,46 @@ export function newSessionId(): string {
   return randomBytes(12).toString('base64url');
 }
 
+/** A 32-byte key for one purpose (`info`, its own label), derived from the secret's bytes with HKDF-SHA256. */
+export function deriveKey(material: Buffer, info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', material, 'ops-console', info, 32));
+}
+
+/** `text` sealed with AES-256-GCM under `key`, bound to `aad`: `v1.` + base64url(iv, ciphertext, tag). */
+export function sealText(key: Buffer, aad: Buffer, text: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad);
+  const sealed = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+  return `${VERSION}.${Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url')}`;
+}
+
+/** The text sealed in `value`, or null when it was tampered with, sealed under another key or for another purpose, or malformed. */
+export function openSealed(key: Buffer, aad: Buffer, value: string): string | null {
+  if (!value.startsWith(`${VERSION}.`)) return null;
+  const bytes = Buffer.from(value.slice(VERSION.length + 1), 'base64url');
+  if (bytes.length <= IV_BYTES + TAG_BYTES) return null;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES)).setAAD(aad);
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    return null;
+  }
+}
+
 /** Derives the cookie and fingerprint keys from `secret`; without one, from random bytes made now (printed nowhere). */
 export function createSessionCrypto(secret: string | undefined): SessionCrypto {
   const material = secret === undefined ? randomBytes(32) : Buffer.from(secret, 'utf8');
-  const derive = (info: string) => Buffer.from(hkdfSync('sha256', material, 'ops-console', info, 32));
+  const derive = (info: string) => deriveKey(material, info);
   const sealKey = derive('session cookie AES-256-GCM v1');
   const fingerprintKey = derive('session fingerprint HMAC-SHA256 v1');
 
   const inspect = (value: string, now = Date.now()): Opened => {
-    if (!value.startsWith(`${VERSION}.`)) return { state: 'unreadable' };
-    const bytes = Buffer.from(value.slice(VERSION.length + 1), 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return { state: 'unreadable' };
+    const plain = openSealed(sealKey, AAD, value);
+    if (plain === null) return { state: 'unreadable' };
     let json: unknown;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', sealKey, bytes.subarray(0, IV_BYTES)).setAAD(AAD);
-      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
-      json = JSON.parse(plain.toString('utf8'));
+      json = JSON.parse(plain);
     } catch {
       return { state: 'unreadable' };
     }
@@ -68,12 +91,7 @@ export function createSessionCrypto(secret: string | undefined): SessionCrypto {
 
   return {
     inspect,
-    seal(session) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', sealKey, iv).setAAD(AAD);
-      const sealed = Buffer.concat([cipher.update(JSON.stringify(session), 'utf8'), cipher.final()]);
-      return `${VERSION}.${Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url')}`;
-    },
+    seal: (session) => sealText(sealKey, AAD, JSON.stringify(session)),
     open(value, now) {
       const opened = inspect(value, now);
       return opened.state === 'open' ? opened.session : null;

@@ -1,0 +1,96 @@
+// The archive's part of the bench (`npm run bench -- --only=archive`): a console server in this process
+// on the simulator with the 20,000-operation project (SIM_HUGE_PROJECT=1) and a fresh PGlite store; keep
+// the demo key, then time the backfill of every project (and count the collector's API requests) and a
+// filter over the big project answered from the store (the server's own time, Server-Timing).
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startServer } from '../server/start';
+
+const KEY = 'bench-archive-key-000000000000000';
+const FILTER_RUNS = 15;
+
+export interface ArchiveResult {
+  storeOpenMs: number;
+  backfillMs: number;
+  backfillRequests: number;
+  operations: number;
+  filter: { search: string; matches: number; serverMs: number; totalMs: number };
+}
+
+function call(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: target, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+export async function measureArchive(): Promise<ArchiveResult> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-bench-archive-'));
+  const running = await startServer({
+    mode: 'production',
+    env: { HOST: '127.0.0.1', PORT: '0', SIM_API_KEY: KEY, SIM_HUGE_PROJECT: '1', DATA_DIR: dataDir },
+    print: () => undefined,
+    serving: () => Promise.resolve({ template: { html: () => Promise.resolve('<html><head></head><body><div id="root"><!--app-html--></div></body></html>') }, assets: (_req, _res, next) => next() }),
+  });
+  const port = Number(new URL(running.url).port);
+  const origin = `http://127.0.0.1:${port}`;
+  try {
+    const signIn = await call(port, 'POST', '/session', { 'content-type': 'application/json', origin }, JSON.stringify({ key: KEY }));
+    const cookie = (signIn.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+    const page = { cookie, origin, accept: 'application/json' };
+    const opening = performance.now();
+    const db = await running.archive.db();
+    const storeOpenMs = performance.now() - opening;
+    const started = performance.now();
+    const kept = await call(port, 'POST', '/archive/sources', page);
+    if (kept.status !== 201) throw new Error(`Keep history answered ${kept.status}: ${kept.body}`);
+    let hugeId = '';
+    for (;;) {
+      const { rows } = await db.query<{ project_id: string; done: boolean }>(
+        `SELECT max(project_id) FILTER (WHERE name = 'acme-event-archive') AS project_id, bool_and(backfilled) AND count(*) > 0 AS done FROM archive_projects`,
+        [],
+      );
+      if (rows[0]?.done) {
+        hugeId = rows[0].project_id;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const backfillMs = performance.now() - started;
+    const backfillRequests = running.archive.collectorRequests();
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operations WHERE project_id = $1', [hugeId]);
+    const search = 'status=failed';
+    const serverMs: number[] = [];
+    const totalMs: number[] = [];
+    let matches = 0;
+    for (let i = 0; i < FILTER_RUNS; i++) {
+      const at = performance.now();
+      const answer = await call(port, 'GET', `/archive/projects/${hugeId}/operations?${search}`, page);
+      totalMs.push(performance.now() - at);
+      serverMs.push(Number(/dur=([\d.]+)/.exec(String(answer.headers['server-timing']))?.[1] ?? NaN));
+      matches = (JSON.parse(answer.body) as { operations: unknown[] }).operations.length;
+    }
+    return { storeOpenMs, backfillMs, backfillRequests, operations: count.rows[0]?.n ?? 0, filter: { search, matches, serverMs: median(serverMs), totalMs: median(totalMs) } };
+  } finally {
+    running.server.closeAllConnections();
+    await running.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function reportArchive(result: ArchiveResult): void {
+  console.log('\nArchive (PGlite store, SIM_HUGE_PROJECT=1, ARCHIVE_BUDGET 300/min)');
+  console.log(`  store first open (PGlite initdb + migrations): ${Math.round(result.storeOpenMs)} ms`);
+  console.log(`  backfill of every project: ${(result.backfillMs / 1_000).toFixed(1)} s, ${result.backfillRequests} API requests; ${result.operations} operations in the big project`);
+  console.log(`  ?${result.filter.search} over it from the store: ${result.filter.matches} matches, ${result.filter.serverMs.toFixed(1)} ms server time, ${result.filter.totalMs.toFixed(1)} ms round trip (median of ${FILTER_RUNS})`);
+}

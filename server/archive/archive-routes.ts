@@ -1,0 +1,241 @@
+// The console's /archive routes (src/api/archive-schemas.ts is their wire): the signed-in session keeps
+// its key as a source, lists and removes it, and reads a project's history and Activity from the store.
+// What a session sees of sources: only the one kept with its own key (another person's key, label and
+// reach are theirs); what it reads from the store: only projects its own key can read (project-access.ts).
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as z from 'zod/mini';
+import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
+import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
+import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../src/config/session';
+import { filtersFromSearch } from '../../src/features/history/filters/filters';
+import { apiReader } from '../collector/api-reader';
+import { jsonErrorResponse, readBody, sendFetchResponse, type ApiFetch } from '../node-adapter';
+import type { Session } from '../session/session-crypto';
+import type { Sessions } from '../session/sessions';
+import type { Db } from '../store';
+import { coveredProjects, projectCoverage, sourceProjects } from '../store/archive-projects';
+import { operationsPage, recentOperations, type StoredOperation } from '../store/operations';
+import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
+import type { ProjectAccess } from './project-access';
+import type { KeySealer } from './sealed-keys';
+
+export const MAX_ARCHIVE_LIMIT = 1_000;
+const ACTIVITY_WINDOW_MS = 24 * 60 * 60_000;
+const ACTIVITY_MAX_OPERATIONS = 2_000;
+
+export interface ArchiveContext {
+  db: Db;
+  sessions: Sessions;
+  fetchApi: ApiFetch;
+  sealer: KeySealer;
+  access: ProjectAccess;
+  /** Tells the collector a source was kept or removed (it also looks every few seconds). */
+  wake?: () => void;
+  now?: () => number;
+}
+
+export function isArchivePath(path: string): boolean {
+  return path === ARCHIVE_API_PATH || path.startsWith(`${ARCHIVE_API_PATH}/`);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, code = ''): void {
+  sendJson(res, status, { code, message });
+}
+
+function stateOf(source: SourceSummary): ArchiveSource['state'] {
+  if (source.disabled_at) return 'disabled';
+  return source.backfilled && source.last_read_at ? 'following' : 'backfilling';
+}
+
+function sourceOnWire(source: SourceSummary, ownFingerprint: string): ArchiveSource {
+  return {
+    id: source.id,
+    keyKind: source.key_kind,
+    label: source.label,
+    isOwnKey: source.key_fingerprint === ownFingerprint,
+    state: stateOf(source),
+    projects: source.projects,
+    operations: source.operations,
+    createdAt: source.created_at.toISOString(),
+    lastReadAt: source.last_read_at?.toISOString() ?? null,
+    lastError: source.last_error,
+  };
+}
+
+function operationOnWire(row: StoredOperation): ArchivedOperation | undefined {
+  const parsed = OperationSchema.safeParse(row.body);
+  if (!parsed.success) return undefined;
+  return { ...parsed.data, ...(row.gone_at ? { keptSince: row.last_listed_at.toISOString() } : {}) };
+}
+
+// The cursor is the page's last row (created_at to the microsecond, id), opaque to the page.
+const CursorSchema = z.object({ c: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)), i: z.string() });
+const encodeCursor = (row: StoredOperation) => Buffer.from(JSON.stringify({ c: row.created_key, i: row.id })).toString('base64url');
+
+function decodeCursor(text: string): { createdAt: string; id: string } | undefined {
+  try {
+    const parsed = CursorSchema.safeParse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
+    return parsed.success ? { createdAt: parsed.data.c, id: parsed.data.i } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const LimitSchema = z.pipe(z.string().check(z.regex(/^\d{1,4}$/)), z.transform(Number));
+
+/** Who the key is, for people to tell sources apart: a personal key's user, else its kind. */
+async function labelOf(fetchApi: ApiFetch, session: Session): Promise<string> {
+  if (session.kind === 'personal') {
+    const me = await apiReader(fetchApi, session.key)('/users/me', CurrentUserSchema);
+    if (me.ok) return [me.data.name, me.data.last_name].filter(Boolean).join(' ') || me.data.email || 'Personal key';
+    return 'Personal key';
+  }
+  return session.kind === 'organization' ? 'Organization key' : 'API key';
+}
+
+export async function serveArchiveRoute(req: IncomingMessage, res: ServerResponse, context: ArchiveContext): Promise<void> {
+  const { db, sessions, sealer } = context;
+  const now = context.now ?? Date.now;
+  res.setHeader('Cache-Control', 'no-store');
+  const url = new URL(req.url ?? '/', 'http://console.invalid');
+  const path = url.pathname;
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') await readBody(req, 16 * 1024).catch(() => undefined);
+
+  const current = sessions.read(req);
+  if (current.state !== 'open') {
+    // The server's own 401, as /api/v2's (api-route.ts): coded so the page never blames the key for it.
+    if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
+    const answer =
+      current.state === 'ended' ? jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why]) : jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
+    await sendFetchResponse(res, answer, method);
+    return;
+  }
+  const session = current.session;
+  const own = sealer.fingerprint(session.key);
+
+  if (path === ARCHIVE_SOURCES_PATH) {
+    if (method === 'POST') {
+      const kept = await keepSource(db, {
+        id: `src-${randomBytes(9).toString('base64url')}`,
+        fingerprint: own,
+        sealedKey: sealer.seal(session.key),
+        keyKind: session.kind,
+        label: await labelOf(context.fetchApi, session),
+        now: new Date(now()),
+      });
+      context.wake?.();
+      const summary = await sourceSummary(db, kept.id);
+      if (!summary) throw new Error('The kept source was not found again.');
+      sendJson(res, kept.created ? 201 : 200, { source: sourceOnWire(summary, own) });
+      return;
+    }
+    if (method === 'GET' || method === 'HEAD') {
+      const sources = (await listSourceSummaries(db)).filter((source) => source.key_fingerprint === own);
+      sendJson(res, 200, { sources: sources.map((source) => sourceOnWire(source, own)) });
+      return;
+    }
+    sendError(res, 405, `Method ${method} is not allowed here.`);
+    return;
+  }
+
+  const sourceMatch = /^\/archive\/sources\/([^/]+)$/.exec(path);
+  if (sourceMatch?.[1]) {
+    const id = decodeURIComponent(sourceMatch[1]);
+    if (method !== 'DELETE') {
+      sendError(res, 405, `Method ${method} is not allowed here.`);
+      return;
+    }
+    // Only the session whose key it is removes a source; any other is told it does not exist.
+    const source = await findSource(db, id);
+    if (!source || source.key_fingerprint !== own) {
+      sendError(res, 404, 'No such source.');
+      return;
+    }
+    await deleteSource(db, id);
+    context.wake?.();
+    res.statusCode = 204;
+    res.end();
+    return;
+  }
+
+  if (method !== 'GET' && method !== 'HEAD') {
+    sendError(res, 405, `Method ${method} is not allowed here.`);
+    return;
+  }
+
+  const operationsMatch = /^\/archive\/projects\/([^/]+)\/operations$/.exec(path);
+  if (operationsMatch?.[1]) {
+    const projectId = decodeURIComponent(operationsMatch[1]);
+    const limitText = url.searchParams.get('limit');
+    const limit = limitText === null ? MAX_ARCHIVE_LIMIT : LimitSchema.safeParse(limitText).data;
+    if (limit === undefined || limit < 1 || limit > MAX_ARCHIVE_LIMIT) {
+      sendError(res, 400, `limit must be a whole number from 1 to ${MAX_ARCHIVE_LIMIT}.`, 'invalid_limit');
+      return;
+    }
+    const cursorText = url.searchParams.get('cursor');
+    const cursor = cursorText === null || cursorText === '' ? undefined : decodeCursor(cursorText);
+    if (cursorText && !cursor) {
+      sendError(res, 400, 'cursor is not one this server gave.', 'invalid_cursor');
+      return;
+    }
+    const access = await context.access.check(session.sid, session.key, projectId);
+    if (!access.allowed) {
+      // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
+      if (access.status === 401) res.setHeader('Set-Cookie', sessions.end(req));
+      res.statusCode = access.status;
+      res.setHeader('Content-Type', 'application/json');
+      if (access.requestId) res.setHeader('x-neon-ret-request-id', access.requestId);
+      res.end(access.body);
+      return;
+    }
+    const started = performance.now();
+    const coverage = await projectCoverage(db, projectId);
+    if (!coverage) {
+      sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
+      return;
+    }
+    const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), cursor, limit);
+    const operations = rows.map(operationOnWire).filter((op) => op !== undefined);
+    const last = rows.at(-1);
+    res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
+    sendJson(res, 200, {
+      operations,
+      ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
+      archive: { backfilled: coverage.backfilled, lastReadAt: coverage.lastReadAt?.toISOString() ?? null },
+    });
+    return;
+  }
+
+  if (path === ARCHIVE_ACTIVITY_PATH) {
+    const sinceText = url.searchParams.get('since');
+    const since = sinceText === null ? now() - ACTIVITY_WINDOW_MS : Date.parse(sinceText);
+    if (Number.isNaN(since) || (sinceText !== null && !/^\d{4}-\d{2}-\d{2}T/.test(sinceText))) {
+      sendError(res, 400, 'since must be an ISO time.', 'invalid_since');
+      return;
+    }
+    // The projects this session's own kept key reaches (as it last listed them): those its key can read,
+    // known without asking the API per viewer. Without a kept key of its own, the page reads the API.
+    const mine = (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at);
+    const reach = mine ? new Set((await sourceProjects(db, mine.id)).map((p) => p.project_id)) : new Set<string>();
+    const projects = (await coveredProjects(db)).filter((p) => reach.has(p.id));
+    const rows = await recentOperations(db, projects.map((p) => p.id), new Date(since), ACTIVITY_MAX_OPERATIONS);
+    sendJson(res, 200, {
+      projects: projects.map((p) => ({ id: p.id, name: p.name, ...(p.org_name ? { orgName: p.org_name } : {}), lastReadAt: p.last_read_at?.toISOString() ?? null })),
+      operations: rows.map(operationOnWire).filter((op) => op !== undefined),
+    });
+    return;
+  }
+
+  sendError(res, 404, `No archive route at ${path}.`);
+}
+

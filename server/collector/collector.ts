@@ -1,0 +1,106 @@
+// The collector (one per deployment, server/collector/lease.ts decides where): reads every enabled kept
+// source into the store, each in its own loop with its own budget (server/collector/source-reader.ts).
+// It looks for added, removed and disabled sources every `refreshMs`, or at once when woken.
+import type { ApiFetch } from '../node-adapter';
+import type { KeySealer } from '../archive/sealed-keys';
+import type { Db } from '../store';
+import { enabledSources, recordSourceError } from '../store/sources';
+import { apiReader } from './api-reader';
+import { createPacer, realClock, type Clock, type Pacer } from './pacer';
+import { readSource } from './source-reader';
+
+export const DEFAULT_ARCHIVE_BUDGET = 300;
+export const DEFAULT_FULL_READ_MS = 60 * 60_000;
+const DEFAULT_REFRESH_MS = 2_000;
+const DEFAULT_INTERVAL_MS = 5_000;
+
+export const KEY_UNREADABLE = 'The kept key could not be opened (SESSION_SECRET changed since it was kept). Keep history again.';
+
+export interface CollectorOptions {
+  db: Db;
+  fetchApi: ApiFetch;
+  sealer: KeySealer;
+  budgetPerMinute?: number;
+  intervalMs?: number;
+  fullReadMs?: number;
+  refreshMs?: number;
+  clock?: Clock;
+  log: (line: string) => void;
+}
+
+export interface Collector {
+  /** Looks for new or removed sources now. */
+  wake: () => void;
+  /** Stops every source's reading; resolves once they have. */
+  stop: () => Promise<void>;
+  /** API requests sent so far, all sources (the bench). */
+  requests: () => number;
+}
+
+export function startCollector(options: CollectorOptions): Collector {
+  const { db, clock = realClock, log } = options;
+  const budgetPerMinute = options.budgetPerMinute ?? DEFAULT_ARCHIVE_BUDGET;
+  const stopped = new AbortController();
+  const running = new Map<string, { abort: AbortController; done: Promise<void>; pacer: Pacer }>();
+  let finished = 0;
+  let wake: () => void = () => undefined;
+
+  const refresh = async () => {
+    const sources = await enabledSources(db);
+    const enabled = new Set(sources.map((s) => s.id));
+    for (const [id, source] of running) {
+      if (!enabled.has(id)) {
+        source.abort.abort();
+        running.delete(id);
+      }
+    }
+    for (const source of sources) {
+      if (running.has(source.id) || stopped.signal.aborted) continue;
+      const key = options.sealer.open(source.sealed_key);
+      if (key === null) {
+        await recordSourceError(db, source.id, KEY_UNREADABLE, new Date(clock.now()), true);
+        continue;
+      }
+      const abort = new AbortController();
+      const signal = AbortSignal.any([abort.signal, stopped.signal]);
+      const pacer = createPacer(budgetPerMinute, clock);
+      const reader = {
+        db,
+        sourceId: source.id,
+        read: apiReader(options.fetchApi, key),
+        pacer,
+        clock,
+        budgetPerMinute,
+        intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
+        fullReadMs: options.fullReadMs ?? DEFAULT_FULL_READ_MS,
+        log,
+      };
+      const done = readSource(reader, signal)
+        .catch((error: unknown) => log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          finished += pacer.count();
+          if (running.get(source.id)?.done === done) running.delete(source.id);
+        });
+      running.set(source.id, { abort, done, pacer });
+    }
+  };
+
+  const loop = (async () => {
+    while (!stopped.signal.aborted) {
+      await refresh().catch((error: unknown) => log(`Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again`));
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await clock.wait(options.refreshMs ?? DEFAULT_REFRESH_MS, AbortSignal.any([woken.signal, stopped.signal]));
+    }
+  })();
+
+  return {
+    wake: () => wake(),
+    requests: () => finished + [...running.values()].reduce((sum, source) => sum + source.pacer.count(), 0),
+    async stop() {
+      stopped.abort();
+      await loop;
+      await Promise.all([...running.values()].map((source) => source.done));
+    },
+  };
+}

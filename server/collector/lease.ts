@@ -1,0 +1,74 @@
+// Exactly one collector per DATABASE_URL: the instance holding a Postgres advisory lock, on a connection
+// of its own, collects; the others try to take it every `retryMs`. A holder that dies loses its
+// connection and with it the lock, so another takes over within one retry interval.
+import pg from 'pg';
+import type { Collector } from './collector';
+import { realClock, type Clock } from './pacer';
+
+/** The collector's advisory lock key (the migrations have another). */
+export const COLLECTOR_LOCK = 4_022_002;
+export const DEFAULT_LEASE_RETRY_MS = 15_000;
+
+export interface Lease {
+  isCollecting: () => boolean;
+  collector: () => Collector | undefined;
+  /** Stops collecting (if it was) and lets the lock go. */
+  stop: () => Promise<void>;
+}
+
+export function collectWhileHoldingLock({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => Collector; log: (line: string) => void; clock?: Clock }): Lease {
+  const stopped = new AbortController();
+  let collector: Collector | undefined;
+  let client: pg.Client | undefined;
+  // A function, not the property: each await may have stopped it.
+  const isStopped = () => stopped.signal.aborted;
+
+  const holdWhileConnected = async (connection: pg.Client): Promise<void> => {
+    const lost = new Promise<void>((resolve) => {
+      connection.once('error', () => resolve());
+      connection.once('end', () => resolve());
+      stopped.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    for (;;) {
+      if (isStopped()) return;
+      const { rows } = await connection.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [COLLECTOR_LOCK]);
+      if (rows[0]?.taken) break;
+      const tried = await Promise.race([lost.then(() => 'lost' as const), clock.wait(retryMs, stopped.signal).then(() => 'again' as const)]);
+      if (tried === 'lost') return;
+    }
+    if (isStopped()) return;
+    log('Archive: this instance holds the collector lock and collects');
+    collector = start();
+    await lost;
+    const was = collector;
+    collector = undefined;
+    await was.stop();
+    if (!isStopped()) log('Archive: lost the collector lock (its connection ended); trying to take it again');
+  };
+
+  const loop = (async () => {
+    while (!isStopped()) {
+      const connection = new pg.Client({ connectionString: databaseUrl });
+      connection.on('error', () => undefined);
+      client = connection;
+      try {
+        await connection.connect();
+        await holdWhileConnected(connection);
+      } catch (error) {
+        if (!isStopped()) log(`Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1_000} s`);
+      }
+      await connection.end().catch(() => undefined);
+      if (!isStopped()) await clock.wait(retryMs, stopped.signal);
+    }
+  })();
+
+  return {
+    isCollecting: () => collector !== undefined,
+    collector: () => collector,
+    async stop() {
+      stopped.abort();
+      await client?.end().catch(() => undefined);
+      await loop;
+    },
+  };
+}
