@@ -55,6 +55,21 @@ export function fetchArchivedOperations(
   return request(archiveOperationsPath(projectId), ArchivedOperationsPageSchema, { base, query: { ...filters, limit, cursor }, ...call });
 }
 
+/**
+ * Every match of a filter from the archive, page by page (one request each, to the console's own server:
+ * no API budget), for "Export all matches". Stops with the signal.
+ */
+export async function fetchAllArchivedMatches(projectId: string, filters: ArchiveFilterParams, call: Call = {}): Promise<ArchivedOperationsPage[]> {
+  const pages: ArchivedOperationsPage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await fetchArchivedOperations(projectId, { filters, cursor, limit: ARCHIVE_PAGE_SIZE, ...call });
+    pages.push(page);
+    cursor = nextArchiveCursor(page, ARCHIVE_PAGE_SIZE);
+  } while (cursor !== undefined);
+  return pages;
+}
+
 export function fetchArchiveActivity(call: Call = {}): Promise<ArchiveActivity> {
   return request(ARCHIVE_ACTIVITY_PATH, ArchiveActivitySchema, { base, ...call });
 }
@@ -69,7 +84,7 @@ export function nextArchiveCursor(page: ArchivedOperationsPage, limit: number): 
   return page.operations.length < limit ? undefined : page.pagination?.cursor;
 }
 
-export type ArchivedHistory = InfiniteData<ArchivedOperationsPage, string | undefined>;
+export type ArchivedHistory = InfiniteData<ArchivedOperationsPage>;
 
 /** Each matching operation of the loaded archive pages once, newest first. */
 export function archivedOperations(history: ArchivedHistory | undefined): ArchivedOperation[] {
