@@ -20,8 +20,9 @@ export function ArchiveStatus({ matches, now }: { matches: ArchivedMatches; now:
     return (
       <p role="alert" className="archive-status archive-status--problem">
         <span aria-hidden="true">⚠ </span>The history archive could not answer ({describeError(matches.problem).message}): searching through the API instead.{' '}
-        <button type="button" onClick={matches.retry} disabled={matches.retrying}>
-          {matches.retrying ? 'Asking the archive…' : 'Retry the archive'}
+        {/* The console asks again by itself (the retry policy's backoff); this asks now. */}
+        <button type="button" onClick={matches.retry}>
+          Retry the archive
         </button>
       </p>
     );

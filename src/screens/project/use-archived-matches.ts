@@ -28,7 +28,6 @@ export interface ArchivedMatches {
   loadingMore: boolean;
   loadMore: () => void;
   retry: () => void;
-  retrying: boolean;
 }
 
 /** The filters as the history's address writes them: the archive reads the very same parameters. */
@@ -73,6 +72,5 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
     loadingMore: archive.isFetchingNextPage,
     loadMore: () => void archive.fetchNextPage(),
     retry: () => void archive.refetch(),
-    retrying: archive.isFetching,
   };
 }

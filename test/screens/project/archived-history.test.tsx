@@ -1,7 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ArchivedOperation } from '../../../src/api/archive-schemas';
 import { addHistory, MINUTE, newProject, operationsTable, recordListRequests, tableIds, type ListRequest } from '../../features/history/history-support';
+import { catchDownloads } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -102,5 +104,40 @@ describe('history served from the archive', () => {
     expect(walkRequests().map((r) => r.url.searchParams.get('limit'))).toEqual(['1000', '1000', '1000']);
     expect(screen.queryByText(/From the history archive/)).not.toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('exports the archive’s matches, kept ones included, without walking the API', async () => {
+    const downloads = catchDownloads();
+    const project = newProject(sim);
+    addHistory(sim, project.id, 1_200, failedEvery97);
+    sim.archive.cover(project.id);
+    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(screen.getByText(/From the history archive, over the whole record of this project: 14 matches\./)).toBeInTheDocument());
+    await user.click(screen.getByRole('button', { name: 'Export all matches as NDJSON' }));
+    await waitFor(() => expect(downloads).toHaveLength(1));
+    const file = await downloads[0];
+    const lines = (file?.text ?? '').trim().split('\n');
+    expect(lines).toHaveLength(14);
+    expect(lines.at(-1)).toContain('op-kept-by-archive-0001');
+    expect(screen.getByText(/Exported 14 matching operations as NDJSON\./)).toBeInTheDocument();
+    expect(walkRequests()).toHaveLength(0);
+  });
+
+  it('walks the API when the archive cannot answer, and says so with a way to ask it again', async () => {
+    const project = newProject(sim);
+    const all = addHistory(sim, project.id, 1_200, failedEvery97);
+    sim.archive.cover(project.id);
+    sim.server.use(http.get('*/archive/projects/:projectId/operations', () => HttpResponse.json({ code: '', message: 'The archive store is not reachable.' }, { status: 500 })));
+    const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The history archive could not answer (The archive store is not reachable.): searching through the API instead.');
+    await waitFor(() => expect(tableIds()).toEqual(all.filter((op) => op.status === 'failed').map((op) => op.id)));
+    expect(walkRequests().length).toBeGreaterThan(0);
+    // Once it answers again, the archive's record is shown (the kept operation with it).
+    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    sim.server.resetHandlers();
+    await user.click(within(alert).getByRole('button', { name: 'Retry the archive' }));
+    await waitFor(() => expect(tableIds()).toContain('op-kept-by-archive-0001'));
   });
 });
