@@ -130,6 +130,16 @@ export const archiveQueries = {
       getNextPageParam: (lastPage) => nextArchiveCursor(lastPage, limit),
       refetchOnWindowFocus: false,
     }),
+  /** One operation from the store (the API said 404 for it: pruned, kept by the archive); null when the archive has not got it either. */
+  operation: (projectId: string, operationId: string) =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'operation', projectId, operationId] as const,
+      queryFn: async (context): Promise<ArchivedOperation | null> => {
+        // The text filter finds the id; the exact one is picked from what it finds.
+        const page = await fetchArchivedOperations(projectId, { filters: { q: operationId }, limit: ARCHIVE_PAGE_SIZE, ...callOf(context) });
+        return page.operations.find((op) => op.id === operationId) ?? null;
+      },
+    }),
   activity: () =>
     queryOptions({
       queryKey: [...archiveQueries.all(), 'activity'] as const,

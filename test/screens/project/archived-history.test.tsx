@@ -140,4 +140,25 @@ describe('history served from the archive', () => {
     await user.click(within(alert).getByRole('button', { name: 'Retry the archive' }));
     await waitFor(() => expect(tableIds()).toContain('op-kept-by-archive-0001'));
   });
+
+  it('opens a kept operation’s page from the archive when the API says 404 for it', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 5);
+    sim.archive.cover(project.id);
+    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    renderApp(`/projects/${project.id}/operations/op-kept-by-archive-0001`, { apiKey: sim.apiKey });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Apply config' })).toBeInTheDocument();
+    expect(screen.getByText(/The API no longer has this operation/)).toHaveTextContent(/Kept by the archive/);
+    expect(screen.getByTestId('operation-status')).toHaveTextContent('Error');
+    expect(screen.queryByText('Could not load this operation.')).not.toBeInTheDocument();
+  });
+
+  it('keeps the not-found page of an operation neither the API nor the archive has', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 5);
+    renderApp(`/projects/${project.id}/operations/op-nowhere`, { apiKey: sim.apiKey });
+    expect(await screen.findByText('Could not load this operation.')).toBeInTheDocument();
+    expect(screen.getByText(/It may have been pruned/)).toBeInTheDocument();
+  });
 });
+
