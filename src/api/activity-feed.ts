@@ -42,6 +42,8 @@ export const EMPTY_FEED: ActivityFeed = { projects: [], listedAt: null, listing:
 export interface ActivitySettings {
   budgetPerMinute: number;
   intervalMs: number;
+  /** Projects the history archive answers for (api/archive.ts): the scheduler spends no request on them. */
+  covered?: ReadonlySet<string> | undefined;
 }
 
 /** The projects known so far: the list's, or while the first list is read, those its pages have found. */
@@ -56,7 +58,9 @@ export function schedulerInput(feed: ActivityFeed, settings: ActivitySettings, n
     now,
     budgetPerMinute: settings.budgetPerMinute,
     intervalMs: settings.intervalMs,
-    projects: knownProjects(feed).map((p) => {
+    projects: knownProjects(feed)
+      .filter((p) => !settings.covered?.has(p.id))
+      .map((p) => {
       const check = feed.checks[p.id];
       return { id: p.id, checkedAt: check?.at ?? null, busy: check?.operations.some((op) => isInFlight(op, now)) ?? false, priority: p.activeAt ?? 0 };
     }),

@@ -4,6 +4,8 @@ import { ApiError, describeStatus } from './api-error';
 import { noteRequestSent } from './request-log';
 
 export const API_BASE = '/api/v2';
+/** The console's own server (its /session and /archive routes): no prefix, same origin, same errors. */
+export const CONSOLE_BASE = '';
 
 /** Longest the console waits for an answer (headers and body) before calling the API unreachable. */
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -24,19 +26,21 @@ export interface RequestOptions {
   body?: unknown;
   signal?: AbortSignal | undefined;
   transport?: Transport;
+  /** Whose path this is: the platform's API (default) or the console's own server. */
+  base?: typeof API_BASE | typeof CONSOLE_BASE;
 }
 
 /** What a fetcher passes on to request() for its caller: the abort signal, and the transport to use. */
 export type Call = Pick<RequestOptions, 'signal' | 'transport'>;
 
-/** `/api/v2/...` with the query, relative to whatever origin the transport talks to. */
-function buildPath(path: string, query: RequestOptions['query']): string {
+/** `/api/v2/...` (or the console's own path) with the query, relative to whatever origin the transport talks to. */
+function buildPath(base: string, path: string, query: RequestOptions['query']): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined) params.set(name, String(value));
   }
   const search = params.toString();
-  return `${API_BASE}${path}${search ? `?${search}` : ''}`;
+  return `${base}${path}${search ? `?${search}` : ''}`;
 }
 
 function parseRetryAfter(header: string | null): number | undefined {
@@ -65,6 +69,7 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
 
   const method = options.method ?? 'GET';
+  const base = options.base ?? API_BASE;
   // A request that hangs would stall its query (and every poll behind it): give up after a while.
   const attempt = new AbortController();
   const timer = setTimeout(() => attempt.abort(), REQUEST_TIMEOUT_MS);
@@ -79,9 +84,9 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   let text: string;
   try {
     try {
-      // Only this tab's own requests count toward its pace; the server's (rendering) are not the tab's.
-      if (transport === sameOriginTransport) noteRequestSent();
-      response = await transport(buildPath(path, options.query), {
+      // Only this tab's own API requests count toward its pace; the server's (rendering, the archive) are not the API's.
+      if (transport === sameOriginTransport && base === API_BASE) noteRequestSent();
+      response = await transport(buildPath(base, path, options.query), {
         method,
         headers,
         body: options.body === undefined ? null : JSON.stringify(options.body),

@@ -5,6 +5,7 @@ import { createControlPlane, type ControlPlane } from '../../sim/control-plane';
 import { createHandlers } from '../../sim/handlers';
 import type { RateLimits } from '../../sim/rate-limiter';
 import { seedDemo, seedEmpty, type DemoSeed, type EmptySeed } from '../../sim/seed';
+import { archiveRoutes, createArchiveStandIn, type ArchiveStandIn } from './archive-server';
 import { endSession, serveSameOrigin, sessionRoutes } from './console-server';
 
 export interface SimServerOptions {
@@ -25,6 +26,8 @@ export interface SimServer<S extends EmptySeed> {
   readonly server: SetupServer;
   readonly apiKey: string;
   readonly seed: S;
+  /** The console server's /archive routes (test/support/archive-server.ts): nothing kept unless a test keeps it. */
+  readonly archive: ArchiveStandIn;
 }
 
 const DEFAULT_START = new Date('2026-11-22T12:00:00Z');
@@ -36,7 +39,7 @@ const DEFAULT_START = new Date('2026-11-22T12:00:00Z');
 export function setupSimServer(options?: SimServerOptions & { seed?: 'demo' }): SimServer<DemoSeed>;
 export function setupSimServer(options: SimServerOptions & { seed: 'empty' }): SimServer<EmptySeed>;
 export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptySeed> {
-  let current: { cp: ControlPlane; clock: FakeClock; seed: EmptySeed } | undefined;
+  let current: { cp: ControlPlane; clock: FakeClock; seed: EmptySeed; archive: ArchiveStandIn } | undefined;
   const server = setupServer();
 
   function build() {
@@ -44,7 +47,7 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     const cp = createControlPlane({ clock, failureRate: options.failureRate ?? 0 });
     const seedOptions = options.apiKey === undefined ? {} : { apiKey: options.apiKey };
     const seed = options.seed === 'empty' ? seedEmpty(cp, seedOptions) : seedDemo(cp, seedOptions);
-    return { cp, clock, seed };
+    return { cp, clock, seed, archive: createArchiveStandIn() };
   }
 
   let unwrap: () => void = () => undefined;
@@ -56,7 +59,12 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
   beforeEach(() => {
     current = build();
     // Replaces the base handlers, so `resetHandlers()` after a test drops only that test's overrides.
-    server.resetHandlers(...sessionRoutes(), ...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }));
+    const built = current;
+    server.resetHandlers(
+      ...sessionRoutes(),
+      ...archiveRoutes(() => built.cp, built.archive),
+      ...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }),
+    );
   });
   afterEach(() => {
     server.resetHandlers();
@@ -84,6 +92,9 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     },
     get seed() {
       return state().seed;
+    },
+    get archive() {
+      return state().archive;
     },
   };
 }

@@ -9,6 +9,8 @@ import { useNow } from '../../lib/use-now';
 import { ActivityBudget } from './activity-budget';
 import { ActivityFilterBar } from './activity-filter-bar';
 import { activityRows, oldestCheck } from './activity-rows';
+import { ArchiveNote } from './archive-note';
+import { withArchive } from './archive-feed';
 import { ACTIVITY_COLUMNS, ActivityTable } from './activity-table';
 import { useActivityAddress } from './use-activity-address';
 import { useActivityFeed } from './use-activity-feed';
@@ -19,10 +21,11 @@ import { useActivityFeed } from './use-activity-feed';
  */
 export function ActivityScreen() {
   useDocumentTitle('Activity');
-  const { feed, settings, setBudget, setIntervalMs } = useActivityFeed();
+  const { feed, archive, coversAll, settings, setBudget, setIntervalMs } = useActivityFeed();
   const [address, changeAddress] = useActivityAddress();
   const now = useNow(1_000);
-  const data = feed.data;
+  // Only the archive's data is read here (not when it was fetched), so its polls re-render the view only when it changes.
+  const data = useMemo(() => withArchive(feed.data, archive.data, { answeredAt: now, coversAll }), [feed.data, archive.data, now, coversAll]);
   const view = useMemo(
     () => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }),
     [address],
@@ -54,6 +57,7 @@ export function ActivityScreen() {
           “ended={address.unknownEnded}” in the address is not one of the choices (15m, 1h, 6h, 1d): showing the last {address.endedWithin.label}.
         </p>
       )}
+      <ArchiveNote archive={archive.data} coversAll={coversAll} total={total} />
       <ActivityFilterBar address={address} onChange={changeAddress} projects={projects} seenActions={seenActions} />
       {data?.listProblem && (
         <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />

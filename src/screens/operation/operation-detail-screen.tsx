@@ -1,6 +1,7 @@
 import { hashKey, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
+import { archiveQueries } from '../../api/archive';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
@@ -24,6 +25,7 @@ import { usePageVisible } from '../../lib/use-page-visible';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { OperationCommands } from './operation-commands';
 import { OperationFailureCallout } from './operation-failure-callout';
+import { KeptOperation } from './kept-operation';
 import { OperationFields } from './operation-fields';
 import { PollBar } from './poll-bar';
 import { useStatusAnnouncement } from './use-status-announcement';
@@ -47,6 +49,9 @@ export function OperationDetailScreen() {
   const detail = useQuery({ ...detailOptions, refetchInterval });
   const operation = detail.data;
   const detailFailure = loadFailure(detail, detailOptions.queryKey);
+  // A 404 may be an operation the platform pruned: the history archive may have kept it.
+  const missing = isApiError(detail.error) && detail.error.kind === 'http' && detail.error.status === 404;
+  const kept = useQuery({ ...archiveQueries.operation(projectId, operationId), enabled: missing && !operation }).data ?? undefined;
   const announcement = useStatusAnnouncement(operation);
   const usual = useUsualDurations(projectId, operation !== undefined && canRunLong(operation));
   const now = useNow(1_000);
@@ -56,8 +61,9 @@ export function OperationDetailScreen() {
   const inProject = mergeCopies(operation ? [operation] : [], ...newestFresh.map((page) => page.operations));
 
   const projectName = project.data?.name ?? projectId;
-  const branch = operation?.branch_id ? branches.data?.find((b) => b.id === operation.branch_id) : undefined;
-  const compute = operation?.endpoint_id ? endpoints.data?.find((e) => e.id === operation.endpoint_id) : undefined;
+  const shown = operation ?? kept;
+  const branch = shown?.branch_id ? branches.data?.find((b) => b.id === shown.branch_id) : undefined;
+  const compute = shown?.endpoint_id ? endpoints.data?.find((e) => e.id === shown.endpoint_id) : undefined;
   const pollDelay = operation ? nextPollDelay(operation, intervalMs, now) : false;
   const reconnecting = detail.failureCount > 0 || detail.isRefetchError;
   const lastFailure = detail.failureReason ?? detail.error;
@@ -77,13 +83,15 @@ export function OperationDetailScreen() {
         <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span>{' '}
         <Link to={paths.project(projectId)}>{projectName}</Link> <span aria-hidden="true">/</span> Operation
       </p>
-      <h1 tabIndex={-1}>{operation ? humanizeAction(operation.action) : 'Operation'}</h1>
+      <h1 tabIndex={-1}>{shown ? humanizeAction(shown.action) : 'Operation'}</h1>
       <p className="visually-hidden" aria-live="polite" aria-atomic="true">
         {announcement}
       </p>
       <BusyBanner operations={inProject} branchNames={new Map(branches.data?.map((b) => [b.id, b.name]))} now={now} />
 
-      {!operation && detailFailure ? (
+      {!operation && kept ? (
+        <KeptOperation operation={kept} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
+      ) : !operation && detailFailure ? (
         <LoadFailureCallout
           title="Could not load this operation."
           failure={detailFailure}

@@ -25,7 +25,9 @@ import { UsualDurationsPanel } from '../../features/history/usual-durations/usua
 import { WalkProgress } from '../../features/history/walk/walk-progress';
 import { formatDuration } from '../../lib/format';
 import { usualDurations } from '../../lib/usual-durations';
+import { ArchiveStatus } from './archive-status';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
+import { useArchivedMatches } from './use-archived-matches';
 import type { OperationsView } from './operations-view';
 
 // Out of the screen's own chunk: the timeline's code loads after the table is on screen.
@@ -56,13 +58,17 @@ export function HistorySection(props: HistorySectionProps) {
   const { projectId, projectName, projectCreatedAt, history, operations, branchNames, computeNames, now } = props;
   const [filters, setFilters] = useFiltersInAddress();
   const filtered = isFiltered(filters);
-  const shown = useMemo(() => filterOperations(operations, filters), [operations, filters]);
+  const matches = useArchivedMatches(projectId, filters, operations, props.intervalMs);
+  const archived = matches.source === 'archive';
+  const walkedMatches = useMemo(() => filterOperations(operations, filters), [operations, filters]);
+  const shown = archived ? matches.operations : walkedMatches;
   const usual = useMemo(() => usualDurations(operations), [operations]);
   const seenActions = useMemo(() => new Set(operations.map((op) => op.action)), [operations]);
   const names = useMemo(() => ({ branchNames, computeNames }), [branchNames, computeNames]);
-  const exporter = useMatchesExport(projectId, filters, names);
+  const exporter = useMatchesExport(projectId, filters, names, archived ? matches.params : null);
+  // The API is walked only when the archive does not answer these filters (or to export the whole history).
   const walk = useHistoryWalk(projectId, {
-    wanted: filtered || exporter.pending !== null,
+    wanted: matches.source === 'api' || (matches.source === 'off' && exporter.pending !== null),
     ready: history.isSuccess,
     from: filters.from,
     search: JSON.stringify(filters),
@@ -79,7 +85,9 @@ export function HistorySection(props: HistorySectionProps) {
   const searchStart = Math.max(filters.from ? Date.parse(filters.from) : -Infinity, projectCreatedAt ? Date.parse(projectCreatedAt) : -Infinity);
   const walking = walk.status.phase === 'walking';
   const headingId = useId();
-  const noMatches = walking
+  const noMatches = archived
+    ? 'No operation in the archive’s record of this project matches these filters.'
+    : walking
     ? 'No matches yet: searching older operations…'
     : walk.status.phase === 'done'
       ? 'No operation in the history searched matches these filters.'
@@ -118,6 +126,7 @@ export function HistorySection(props: HistorySectionProps) {
           Keyboard shortcuts
         </button>
       </div>
+      <ArchiveStatus matches={matches} now={now} />
       <WalkProgress
         walk={walk}
         searched={operations.length}
@@ -128,7 +137,13 @@ export function HistorySection(props: HistorySectionProps) {
       />
       {history.isSuccess && (
         <Suspense fallback={null}>
-          <ProjectTimeline projectId={projectId} filters={filters} branchNames={branchNames} computeNames={computeNames} />
+          <ProjectTimeline
+            projectId={projectId}
+            filters={filters}
+            matches={archived ? matches.operations : undefined}
+            branchNames={branchNames}
+            computeNames={computeNames}
+          />
         </Suspense>
       )}
       {history.isSuccess && <UsualDurationsPanel usual={usual} searched={operations.length} />}
@@ -138,7 +153,7 @@ export function HistorySection(props: HistorySectionProps) {
           <LoadFailureCallout title="Could not load the operations." failure={historyFailure} onRetry={() => void history.refetch()} fetching={history.isFetching} />
         ) : history.isPending ? (
           <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
-        ) : operations.length === 0 ? (
+        ) : operations.length === 0 && !archived ? (
           <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
         ) : shown.length === 0 ? (
           <p className="empty">{noMatches}</p>
@@ -174,6 +189,16 @@ export function HistorySection(props: HistorySectionProps) {
             />
           )}
         </>
+      )}
+      {archived && matches.hasMore && (
+        <div className="table-footer">
+          <button type="button" onClick={matches.loadMore} disabled={matches.loadingMore}>
+            Load more matches from the archive
+          </button>
+          <span className="muted" role="status">
+            {matches.loadingMore ? 'Loading more matches…' : ''}
+          </span>
+        </div>
       )}
       {shortcuts.helpOpen && <ShortcutsDialog shortcuts={HISTORY_SHORTCUTS} onClose={shortcuts.closeHelp} />}
     </section>

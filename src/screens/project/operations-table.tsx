@@ -1,5 +1,6 @@
 import { memo, useDeferredValue } from 'react';
 import { Link } from 'react-router-dom';
+import { isKeptByArchive } from '../../api/archive';
 import type { Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { LongerThanUsual } from '../../components/longer-than-usual';
@@ -58,6 +59,7 @@ const OperationRow = memo(function OperationRow({
           {isInFlight(operation, now) && (
             <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
           )}
+          {isKeptByArchive(operation) && <span className="tag tag--plain">Kept by the archive</span>}
         </span>
       </th>
       <td data-label="Branch">{operation.branch_id ? <LongName name={branchName ?? operation.branch_id} /> : '—'}</td>

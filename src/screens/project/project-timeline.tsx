@@ -1,20 +1,23 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { historyOperations, operationQueries } from '../../api/operations';
+import type { Operation } from '../../api/schemas';
 import { filterOperations, isFiltered, type HistoryFilters } from '../../features/history/filters/filters';
 import { TimelineFigure } from '../../features/history/timeline/timeline-figure';
 
 interface ProjectTimelineProps {
   projectId: string;
   filters: HistoryFilters;
+  /** What matches when the archive answered the filters; otherwise the loaded history is filtered here. */
+  matches?: readonly Operation[] | undefined;
   branchNames: ReadonlyMap<string, string>;
   computeNames: ReadonlyMap<string, string>;
 }
 
 /** The timeline of a project's history as loaded (the one store), showing what matches the filters; loaded on demand. */
-export function ProjectTimeline({ projectId, filters, branchNames, computeNames }: ProjectTimelineProps) {
+export function ProjectTimeline({ projectId, filters, matches: answered, branchNames, computeNames }: ProjectTimelineProps) {
   const history = useInfiniteQuery(operationQueries.history(projectId));
-  const matches = useMemo(() => filterOperations(historyOperations(history.data), filters), [history.data, filters]);
+  const matches = useMemo(() => answered ?? filterOperations(historyOperations(history.data), filters), [answered, history.data, filters]);
   return (
     <TimelineFigure
       projectId={projectId}

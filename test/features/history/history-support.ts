@@ -46,13 +46,13 @@ export interface ListRequest {
   at: number;
 }
 
-/** Records each list request when the page sends it (not when the stand-in API gets to it, which a busy machine delays unevenly). */
+/** Records each API list request when the page sends it (not when the stand-in API gets to it, which a busy machine delays unevenly); the archive's are not the API's. */
 export function recordListRequests(): ListRequest[] {
   const requests: ListRequest[] = [];
   const send = globalThis.fetch;
   vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input), window.location.href);
-    if (/\/projects\/[^/]+\/operations$/.test(url.pathname)) requests.push({ url, at: Date.now() });
+    if (/^\/api\/v2\/projects\/[^/]+\/operations$/.test(url.pathname)) requests.push({ url, at: Date.now() });
     return send(input, init);
   });
   return requests;

@@ -1,14 +1,16 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
+import { fetchAllArchivedMatches, type ArchiveFilterParams } from '../../../api/archive';
 import { walkEnded } from '../../../api/history-walk';
 import { operationQueries } from '../../../api/operations';
+import type { Operation } from '../../../api/schemas';
 import { formatCount } from '../../../lib/format';
 import { downloadMatches, type MatchesFormat } from './export-matches';
 import type { ExportNames } from './export-format';
 import type { HistoryFilters } from '../filters/filters';
 
 export interface MatchesExport {
-  /** The format waiting for the walk to finish; null when no export is under way. */
+  /** The format waiting for the walk (or the archive) to finish; null when no export is under way. */
   pending: MatchesFormat | null;
   /** What the last export did, in words. */
   result: string;
@@ -18,24 +20,49 @@ export interface MatchesExport {
   onWalkEnded: () => void;
 }
 
+type Pages = readonly { operations: readonly Operation[] }[];
+
 /**
  * "Export everything that matches": writes the file at once when the history is already loaded as far
  * as the filters need, or else waits for the walk (which the caller runs while `pending`) to get there.
+ * When the archive answers the filters (`archive` given), the file holds the archive's matches, read
+ * page by page from the console's server: no walk over the API.
  */
-export function useMatchesExport(projectId: string, filters: HistoryFilters, names: ExportNames): MatchesExport {
+export function useMatchesExport(projectId: string, filters: HistoryFilters, names: ExportNames, archive: ArchiveFilterParams | null = null): MatchesExport {
   const queryClient = useQueryClient();
   const [pending, setPending] = useState<MatchesFormat | null>(null);
   const [result, setResult] = useState('');
+  const reading = useRef<AbortController | null>(null);
 
-  const write = (format: MatchesFormat) => {
-    const history = queryClient.getQueryData(operationQueries.history(projectId).queryKey);
-    if (!history) return;
+  const write = (format: MatchesFormat, pages: Pages) => {
     try {
-      const count = downloadMatches({ projectId, pages: history.pages, filters, format, exportedAt: new Date(), ...names });
+      const count = downloadMatches({ projectId, pages, filters, format, exportedAt: new Date(), ...names });
       setResult(`Exported ${formatCount(count)} matching ${count === 1 ? 'operation' : 'operations'} as ${format === 'csv' ? 'CSV' : 'NDJSON'}.`);
     } catch {
       setResult('Could not write the export. Reload the page and try again.');
     }
+  };
+  const writeLoaded = (format: MatchesFormat) => {
+    const history = queryClient.getQueryData(operationQueries.history(projectId).queryKey);
+    if (history) write(format, history.pages);
+  };
+
+  const fromArchive = (format: MatchesFormat, params: ArchiveFilterParams) => {
+    const controller = new AbortController();
+    reading.current = controller;
+    setPending(format);
+    fetchAllArchivedMatches(projectId, params, { signal: controller.signal }).then(
+      (pages) => {
+        if (controller.signal.aborted) return;
+        write(format, pages);
+        setPending(null);
+      },
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        setResult(`Could not read the matches from the archive: ${error instanceof Error ? error.message : String(error)}`);
+        setPending(null);
+      },
+    );
   };
 
   return {
@@ -43,18 +70,26 @@ export function useMatchesExport(projectId: string, filters: HistoryFilters, nam
     result,
     start: (format) => {
       setResult('');
+      if (archive) {
+        fromArchive(format, archive);
+        return;
+      }
       const history = queryClient.getQueryData(operationQueries.history(projectId).queryKey);
       if (history && walkEnded(history, filters.from)) {
-        write(format);
+        writeLoaded(format);
       } else {
         setPending(format);
       }
     },
-    cancel: () => setPending(null),
+    cancel: () => {
+      reading.current?.abort();
+      reading.current = null;
+      setPending(null);
+    },
     onWalkEnded: () => {
       if (pending === null) return;
       setPending(null);
-      write(pending);
+      writeLoaded(pending);
     },
   };
 }

@@ -1,0 +1,202 @@
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient, type InfiniteData, type QueryClient } from '@tanstack/react-query';
+import * as z from 'zod/mini';
+import { isApiError } from './api-error';
+import {
+  ARCHIVE_ACTIVITY_PATH,
+  ARCHIVE_SOURCES_PATH,
+  ArchiveActivitySchema,
+  ArchivedOperationsPageSchema,
+  ArchiveSourceResponseSchema,
+  ArchiveSourcesSchema,
+  archiveOperationsPath,
+  archiveSourcePath,
+  NOT_ARCHIVED_CODE,
+  type ArchiveActivity,
+  type ArchivedOperation,
+  type ArchivedOperationsPage,
+  type ArchiveSource,
+  type ArchiveSources,
+} from './archive-schemas';
+import { callOf } from './query-transport';
+import { CONSOLE_BASE, request, type Call } from './request';
+import { historyRefreshDelay, nextRequestDelay } from './retry-policy';
+
+// The console's own record of operations (issue 22), as the page reads it: the kept sources, a
+// project's history answered by the store, and Activity for the projects the store covers. Every path
+// is the console server's own (archive-schemas.ts); errors come through request() like the API's.
+
+/** One archive page holds the contract's most: a filter over a 20,000-operation project is a few requests. */
+export const ARCHIVE_PAGE_SIZE = 1_000;
+
+/** A filter's parameters as the history's address writes them (`status=failed,error`, `q=…`). */
+export type ArchiveFilterParams = Readonly<Record<string, string>>;
+
+const base = CONSOLE_BASE;
+
+export function fetchArchiveSources(call: Call = {}): Promise<ArchiveSources> {
+  return request(ARCHIVE_SOURCES_PATH, ArchiveSourcesSchema, { base, ...call });
+}
+
+/** Keeps the session's own key as a source (the server seals it; the page never holds it). */
+export async function keepHistory(call: Call = {}): Promise<ArchiveSource> {
+  const body = await request(ARCHIVE_SOURCES_PATH, ArchiveSourceResponseSchema, { method: 'POST', base, ...call });
+  return body.source;
+}
+
+/** Removes a source: the server deletes its stored key. */
+export async function removeArchiveSource(sourceId: string, call: Call = {}): Promise<void> {
+  await request(archiveSourcePath(sourceId), z.unknown(), { method: 'DELETE', base, ...call });
+}
+
+export function fetchArchivedOperations(
+  projectId: string,
+  { filters, cursor, limit, ...call }: { filters: ArchiveFilterParams; cursor?: string | undefined; limit: number } & Call,
+): Promise<ArchivedOperationsPage> {
+  return request(archiveOperationsPath(projectId), ArchivedOperationsPageSchema, { base, query: { ...filters, limit, cursor }, ...call });
+}
+
+/**
+ * Every match of a filter from the archive, page by page (one request each, to the console's own server:
+ * no API budget), for "Export all matches". Stops with the signal.
+ */
+export async function fetchAllArchivedMatches(projectId: string, filters: ArchiveFilterParams, call: Call = {}): Promise<ArchivedOperationsPage[]> {
+  const pages: ArchivedOperationsPage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await fetchArchivedOperations(projectId, { filters, cursor, limit: ARCHIVE_PAGE_SIZE, ...call });
+    pages.push(page);
+    cursor = nextArchiveCursor(page, ARCHIVE_PAGE_SIZE);
+  } while (cursor !== undefined);
+  return pages;
+}
+
+export function fetchArchiveActivity(call: Call = {}): Promise<ArchiveActivity> {
+  return request(ARCHIVE_ACTIVITY_PATH, ArchiveActivitySchema, { base, ...call });
+}
+
+/** The archive does not cover this project: the page reads the API as before. */
+export function isNotArchived(error: unknown): boolean {
+  return isApiError(error) && error.kind === 'http' && error.status === 404 && error.code === NOT_ARCHIVED_CODE;
+}
+
+/** The cursor of the archive page after `page`, or undefined at the end (the API's rule: a short page ends it). */
+export function nextArchiveCursor(page: ArchivedOperationsPage, limit: number): string | undefined {
+  return page.operations.length < limit ? undefined : page.pagination?.cursor;
+}
+
+export type ArchivedHistory = InfiniteData<ArchivedOperationsPage>;
+
+/** Each matching operation of the loaded archive pages once, newest first. */
+export function archivedOperations(history: ArchivedHistory | undefined): ArchivedOperation[] {
+  if (!history) return [];
+  const seen = new Set<string>();
+  const operations: ArchivedOperation[] = [];
+  for (const page of history.pages) {
+    for (const op of page.operations) {
+      if (seen.has(op.id)) continue;
+      seen.add(op.id);
+      operations.push(op);
+    }
+  }
+  return operations;
+}
+
+/** Whether the operation is one the API no longer lists, shown because the archive kept it. */
+export const isKeptByArchive = (operation: object): boolean => 'keptSince' in operation && typeof operation.keptSince === 'string';
+
+/** Sources: polled at the chosen interval while one is still reading a whole history; otherwise on focus only. */
+export function sourcesPollDelay(sources: ArchiveSources | undefined, intervalMs: number): number | false {
+  return sources?.sources.some((s) => s.state === 'backfilling') ? intervalMs : false;
+}
+
+/** Whether the session's own key is kept and being followed: then the archive holds every project the key reaches. */
+export function ownKeyFollowed(sources: ArchiveSources | undefined): boolean {
+  return sources?.sources.some((s) => s.isOwnKey && s.state === 'following') ?? false;
+}
+
+export const archiveQueries = {
+  all: () => ['archive'] as const,
+  sources: () =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'sources'] as const,
+      queryFn: (context) => fetchArchiveSources(callOf(context)),
+    }),
+  /** A project's history from the store, filtered by the server: one request per page, no walk. */
+  operations: (projectId: string, filters: ArchiveFilterParams, limit = ARCHIVE_PAGE_SIZE) =>
+    infiniteQueryOptions({
+      queryKey: [...archiveQueries.all(), 'operations', projectId, { filters, limit }] as const,
+      queryFn: (context) => fetchArchivedOperations(projectId, { filters, cursor: context.pageParam, limit, ...callOf(context) }),
+      initialPageParam: undefined as string | undefined,
+      getNextPageParam: (lastPage) => nextArchiveCursor(lastPage, limit),
+      refetchOnWindowFocus: false,
+    }),
+  /** One operation from the store (the API said 404 for it: pruned, kept by the archive); null when the archive has not got it either. */
+  operation: (projectId: string, operationId: string) =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'operation', projectId, operationId] as const,
+      queryFn: async (context): Promise<ArchivedOperation | null> => {
+        // The text filter finds the id; the exact one is picked from what it finds.
+        const page = await fetchArchivedOperations(projectId, { filters: { q: operationId }, limit: ARCHIVE_PAGE_SIZE, ...callOf(context) });
+        return page.operations.find((op) => op.id === operationId) ?? null;
+      },
+    }),
+  activity: () =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'activity'] as const,
+      queryFn: (context) => fetchArchiveActivity(callOf(context)),
+    }),
+};
+
+/** The poll of the sources (the retry policy's backoff while it fails). */
+export function sourcesRefetchInterval(intervalMs: number) {
+  return (query: { state: { data: ArchiveSources | undefined; fetchFailureCount: number; fetchFailureReason: unknown } }) =>
+    nextRequestDelay(query.state, sourcesPollDelay(query.state.data, intervalMs));
+}
+
+/** The archive's matches, asked again at the history's pace: the chosen interval while a match is in flight, slowly otherwise. */
+export function archivedHistoryRefetchInterval(intervalMs: number) {
+  return (query: { state: { data: ArchivedHistory | undefined; fetchFailureCount: number; fetchFailureReason: unknown } }) => {
+    // A project it does not cover is not asked again: the page reads the API instead.
+    if (isNotArchived(query.state.fetchFailureReason)) return false;
+    const newest = query.state.data?.pages[0]?.operations ?? [];
+    return nextRequestDelay(query.state, historyRefreshDelay(newest, intervalMs));
+  };
+}
+
+/** Activity from the store, at the chosen interval: it costs no API request. */
+export function archiveActivityRefetchInterval(intervalMs: number) {
+  return (query: { state: { fetchFailureCount: number; fetchFailureReason: unknown } }) =>
+    // A console without an archive (404) is not asked again in this view.
+    isApiError(query.state.fetchFailureReason) && query.state.fetchFailureReason.status === 404 ? false : nextRequestDelay(query.state, intervalMs);
+}
+
+function withSource(client: QueryClient, source: ArchiveSource): void {
+  client.setQueryData(archiveQueries.sources().queryKey, (current) => {
+    const others = (current?.sources ?? []).filter((s) => s.id !== source.id);
+    return { sources: [...others, source] };
+  });
+}
+
+/** "Keep history": keeps the session's key; the sources list shows it at once and is read again. */
+export function useKeepHistory() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => keepHistory(),
+    onSuccess: (source) => {
+      withSource(client, source);
+      return client.invalidateQueries({ queryKey: archiveQueries.all() });
+    },
+  });
+}
+
+/** "Remove": deletes the source's stored key; it leaves the list at once, and what the archive covers is read again. */
+export function useRemoveArchiveSource() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (sourceId: string) => removeArchiveSource(sourceId),
+    onSuccess: (_done, sourceId) => {
+      client.setQueryData(archiveQueries.sources().queryKey, (current) => current && { sources: current.sources.filter((s) => s.id !== sourceId) });
+      return client.invalidateQueries({ queryKey: archiveQueries.all() });
+    },
+  });
+}
