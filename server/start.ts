@@ -92,8 +92,8 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   await stored.ready;
   const sessions = createSessions({ secret: secret.secret, revoked: shared.shareRevocations ? shared.shareRevocations(stored) : stored });
   const access = createProjectAccess(backend.fetch);
-  const archiveRoutes = async (req: http.IncomingMessage, res: http.ServerResponse) =>
-    serveArchiveRoute(req, res, { db: await archive.db(), sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
+  const archiveRoutes = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    serveArchiveRoute(req, res, { open: archive.db, opened: archive.openedAnywhere, sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
   const server = http.createServer();
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);

@@ -25,7 +25,10 @@ const ACTIVITY_WINDOW_MS = 24 * 60 * 60_000;
 const ACTIVITY_MAX_OPERATIONS = 2_000;
 
 export interface ArchiveContext {
-  db: Db;
+  /** The store, opened now if it was not yet (keeping a source). */
+  open: () => Promise<Db>;
+  /** The store if it is open: reads never open PGlite (seconds) to find that nothing was ever kept. */
+  opened: () => Promise<Db | undefined>;
   sessions: Sessions;
   fetchApi: ApiFetch;
   sealer: KeySealer;
@@ -103,7 +106,7 @@ async function labelOf(fetchApi: ApiFetch, session: Session): Promise<string> {
 }
 
 export async function serveArchiveRoute(req: IncomingMessage, res: ServerResponse, context: ArchiveContext): Promise<void> {
-  const { db, sessions, sealer } = context;
+  const { sessions, sealer } = context;
   const now = context.now ?? Date.now;
   res.setHeader('Cache-Control', 'no-store');
   const url = new URL(req.url ?? '/', 'http://console.invalid');
@@ -125,6 +128,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
 
   if (path === ARCHIVE_SOURCES_PATH) {
     if (method === 'POST') {
+      const db = await context.open();
       const kept = await keepSource(db, {
         id: `src-${randomBytes(9).toString('base64url')}`,
         fingerprint: own,
@@ -140,7 +144,8 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     if (method === 'GET' || method === 'HEAD') {
-      const sources = (await listSourceSummaries(db)).filter((source) => source.key_fingerprint === own);
+      const db = await context.opened();
+      const sources = (db ? await listSourceSummaries(db) : []).filter((source) => source.key_fingerprint === own);
       sendJson(res, 200, { sources: sources.map((source) => sourceOnWire(source, own)) });
       return;
     }
@@ -156,12 +161,13 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     // Only the session whose key it is removes a source; any other is told it does not exist.
-    const source = await findSource(db, id);
+    const db = await context.opened();
+    const source = db ? await findSource(db, id) : undefined;
     if (!source || source.key_fingerprint !== own) {
       sendError(res, 404, 'No such source.');
       return;
     }
-    await deleteSource(db, id);
+    if (db) await deleteSource(db, id);
     context.wake?.();
     res.statusCode = 204;
     res.end();
@@ -199,11 +205,13 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     const started = performance.now();
-    const coverage = await projectCoverage(db, projectId);
+    const db = await context.opened();
+    const coverage = db ? await projectCoverage(db, projectId) : undefined;
     if (!coverage) {
       sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
       return;
     }
+    if (!db) return;
     const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), cursor, limit);
     const operations = rows.map(operationOnWire).filter((op) => op !== undefined);
     const last = rows.at(-1);
@@ -225,6 +233,11 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     }
     // The projects this session's own kept key reaches (as it last listed them): those its key can read,
     // known without asking the API per viewer. Without a kept key of its own, the page reads the API.
+    const db = await context.opened();
+    if (!db) {
+      sendJson(res, 200, { projects: [], operations: [] });
+      return;
+    }
     const mine = (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at);
     const reach = mine ? new Set((await sourceProjects(db, mine.id)).map((p) => p.project_id)) : new Set<string>();
     const projects = (await coveredProjects(db)).filter((p) => reach.has(p.id));

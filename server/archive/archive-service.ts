@@ -14,6 +14,8 @@ import { openStore, STORE_DIR, type Db } from '../store';
 import { linkedStore, serveStoreLink } from '../store/db-link';
 import { createKeySealer, type KeySealer } from './sealed-keys';
 
+const LINK_CHECK_MS = 3_000;
+
 export interface StoreLink {
   origin: string;
   token: string;
@@ -36,8 +38,10 @@ export interface Archive {
   driver: 'pglite' | 'postgres' | 'link';
   /** The store, opened now if it was not yet. */
   db: () => Promise<Db>;
-  /** The store if it is open. */
+  /** The store if it is open (on a worker's link: if the primary's is). */
   opened: () => Db | undefined;
+  /** As `opened`, asking the primary on a worker's link. */
+  openedAnywhere: () => Promise<Db | undefined>;
   /** Calls `listener` once the store is open (at once if it is). */
   onOpen: (listener: (db: Db) => void) => void;
   isCollecting: () => boolean;
@@ -64,18 +68,36 @@ export async function openArchive({ config, secret, fetchApi, log, collect, link
     if (driver === 'pglite') collector = start();
     if (driver === 'postgres' && config.databaseUrl) lease = collectWhileHoldingLock({ databaseUrl: config.databaseUrl, retryMs: config.archiveLockRetryMs, start, log });
   };
+  const opened = (store: Db) => {
+    if (db) return;
+    db = store;
+    startCollecting(store);
+    for (const listener of listeners.splice(0)) listener(store);
+  };
+  // A worker's link counts as open once the primary's store is (asked now, then every few seconds until it is).
+  const linked = link ? linkedStore(link.origin, link.token) : undefined;
+  const seeIfOpen = async (): Promise<Db | undefined> => {
+    if (!linked || db) return db;
+    if (await linked.isOpen().catch(() => false)) opened(linked);
+    return db;
+  };
+  const watchLink = () => {
+    if (stopped || db) return;
+    setTimeout(() => void seeIfOpen().then(watchLink), LINK_CHECK_MS).unref();
+  };
   const open = (): Promise<Db> => {
     opening ??= (async () => {
-      const store = link ? linkedStore(link.origin, link.token) : await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-      db = store;
-      startCollecting(store);
-      for (const listener of listeners.splice(0)) listener(store);
+      const store = linked ?? (await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+      opened(store);
       return store;
     })();
     return opening;
   };
-  // Opened now: a server, a worker's link, or a folder that already holds a store (its collector resumes).
-  if (driver !== 'pglite' || existsSync(path.resolve(config.dataDir, STORE_DIR))) await open();
+  // Opened now: a server, or a folder that already holds a store (its collector resumes); a worker asks the primary.
+  if (linked) {
+    await seeIfOpen();
+    watchLink();
+  } else if (driver === 'postgres' || existsSync(path.resolve(config.dataDir, STORE_DIR))) await open();
 
   let lent: { origin: string; close: () => Promise<void> } | undefined;
   const token = randomBytes(24).toString('base64url');
@@ -85,6 +107,7 @@ export async function openArchive({ config, secret, fetchApi, log, collect, link
     driver,
     db: open,
     opened: () => db,
+    openedAnywhere: seeIfOpen,
     onOpen(listener) {
       if (db) listener(db);
       else listeners.push(listener);
@@ -93,7 +116,7 @@ export async function openArchive({ config, secret, fetchApi, log, collect, link
     collectorRequests: () => current()?.requests() ?? 0,
     wake: () => current()?.wake(),
     async lend() {
-      lent ??= await serveStoreLink(open, token);
+      lent ??= await serveStoreLink(open, token, () => db !== undefined);
       return { origin: lent.origin, token };
     },
     async stop() {

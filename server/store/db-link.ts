@@ -58,7 +58,7 @@ interface OpenTransaction {
 class RolledBack extends Error {}
 
 /** The primary's side: the store (opened on the first query when not yet) served on 127.0.0.1 (a random port) to holders of `token`. */
-export async function serveStoreLink(store: () => Promise<Db>, token: string): Promise<{ origin: string; close: () => Promise<void> }> {
+export async function serveStoreLink(store: () => Promise<Db>, token: string, isOpen: () => boolean = () => true): Promise<{ origin: string; close: () => Promise<void> }> {
   const transactions = new Map<string, OpenTransaction>();
   let next = 0;
   const begin = async (): Promise<string> => {
@@ -93,6 +93,7 @@ export async function serveStoreLink(store: () => Promise<Db>, token: string): P
       if (!target) return { status: 409, body: { error: 'The transaction is over (timed out or finished).' } };
       return { status: 200, body: await target.query(request.text, request.params) };
     }
+    if (path === '/status') return { status: 200, body: { rows: [{ open: isOpen() }] } };
     if (path === '/begin') return { status: 200, body: { tx: await begin() } };
     if (path === '/commit' || path === '/rollback') {
       const { tx } = TxRequestSchema.parse(parsed);
@@ -135,8 +136,15 @@ export async function serveStoreLink(store: () => Promise<Db>, token: string): P
 
 const linkAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
+export interface LinkedDb extends Db {
+  /** Whether the primary has opened its store (reads need not open it to find nothing was kept). */
+  isOpen: () => Promise<boolean>;
+}
+
+const StatusSchema = z.object({ rows: z.tuple([z.object({ open: z.boolean() })]) });
+
 /** The worker's side: a Db whose every query runs in the primary. */
-export function linkedStore(origin: string, token: string): Db {
+export function linkedStore(origin: string, token: string): LinkedDb {
   const { hostname, port } = new URL(origin);
   const post = (path: string, body: unknown): Promise<unknown> =>
     new Promise((resolve, reject) => {
@@ -164,8 +172,13 @@ export function linkedStore(origin: string, token: string): Db {
       return { rows: rows as never[] };
     },
   });
+  let open = false;
   return {
     ...on(undefined),
+    async isOpen() {
+      open ||= StatusSchema.parse(await post('/status', {})).rows[0].open;
+      return open;
+    },
     async transaction(fn) {
       const { tx } = TxSchema.parse(await post('/begin', {}));
       try {
