@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig, devices, type PlaywrightTestConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT ?? 5199);
@@ -14,7 +16,7 @@ const LANE_A = ['faults', 'history', 'a11y', 'watch', 'edges', 'api-keys', 'acti
 // the specs about the server (sessions, security, API clients, server rendering, hosts, the platform's CLI)
 // and the edges against it on Node 22, as `npm start` runs it by default (a worker per core). Every other
 // spec signs in and loads server-rendered pages on Node 20, whose server tests (Vitest) run on both.
-const NODE22_LANE = ['session', 'security', 'api-client', 'ssr', 'host-check', 'neonctl', 'honest-edges'];
+const NODE22_LANE = ['session', 'security', 'api-client', 'ssr', 'host-check', 'neonctl', 'honest-edges', 'archive'];
 const node22 = process.env.E2E_NODE22 === '1';
 
 const specs = (names: string[]) => names.map((name) => `**/${name}.spec.ts`);
@@ -27,13 +29,28 @@ type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown
 
 // Lanes a and b serve from one process each (three lanes of clusters would be nine servers on two cores);
 // the cluster (server/cluster.ts) is tested in test/server and by test:prod: its simulator hop put ssr past its render deadline beside two lanes.
+/** A lane's DATA_DIR, emptied when its server starts: each run begins with no kept key and no store. */
+const dataDir = (lanePort: number) => join(tmpdir(), `ops-console-e2e-${lanePort}`);
+
 function server(lanePort: number, command = serve, workers = '1'): WebServer {
   return {
-    command,
+    command: `rm -rf '${dataDir(lanePort)}' && ${command}`,
     url: `${origin(lanePort)}/`,
     reuseExistingServer: false,
     timeout: 180_000,
-    env: { TZ: 'UTC', PORT: String(lanePort), HOST: '127.0.0.1', SIM_API_KEY: E2E_API_KEY, SIM_FAULTS: '1', SIM_HUGE_PROJECT: '1', WEB_CONCURRENCY: workers },
+    env: {
+      TZ: 'UTC',
+      PORT: String(lanePort),
+      HOST: '127.0.0.1',
+      SIM_API_KEY: E2E_API_KEY,
+      SIM_FAULTS: '1',
+      SIM_HUGE_PROJECT: '1',
+      WEB_CONCURRENCY: workers,
+      // Each lane's server keeps its store and secret apart (one process may open a PGlite directory), fresh each run.
+      DATA_DIR: dataDir(lanePort),
+      // The archive's whole re-read (what finds operations the API stopped listing) every 20 s instead of every hour.
+      ARCHIVE_FULL_READ_MS: '20000',
+    },
     stdout: 'pipe',
   };
 }

@@ -1,0 +1,129 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { ControlApi, type ApiOperation } from './support/api';
+import { expectNoSeriousViolations } from './support/axe';
+import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
+import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
+
+// The history archive end to end (issue 22), against the lane's own server: Keep history with the signed-in
+// key, the collector backfills every project (the 20,000-operation one too), a filter is answered from the
+// store in one request, an operation the API stops listing stays on the page, and Activity costs the API no
+// more with five people watching than with one. The source is removed at the end, so the lane's other specs
+// meet a server that reads nothing on its own.
+test.describe.configure({ mode: 'serial' });
+
+const sourceRow = (page: Page) => page.getByRole('table', { name: 'Keys the archive reads with' }).getByRole('row', { name: /Demo User/ });
+
+async function hugeProjectId(api: ControlApi): Promise<string> {
+  const projects = await api.allProjects();
+  const counted = await Promise.all(projects.map(async (p) => ({ id: p.id, size: (await api.newestOperations(p.id, 1_000)).length })));
+  const huge = counted.find((p) => p.size === 1_000);
+  if (!huge) throw new Error('no project with a full first page: SIM_HUGE_PROJECT=1 is not set on the server');
+  return huge.id;
+}
+
+/** The page's list reads of one project's history (`/api/v2/projects/:id/operations`, not a single operation's read). */
+const historyReads = (log: readonly ApiExchange[], projectId: string) => log.filter((e) => new URL(e.url).pathname === `/api/v2/projects/${projectId}/operations`);
+
+test('Keep history: the key is kept, every project backfilled, and a filter over 20,000 operations comes from the archive in one request', async ({ page, request }) => {
+  test.setTimeout(150_000);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const huge = await hugeProjectId(api);
+  const failed = (await api.operations(huge)).filter((op) => op.status === 'failed');
+  expect(failed.length).toBeGreaterThan(0);
+
+  await page.goto('/settings/archive');
+  await signInThroughKeyScreen(page);
+  await expect(page.getByRole('heading', { level: 1, name: 'History archive' })).toBeVisible();
+  await expectNoSeriousViolations(page);
+  await page.getByRole('button', { name: 'Keep history' }).click();
+  // The first kept key opens the store: PGlite's first start in a fresh DATA_DIR (3–16 s here), meanwhile "Keeping…".
+  await expect(page.getByText('Keeping…')).toBeVisible();
+  await expect(sourceRow(page)).toBeVisible({ timeout: 60_000 });
+  // Then 20,000 + 2,700 operations in pages of 1,000.
+  await expect(sourceRow(page).getByText('Following')).toBeVisible({ timeout: 120_000 });
+  await expect(page.getByRole('button', { name: 'Keep history' })).toBeDisabled();
+  await expectNoSeriousViolations(page);
+
+  const traffic = recordApiTraffic(page);
+  await page.goto(`/projects/${huge}?status=failed`);
+  await expect(page.getByText(`From the history archive, over the whole record of this project: ${failed.length} matches.`)).toBeVisible();
+  const table = page.getByRole('table', { name: /operations/i });
+  await expect(table).toHaveAttribute('aria-rowcount', String(failed.length + 1));
+  await expect(table.locator('tbody tr').first().getByRole('link').first()).toHaveAttribute('href', new RegExp(`/operations/${failed[0]?.id ?? 'none'}$`));
+  // Answered by the store: no list read of this project's history went to the API for the filter.
+  expect(historyReads(traffic, huge).filter((e) => new URL(e.url).searchParams.has('cursor'))).toEqual([]);
+});
+
+test('an operation the API stops listing stays in the history, marked as kept by the archive', async ({ page, request, context }) => {
+  test.setTimeout(120_000);
+  await holdKey(context);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const projects = await api.allProjects();
+  const small = projects.find((p) => p.name === 'blog-backend') ?? projects[0];
+  if (!small) throw new Error('no project');
+  const oldest: ApiOperation | undefined = (await api.operations(small.id)).at(-1);
+  if (!oldest) throw new Error('an empty project');
+  await setFaults(request, [{ path: `/projects/${small.id}/operations`, fault: { type: 'hide-operations', ids: [oldest.id] } }]);
+  try {
+    // The API no longer lists it (as after its 6 months)…
+    expect((await api.operations(small.id)).map((op) => op.id)).not.toContain(oldest.id);
+    // …and the archive notices at its next whole read of the project (ARCHIVE_FULL_READ_MS on the test server).
+    const row = page.getByRole('table', { name: /operations/i }).getByRole('row').filter({ has: page.locator(`a[href$="/operations/${oldest.id}"]`) });
+    await expect(async () => {
+      await page.goto(`/projects/${small.id}?status=${oldest.status}`);
+      await expect(row.getByText('Kept by the archive')).toBeVisible({ timeout: 5_000 });
+    }).toPass({ timeout: 90_000 });
+  } finally {
+    await clearFaults(request);
+  }
+});
+
+/** Five people, each in a browser profile of their own, signed in with the key and on /activity. */
+async function viewers(browser: Browser, baseURL: string, count: number) {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const context = await browser.newContext({ baseURL });
+      await holdKey(context);
+      const page = await context.newPage();
+      const traffic = recordApiTraffic(page);
+      await page.goto('/activity');
+      await expect(page.getByRole('table', { name: /activity across projects/i })).toBeVisible();
+      return { context, page, traffic };
+    }),
+  );
+}
+
+test('Activity with five people watching costs the API no more than with one', async ({ browser, baseURL }) => {
+  test.setTimeout(120_000);
+  if (!baseURL) throw new Error('baseURL is not set');
+  const WINDOW_MS = 10_000;
+  const sentIn = (log: readonly ApiExchange[], from: number) => log.filter((e) => e.sentAt >= from && e.sentAt < from + WINDOW_MS).length;
+
+  const [alone] = await viewers(browser, baseURL, 1);
+  if (!alone) throw new Error('no viewer');
+  const soloFrom = Date.now();
+  // wall-clock: requests in a window of real time are what the API's per-minute limit counts.
+  await alone.page.waitForTimeout(WINDOW_MS);
+  const solo = sentIn(alone.traffic, soloFrom);
+  await alone.context.close();
+
+  const five = await viewers(browser, baseURL, 5);
+  const groupFrom = Date.now();
+  // wall-clock: the same window with five people.
+  await five[0]?.page.waitForTimeout(WINDOW_MS);
+  const group = five.reduce((sum, viewer) => sum + sentIn(viewer.traffic, groupFrom), 0);
+  // Each page says where its rows come from, and its rows are there.
+  for (const viewer of five) await expect(viewer.page.getByText(/history archive/i).first()).toBeVisible();
+  await Promise.all(five.map((viewer) => viewer.context.close()));
+  expect(group, `API requests from five viewers in ${WINDOW_MS} ms (one viewer: ${solo})`).toBeLessThanOrEqual(solo);
+});
+
+test('Remove stops keeping the key: the source is gone and Keep history is offered again', async ({ page, context }) => {
+  await holdKey(context);
+  await page.goto('/settings/archive');
+  await sourceRow(page).getByRole('button', { name: 'Remove' }).click();
+  const dialog = page.getByRole('alertdialog');
+  await dialog.getByRole('button', { name: 'Remove' }).click();
+  await expect(sourceRow(page)).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Keep history' })).toBeEnabled();
+});
