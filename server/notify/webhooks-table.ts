@@ -76,9 +76,9 @@ export async function pauseWebhook(db: Db, id: string, reason: string): Promise<
 export async function resumeWebhook(db: Db, id: string, ownerFingerprint: string, now: Date, ownerKeySealed?: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
-      `UPDATE notify_webhooks SET paused_reason = NULL, consecutive_failures = 0, owner_key_sealed = coalesce($4, owner_key_sealed)
+      `UPDATE notify_webhooks SET paused_reason = NULL, consecutive_failures = 0, owner_key_sealed = coalesce($3, owner_key_sealed)
        WHERE id = $1 AND owner_fingerprint = $2 RETURNING id`,
-      [id, ownerFingerprint, now, ownerKeySealed ?? null],
+      [id, ownerFingerprint, ownerKeySealed ?? null],
     );
     if (rows.length === 0) return false;
     await tx.query(`UPDATE notify_deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = 'pending'`, [id, now]);

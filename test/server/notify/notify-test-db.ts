@@ -28,6 +28,11 @@ export async function createNotifyTestDb(): Promise<Db> {
   return wrap(pg);
 }
 
+/** Empties every table the notifications and the collector's contract use (one database per test file: initdb is slow). */
+export async function emptyNotifyTestDb(db: Db): Promise<void> {
+  await db.query('TRUNCATE notify_deliveries, notify_watches, notify_webhooks, notify_cursor, operation_transitions RESTART IDENTITY CASCADE');
+}
+
 export interface TransitionInput {
   projectId: string;
   operation: { id: string; status: string; action?: string; created_at?: string; total_duration_ms?: number; [key: string]: unknown };
