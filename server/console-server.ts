@@ -12,6 +12,8 @@ import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonErr
 import { createRenderSlots, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { MISDIRECTED } from './host-check';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
+import type { Notifications } from './notify/notifications';
+import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
 import { serveSessionRoute } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
@@ -44,6 +46,8 @@ export interface ConsoleServerOptions {
   hostAllowed?: (host: string | undefined) => boolean;
   /** PUBLIC_URL: https there turns HSTS on. */
   publicUrl?: URL | undefined;
+  /** Webhooks and their deliveries (server/notify/); without a store, /notifications answers 503. */
+  notifications?: Notifications | undefined;
 }
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -159,6 +163,10 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       return;
     }
     if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
+    if (isNotifyPath(path)) {
+      await serveNotifyRoute(req, res, { sessions, notifications: options.notifications });
+      return;
+    }
 
     const isGet = req.method === 'GET' || req.method === 'HEAD';
     if (isGet && options.pagesFirst?.(req)) {
