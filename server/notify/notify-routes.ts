@@ -60,48 +60,48 @@ export async function serveNotifyRoute(req: IncomingMessage, res: ServerResponse
   }
   const fingerprint = sessions.describe(current.session).fingerprint ?? '';
   const owner: Owner = { fingerprint, apiKey: current.session.key };
-  const notFound = () => sendJsonError(res, 404, 'No such webhook.');
+  const answer = await route(req, path, method, notifications, owner);
+  if ('error' in answer) sendJsonError(res, answer.error, answer.message, answer.code);
+  else if (answer.body === undefined) {
+    res.statusCode = answer.status;
+    res.end();
+  } else sendJson(res, answer.status, answer.body);
+}
 
-  if (path === WEBHOOKS_PATH && method === 'GET') return sendJson(res, 200, { webhooks: await notifications.list(owner) });
+type Answer = { status: number; body?: unknown } | { error: number; message: string; code?: string };
+
+const NOT_FOUND: Answer = { error: 404, message: 'No such webhook.' };
+
+async function route(req: IncomingMessage, path: string, method: string, notifications: Notifications, owner: Owner): Promise<Answer> {
+  if (path === WEBHOOKS_PATH && method === 'GET') return { status: 200, body: { webhooks: await notifications.list(owner) } };
   if (path === WEBHOOKS_PATH && method === 'POST') {
     const input = await readJson(req, CreateWebhookSchema);
-    if (typeof input === 'string') return sendJsonError(res, 400, input);
+    if (typeof input === 'string') return { error: 400, message: input };
     const created = await notifications.create(owner, input);
-    if (!created.ok) return sendJsonError(res, 400, created.problem, INVALID_WEBHOOK_URL_CODE);
-    return sendJson(res, 201, { webhook: created.webhook, secret: created.secret });
+    if (!created.ok) return { error: 400, message: created.problem, code: INVALID_WEBHOOK_URL_CODE };
+    return { status: 201, body: { webhook: created.webhook, secret: created.secret } };
   }
-  if (path === WATCHES_PATH && method === 'GET') return sendJson(res, 200, { watches: await notifications.watches(owner) });
+  if (path === WATCHES_PATH && method === 'GET') return { status: 200, body: { watches: await notifications.watches(owner) } };
   if (path === WATCHES_PATH && method === 'POST') {
     const input = await readJson(req, WatchRequestSchema);
-    if (typeof input === 'string') return sendJsonError(res, 400, input);
+    if (typeof input === 'string') return { error: 400, message: input };
     const watch = await notifications.watch(owner, input.projectId, input.operationId);
-    if (!watch) return sendJsonError(res, 409, 'Add a webhook on the Notifications page first: that is where the notice is sent.', NO_WEBHOOK_CODE);
-    return sendJson(res, 201, watch);
+    if (!watch) return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
+    return { status: 201, body: watch };
   }
   const match = WEBHOOK_ROUTE.exec(path);
   const id = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-  if (id === undefined) return sendJsonError(res, 404, 'Not found.');
+  if (id === undefined) return { error: 404, message: 'Not found.' };
   const action = match?.[2];
-  if (action === undefined && method === 'DELETE') {
-    if (!(await notifications.remove(owner, id))) return notFound();
-    res.statusCode = 204;
-    res.end();
-    return;
-  }
+  if (action === undefined && method === 'DELETE') return (await notifications.remove(owner, id)) ? { status: 204 } : NOT_FOUND;
   if (action === 'test' && method === 'POST') {
     const result = await notifications.test(owner, id);
-    return result ? sendJson(res, 200, result) : notFound();
+    return result ? { status: 200, body: result } : NOT_FOUND;
   }
-  if (action === 'resume' && method === 'POST') {
-    if (!(await notifications.resume(owner, id))) return notFound();
-    res.statusCode = 204;
-    res.end();
-    return;
-  }
+  if (action === 'resume' && method === 'POST') return (await notifications.resume(owner, id)) ? { status: 204 } : NOT_FOUND;
   if (action === 'deliveries' && method === 'GET') {
     const deliveries = await notifications.deliveries(owner, id);
-    return deliveries ? sendJson(res, 200, { deliveries }) : notFound();
+    return deliveries ? { status: 200, body: { deliveries } } : NOT_FOUND;
   }
-  res.setHeader('Allow', action === undefined ? 'DELETE' : action === 'deliveries' ? 'GET' : 'POST');
-  sendJsonError(res, 405, 'Method not allowed.');
+  return { error: 405, message: 'Method not allowed.' };
 }
