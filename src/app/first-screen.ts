@@ -62,6 +62,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   if (matchPath(routePatterns.apiKeys, pathname)) return { screen: 'apiKeys', serverRendered: false, load: () => [] };
   // Live by nature (its scheduler reads one project at a time, inside a budget): the browser starts it.
   if (matchPath(routePatterns.activity, pathname)) return { screen: 'activity', serverRendered: false, load: () => [] };
+  // Webhooks are the console's own routes, read by the page: nothing the first paint needs.
+  if (matchPath(routePatterns.notifications, pathname)) return { screen: 'notifications', serverRendered: false, load: () => [] };
   if (matchPath(routePatterns.home, pathname)) {
     const orgId = searchParams.get('org') ?? undefined;
     return {

@@ -28,6 +28,7 @@ const ProjectScreen = lazyScreen(screenModules.project);
 const OperationDetailScreen = lazyScreen(screenModules.operation);
 const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
 const ActivityScreen = lazyScreen(screenModules.activity);
+const NotificationsScreen = lazyScreen(screenModules.notifications);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -68,6 +69,7 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
           <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
           <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
           <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
+          <Route path={routePatterns.notifications} element={<Screen><NotificationsScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

@@ -29,5 +29,6 @@ export const screenModules = {
   project: screenModule('src/screens/project/project-screen.tsx', async () => (await import('../screens/project/project-screen')).ProjectScreen),
   operation: screenModule('src/screens/operation/operation-detail-screen.tsx', async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen),
   activity: screenModule('src/screens/activity/activity-screen.tsx', async () => (await import('../screens/activity/activity-screen')).ActivityScreen),
+  notifications: screenModule('src/screens/notifications/notifications-screen.tsx', async () => (await import('../screens/notifications/notifications-screen')).NotificationsScreen),
   apiKeys: screenModule('src/screens/api-keys/api-keys-screen.tsx', async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

@@ -6,6 +6,7 @@ export const paths = {
     `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
   apiKeys: () => '/settings/api-keys',
   activity: () => '/activity',
+  notifications: () => '/settings/notifications',
 };
 
 export const routePatterns = {
@@ -14,4 +15,5 @@ export const routePatterns = {
   operation: '/projects/:projectId/operations/:operationId',
   apiKeys: '/settings/api-keys',
   activity: '/activity',
+  notifications: '/settings/notifications',
 } as const;
