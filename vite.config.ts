@@ -20,7 +20,14 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/api/**'], environment: 'node' },
+        test: {
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/api/**'],
+          environment: 'node',
+          // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).
+          globalSetup: ['test/support/postgres-global-setup.ts'],
+        },
       },
       {
         extends: true,
@@ -30,6 +37,7 @@ export default defineConfig({
           include: ['test/**/*.test.tsx', 'test/api/**/*.test.ts'],
           exclude: ['test/e2e/**'],
           environment: 'jsdom',
+          isolate: false,
           // Whole-app renders of long tables are slow in jsdom on 2 cores.
           testTimeout: 20_000,
           setupFiles: ['test/support/setup-dom.ts'],

@@ -36,7 +36,7 @@ function setHidden(hidden: boolean) {
   });
 }
 
-const table = () => screen.findByRole('table', { name: /activity across projects/i }, { timeout: 5_000 });
+const table = () => screen.findByRole('table', { name: /activity across projects/i });
 const operationReads = () => requests.filter((r) => /^\/api\/v2\/projects\/[^/]+\/operations$/.test(r.url.pathname));
 const projectOf = (r: { url: URL }) => r.url.pathname.split('/')[4] ?? '';
 
@@ -63,7 +63,7 @@ describe('activity across projects', () => {
     expect(within(row).getByText('In progress')).toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: 'Project' })).toBeInTheDocument();
     // Organizations' projects too (Northwind's storefront starts a compute in the seed).
-    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
+    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'));
     // Watch works from here.
     const watch = within(row).getByRole('button', { name: `Watch Apply config ${op.id.slice(0, 8)}…` });
     await user.click(watch);
@@ -75,11 +75,11 @@ describe('activity across projects', () => {
     renderApp('/activity', { apiKey: sim.apiKey });
     await table();
     // Wait until every project has been read once.
-    await waitFor(() => expect(new Set(operationReads().map(projectOf)).size).toBe(PROJECTS), { timeout: 5_000 });
+    await waitFor(() => expect(new Set(operationReads().map(projectOf)).size).toBe(PROJECTS));
     const idle = sim.seed.projectIds.empty;
     const op = sim.cp.addOperation({ projectId: idle, action: 'create_branch', durationMs: 2_000, fail: false });
     const readsBefore = operationReads().length;
-    await waitFor(() => expect(rowOf(op.id)).not.toBeNull(), { timeout: 5_000 });
+    await waitFor(() => expect(rowOf(op.id)).not.toBeNull());
     // Found within one round: no other idle project (blog-backend, northwind-etl) read twice before it.
     const between = operationReads().slice(readsBefore).map(projectOf);
     const beforeFound = between.slice(0, between.indexOf(idle) + 1);
@@ -90,7 +90,7 @@ describe('activity across projects', () => {
     expect(within(rowOf(op.id) ?? document.body).getByText('In progress')).toBeInTheDocument();
     // The project is busy now: read at the poll interval, so the end shows without a reload.
     act(() => sim.clock.advance(3_000));
-    await waitFor(() => expect(within(rowOf(op.id) ?? document.body).getByText('OK')).toBeInTheDocument(), { timeout: 5_000 });
+    await waitFor(() => expect(within(rowOf(op.id) ?? document.body).getByText('OK')).toBeInTheDocument());
   });
 
   it('never spends more than its budget, counting the project list too', async () => {
@@ -120,9 +120,9 @@ describe('activity across projects', () => {
         { once: true },
       ),
     );
-    expect(await screen.findByText(/asked the console to slow down \(429\).*1500 requests a minute/i, {}, { timeout: 5_000 })).toBeInTheDocument();
+    expect(await screen.findByText(/asked the console to slow down \(429\).*1500 requests a minute/i, {})).toBeInTheDocument();
     // Nothing before its Retry-After (1 s) has passed, then on at half the pace.
-    await waitFor(() => expect(requests.filter((r) => r.at >= limitedAt + 1_000).length).toBeGreaterThan(0), { timeout: 5_000 });
+    await waitFor(() => expect(requests.filter((r) => r.at >= limitedAt + 1_000).length).toBeGreaterThan(0));
     expect(requests.filter((r) => r.at > limitedAt + 50 && r.at < limitedAt + 1_000)).toHaveLength(0);
   });
 
@@ -141,13 +141,13 @@ describe('activity across projects', () => {
   it('keeps its filters in the address: one project, by status', async () => {
     const running = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
     const { user } = renderApp(`/activity?project=${sim.seed.projectIds.personal}&status=running`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(rowOf(running.id)).not.toBeNull(), { timeout: 5_000 });
+    await waitFor(() => expect(rowOf(running.id)).not.toBeNull());
     const rows = within(await table()).getAllByRole('row').slice(1);
     for (const row of rows) expect(within(row).getByRole('link', { name: 'blog-backend' })).toBeInTheDocument();
     expect(screen.getByRole('combobox', { name: 'Project' })).toHaveValue(sim.seed.projectIds.personal);
     await user.click(screen.getByRole('button', { name: 'Clear filters' }));
     expect(window.location.search).toBe('');
-    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'), { timeout: 5_000 });
+    await waitFor(() => expect(projectLink(sim.seed.projectIds.storefront)).toHaveTextContent('northwind-storefront'));
   });
 
   it('speaks only for the projects it has read: no "nothing happening" before it has looked', async () => {
@@ -165,7 +165,7 @@ describe('activity across projects', () => {
     observer.observe(document.body, { subtree: true, childList: true, characterData: true });
     try {
       renderApp('/activity?status=skipped', { apiKey: sim.apiKey });
-      await waitFor(() => expect(document.querySelector('.empty')).toHaveTextContent(`in the ${PROJECTS} projects checked.`), { timeout: 5_000 });
+      await waitFor(() => expect(document.querySelector('.empty')).toHaveTextContent(`in the ${PROJECTS} projects checked.`));
     } finally {
       observer.disconnect();
     }

@@ -1,0 +1,34 @@
+// openStore: the store the configuration names (DATABASE_URL's Postgres server, else PGlite in
+// DATA_DIR/store), migrated before it is handed out.
+import path from 'node:path';
+import type { Db } from './db';
+import { loadMigrations, migrate } from './migrations';
+import { openPgDb } from './pg-db';
+import { openPgliteDb } from './pglite-db';
+
+export type { Db, Queryable, QueryResult, SqlValue } from './db';
+
+export interface StoreConfig {
+  /** DATABASE_URL: a Postgres server; undefined: PGlite in `dataDir`/store. */
+  databaseUrl?: string | undefined;
+  /** DATA_DIR; undefined with no databaseUrl: PGlite in memory (tests). */
+  dataDir?: string | undefined;
+}
+
+export const STORE_DIR = 'store';
+
+/** Which driver a configuration gets. */
+export function storeKind(config: StoreConfig): 'postgres' | 'pglite' {
+  return config.databaseUrl ? 'postgres' : 'pglite';
+}
+
+export async function openStore(config: StoreConfig): Promise<Db> {
+  const db = config.databaseUrl ? openPgDb(config.databaseUrl) : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
+  try {
+    await migrate(db, await loadMigrations());
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+  return db;
+}

@@ -1,0 +1,146 @@
+// operations (one row per operation, the API's object as last seen) and operation_transitions (every
+// status change seen). The history's filters are answered here with their own SQL form
+// (features/history/filters: sqlCondition), over exactly the columns it names.
+import type { Operation } from '../../src/api/schemas';
+import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
+import type { Queryable, SqlValue } from './db';
+
+/** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
+export interface ListedOperation {
+  operation: Operation;
+  body: unknown;
+}
+
+export interface UpsertResult {
+  /** Operations not in the store before. */
+  added: number;
+  /** Status changes recorded (new operations included: their first status). */
+  transitions: number;
+}
+
+/**
+ * Records a page of operations: new ones inserted, known ones updated (and no longer gone), and one
+ * transition for each first sighting or changed status, in one statement.
+ */
+export async function upsertOperations(db: Queryable, projectId: string, listed: readonly ListedOperation[], seenAt: Date, duringBackfill: boolean): Promise<UpsertResult> {
+  if (listed.length === 0) return { added: 0, transitions: 0 };
+  const rows = JSON.stringify(
+    listed.map(({ operation: op, body }) => ({
+      id: op.id,
+      action: op.action,
+      status: op.status,
+      branch_id: op.branch_id ?? null,
+      endpoint_id: op.endpoint_id ?? null,
+      created_at: op.created_at,
+      updated_at: op.updated_at,
+      body,
+    })),
+  );
+  const { rows: result } = await db.query<{ added: number; transitions: number }>(
+    `WITH incoming AS (
+       SELECT * FROM jsonb_to_recordset($2::jsonb)
+         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, body jsonb)
+     ),
+     previous AS (
+       SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
+     ),
+     upserted AS (
+       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at)
+       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, $3, $3 FROM incoming
+       ON CONFLICT (project_id, id) DO UPDATE SET action = EXCLUDED.action, status = EXCLUDED.status, branch_id = EXCLUDED.branch_id,
+         endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, body = EXCLUDED.body,
+         last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
+       RETURNING id
+     ),
+     -- A data-modifying WITH runs whether or not it is read.
+     changed AS (
+       INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation)
+       SELECT $1, i.id, i.status, p.status, $3, $4, i.body FROM incoming i LEFT JOIN previous p ON p.id = i.id
+       WHERE p.id IS NULL OR p.status IS DISTINCT FROM i.status
+       ORDER BY i.created_at, i.id
+       RETURNING 1
+     )
+     SELECT (SELECT count(*)::int FROM incoming) - (SELECT count(*)::int FROM previous) AS added,
+       (SELECT count(*)::int FROM changed) AS transitions`,
+    [projectId, rows, seenAt, duringBackfill],
+  );
+  return result[0] ?? { added: 0, transitions: 0 };
+}
+
+/** After a whole read that began at `readStart`: what it did not list is gone from the API (kept here, marked). */
+export async function markGone(db: Queryable, projectId: string, readStart: Date, now: Date): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    'UPDATE operations SET gone_at = $3 WHERE project_id = $1 AND gone_at IS NULL AND last_listed_at < $2 RETURNING id',
+    [projectId, readStart, now],
+  );
+  return rows.length;
+}
+
+export interface StoredOperation {
+  body: unknown;
+  gone_at: Date | null;
+  last_listed_at: Date;
+  /** created_at to the microsecond, UTC: the keyset cursor's first half. */
+  created_key: string;
+  id: string;
+}
+
+/** A page position: after (older than) this operation. */
+export interface OperationsCursor {
+  createdAt: string;
+  id: string;
+}
+
+const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** One project's operations matching `filters`, newest first, `limit` of them after `cursor`: one query. */
+export async function operationsPage(db: Queryable, projectId: string, filters: HistoryFilters, cursor: OperationsCursor | undefined, limit: number): Promise<StoredOperation[]> {
+  const condition = sqlCondition(filters, 2);
+  const params: SqlValue[] = [projectId, ...condition.params];
+  let after = '';
+  if (cursor) {
+    params.push(cursor.createdAt, cursor.id);
+    after = ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+  }
+  params.push(limit);
+  const { rows } = await db.query<StoredOperation>(
+    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
+     WHERE project_id = $1 AND (${condition.where})${after}
+     ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return rows;
+}
+
+/** Activity from the store: the projects' operations in flight (by the status rule the page applies) or created or changed since `since`. */
+export async function recentOperations(db: Queryable, projectIds: readonly string[], since: Date, limit: number): Promise<StoredOperation[]> {
+  if (projectIds.length === 0) return [];
+  const { rows } = await db.query<StoredOperation>(
+    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
+     WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR status IN ('scheduling', 'running', 'cancelling'))
+     ORDER BY created_at DESC, id DESC LIMIT $3`,
+    [projectIds, since, limit],
+  );
+  return rows;
+}
+
+export interface TransitionRow {
+  seq: string;
+  project_id: string;
+  operation_id: string;
+  status: string;
+  previous_status: string | null;
+  seen_at: Date;
+  during_backfill: boolean;
+  operation: unknown;
+}
+
+/** The status changes after `seq` (the notifications' cursor), oldest first. */
+export async function transitionsAfter(db: Queryable, seq: string | number, limit = 1_000): Promise<TransitionRow[]> {
+  return (
+    await db.query<TransitionRow>('SELECT seq::text AS seq, project_id, operation_id, status, previous_status, seen_at, during_backfill, operation FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [
+      String(seq),
+      limit,
+    ])
+  ).rows;
+}

@@ -1,0 +1,48 @@
+// PGlite's first start (its initdb) takes 3–15 s on these machines, reopening a folder well under one:
+// so the store's tests open copies of one migrated folder, made once per PGlite version and set of
+// migrations and kept in node_modules/.cache (a lock folder makes it once across Vitest's workers).
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openStore, STORE_DIR } from '../../server/store';
+import { loadMigrations } from '../../server/store/migrations';
+
+const CACHE = path.resolve('node_modules/.cache/ops-console-pglite');
+
+async function templateDir(): Promise<string> {
+  const pglite = JSON.parse(await readFile(path.resolve('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const hash = createHash('sha256');
+  for (const migration of await loadMigrations()) hash.update(migration.name).update(migration.sql);
+  const dir = path.join(CACHE, `${pglite.version}-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(dir)) return dir;
+  await mkdir(CACHE, { recursive: true });
+  const lock = `${dir}.lock`;
+  try {
+    await mkdir(lock);
+  } catch {
+    // Another worker is making it: wait for its rename (or for its lock to go, when it failed).
+    const deadline = Date.now() + 120_000;
+    while (!existsSync(dir) && existsSync(lock) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (existsSync(dir)) return dir;
+    throw new Error('The PGlite template was not made by the worker that started it.');
+  }
+  try {
+    const building = await mkdtemp(`${dir}.building-`);
+    const db = await openStore({ dataDir: building });
+    await db.close();
+    await rename(building, dir);
+    return dir;
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
+}
+
+/** A DATA_DIR holding a migrated, empty PGlite store (DATA_DIR/store), for one test. */
+export async function pgliteDataDir(): Promise<string> {
+  const template = await templateDir();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-data-'));
+  await cp(path.join(template, STORE_DIR), path.join(dataDir, STORE_DIR), { recursive: true });
+  return dataDir;
+}
