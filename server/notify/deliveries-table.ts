@@ -2,7 +2,7 @@
 // re-read, a restart or a second instance never queues an event twice; claimed FOR UPDATE SKIP LOCKED with
 // a lease, so two instances never send the same attempt (a lease that lapses, its holder gone, is taken over).
 import type { NotificationEventType } from '../../src/api/notification-schemas';
-import type { Db } from './notify-db';
+import type { Queryable } from '../store/db';
 import type { OperationObject } from './payload';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'withheld';
@@ -39,7 +39,7 @@ export interface NewDelivery {
 }
 
 /** Queues an event for a webhook; false when it was queued before (by anyone). */
-export async function enqueueDelivery(db: Db, d: NewDelivery): Promise<boolean> {
+export async function enqueueDelivery(db: Queryable, d: NewDelivery): Promise<boolean> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO notify_deliveries (webhook_id, event_id, type, project_id, operation_id, occurred_at, operation, next_attempt_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
@@ -54,7 +54,7 @@ export async function enqueueDelivery(db: Db, d: NewDelivery): Promise<boolean> 
  * delivery per webhook at a time in this process: a slow receiver holds up only its own events), oldest
  * first, and leases them until `leaseUntil`.
  */
-export async function claimDue(db: Db, now: Date, leaseUntil: Date, limit: number, busyWebhooks: readonly string[]): Promise<DeliveryRow[]> {
+export async function claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: number, busyWebhooks: readonly string[]): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `UPDATE notify_deliveries SET lease_until = $2
      WHERE id IN (
@@ -92,7 +92,7 @@ export interface AttemptRecord {
 }
 
 /** Records an attempt's outcome and releases the lease. */
-export async function recordAttempt(db: Db, r: AttemptRecord): Promise<void> {
+export async function recordAttempt(db: Queryable, r: AttemptRecord): Promise<void> {
   await db.query(
     `UPDATE notify_deliveries SET state = $2, attempts = attempts + $3::int, last_status = CASE WHEN $3::int = 1 THEN $4 ELSE last_status END,
        last_answer = coalesce($5, last_answer), last_attempt_at = CASE WHEN $3::int = 1 THEN $6 ELSE last_attempt_at END,
@@ -103,11 +103,11 @@ export async function recordAttempt(db: Db, r: AttemptRecord): Promise<void> {
 }
 
 /** Gives a leased delivery back untouched (its webhook was paused meanwhile). */
-export async function releaseDelivery(db: Db, id: string): Promise<void> {
+export async function releaseDelivery(db: Queryable, id: string): Promise<void> {
   await db.query('UPDATE notify_deliveries SET lease_until = NULL WHERE id = $1', [id]);
 }
 
 /** The delivery log the page shows: newest first, only rows about projects the owner's key was seen to read. */
-export async function deliveryLog(db: Db, webhookId: string, limit = 100): Promise<DeliveryRow[]> {
+export async function deliveryLog(db: Queryable, webhookId: string, limit = 100): Promise<DeliveryRow[]> {
   return (await db.query<DeliveryRow>(`SELECT * FROM notify_deliveries WHERE webhook_id = $1 AND visible AND state <> 'withheld' ORDER BY id DESC LIMIT $2`, [webhookId, limit])).rows;
 }

@@ -4,7 +4,7 @@
 // row; the webhook's failures in a row pause it at PAUSE_AFTER_FAILURES.
 import { nextAttemptAt, PAUSE_AFTER_FAILURES, retryAfterMs, verdictOf } from './backoff';
 import { claimDue, recordAttempt, releaseDelivery, type DeliveryRow } from './deliveries-table';
-import type { Db } from './notify-db';
+import type { Db } from '../store/db';
 import { renderBody, type NotificationEvent } from './payload';
 import type { ProjectAccess } from './project-access';
 import type { NotifySeal } from './secret-seal';

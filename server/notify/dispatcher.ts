@@ -7,7 +7,7 @@ import type { NotificationEventType } from '../../src/api/notification-schemas';
 import { isTerminal } from '../../src/lib/operation-status';
 import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
 import { enqueueDelivery } from './deliveries-table';
-import type { Db } from './notify-db';
+import type { Db, Queryable } from '../store/db';
 import type { OperationObject } from './payload';
 import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from './webhooks-table';
 
@@ -44,7 +44,7 @@ function scopeMayCover(hook: WebhookRow, projectId: string): boolean {
   return hook.scope_kind !== 'project' || hook.scope_id === projectId;
 }
 
-async function readCursor(tx: Db): Promise<number> {
+async function readCursor(tx: Queryable): Promise<number> {
   // A first run starts at the end: what happened before notifications existed raises nothing.
   await tx.query(`INSERT INTO notify_cursor (name, seq) SELECT $1, coalesce(max(seq), 0) FROM operation_transitions ON CONFLICT (name) DO NOTHING`, [CURSOR_NAME]);
   const { rows } = await tx.query<{ seq: string | number }>('SELECT seq FROM notify_cursor WHERE name = $1 FOR UPDATE', [CURSOR_NAME]);
@@ -99,7 +99,7 @@ interface LatestRow {
  * Queues "longer than usual" for operations in flight past the history's rule, in the projects a webhook
  * with that event may cover. Each operation raises it once (its event id is the operation's).
  */
-export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number> {
+export async function dispatchLongerThanUsual(db: Queryable, now: Date): Promise<number> {
   const hooks = (await allWebhooks(db)).filter((hook) => hook.events.includes('operation.longer_than_usual'));
   if (hooks.length === 0) return 0;
   const projectFilter = hooks.some((hook) => hook.scope_kind !== 'project') ? null : [...new Set(hooks.map((hook) => hook.scope_id ?? ''))];

@@ -7,7 +7,7 @@ import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, Te
 import { deliveryLog, type DeliveryRow } from './deliveries-table';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
 import { dispatchLongerThanUsual, dispatchTransitions } from './dispatcher';
-import type { Db } from './notify-db';
+import type { Db } from '../store/db';
 import type { NotificationEvent } from './payload';
 import { newWebhookSecret } from './signature';
 import { checkWebhookUrl } from './url-guard';

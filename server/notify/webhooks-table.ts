@@ -1,6 +1,6 @@
 // SQL for notify_webhooks and notify_watches: one place for each, parameters only.
 import type { NotificationEventType, WebhookFormat, WebhookScope } from '../../src/api/notification-schemas';
-import type { Db } from './notify-db';
+import type { Db, Queryable } from '../store/db';
 
 export interface WebhookRow {
   id: string;
@@ -39,7 +39,7 @@ function scopeId(scope: WebhookScope): string | null {
   return scope.kind === 'organization' ? scope.orgId : scope.kind === 'project' ? scope.projectId : null;
 }
 
-export async function insertWebhook(db: Db, hook: NewWebhook): Promise<WebhookRow> {
+export async function insertWebhook(db: Queryable, hook: NewWebhook): Promise<WebhookRow> {
   const { rows } = await db.query<WebhookRow>(
     `INSERT INTO notify_webhooks (id, owner_fingerprint, owner_key_sealed, url, format, scope_kind, scope_id, events, secret_sealed, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
@@ -50,25 +50,25 @@ export async function insertWebhook(db: Db, hook: NewWebhook): Promise<WebhookRo
   return row;
 }
 
-export async function listWebhooks(db: Db, ownerFingerprint: string): Promise<WebhookRow[]> {
+export async function listWebhooks(db: Queryable, ownerFingerprint: string): Promise<WebhookRow[]> {
   return (await db.query<WebhookRow>('SELECT * FROM notify_webhooks WHERE owner_fingerprint = $1 ORDER BY created_at, id', [ownerFingerprint])).rows;
 }
 
 /** Every webhook, for the dispatcher's matching (a handful per deployment). */
-export async function allWebhooks(db: Db): Promise<WebhookRow[]> {
+export async function allWebhooks(db: Queryable): Promise<WebhookRow[]> {
   return (await db.query<WebhookRow>('SELECT * FROM notify_webhooks ORDER BY id')).rows;
 }
 
-export async function getWebhook(db: Db, id: string): Promise<WebhookRow | undefined> {
+export async function getWebhook(db: Queryable, id: string): Promise<WebhookRow | undefined> {
   return (await db.query<WebhookRow>('SELECT * FROM notify_webhooks WHERE id = $1', [id])).rows[0];
 }
 
 /** Deletes a webhook its owner asks to delete (with its deliveries); false when there is none of theirs. */
-export async function deleteWebhook(db: Db, id: string, ownerFingerprint: string): Promise<boolean> {
+export async function deleteWebhook(db: Queryable, id: string, ownerFingerprint: string): Promise<boolean> {
   return (await db.query<{ id: string }>('DELETE FROM notify_webhooks WHERE id = $1 AND owner_fingerprint = $2 RETURNING id', [id, ownerFingerprint])).rows.length > 0;
 }
 
-export async function pauseWebhook(db: Db, id: string, reason: string): Promise<void> {
+export async function pauseWebhook(db: Queryable, id: string, reason: string): Promise<void> {
   await db.query('UPDATE notify_webhooks SET paused_reason = $2 WHERE id = $1', [id, reason]);
 }
 
@@ -87,7 +87,7 @@ export async function resumeWebhook(db: Db, id: string, ownerFingerprint: string
 }
 
 /** After an answer: success clears the failures in a row; a failure adds one and pauses at `pauseAfter` (returns whether it paused now). */
-export async function recordOutcome(db: Db, id: string, delivered: boolean, pauseAfter: number, reason: string): Promise<boolean> {
+export async function recordOutcome(db: Queryable, id: string, delivered: boolean, pauseAfter: number, reason: string): Promise<boolean> {
   if (delivered) {
     await db.query('UPDATE notify_webhooks SET consecutive_failures = 0 WHERE id = $1', [id]);
     return false;
@@ -109,7 +109,7 @@ export interface WatchRow {
   ended_at: Date | null;
 }
 
-export async function insertWatch(db: Db, ownerFingerprint: string, projectId: string, operationId: string, now: Date): Promise<void> {
+export async function insertWatch(db: Queryable, ownerFingerprint: string, projectId: string, operationId: string, now: Date): Promise<void> {
   await db.query(
     `INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (owner_fingerprint, operation_id) DO NOTHING`,
@@ -117,16 +117,16 @@ export async function insertWatch(db: Db, ownerFingerprint: string, projectId: s
   );
 }
 
-export async function listWatches(db: Db, ownerFingerprint: string): Promise<WatchRow[]> {
+export async function listWatches(db: Queryable, ownerFingerprint: string): Promise<WatchRow[]> {
   return (await db.query<WatchRow>('SELECT * FROM notify_watches WHERE owner_fingerprint = $1 ORDER BY created_at DESC LIMIT 200', [ownerFingerprint])).rows;
 }
 
 /** Watches not yet ended on any of `operationIds`. */
-export async function openWatchesOn(db: Db, operationIds: readonly string[]): Promise<WatchRow[]> {
+export async function openWatchesOn(db: Queryable, operationIds: readonly string[]): Promise<WatchRow[]> {
   if (operationIds.length === 0) return [];
   return (await db.query<WatchRow>('SELECT * FROM notify_watches WHERE ended_at IS NULL AND operation_id = ANY($1)', [operationIds])).rows;
 }
 
-export async function endWatch(db: Db, ownerFingerprint: string, operationId: string, now: Date): Promise<void> {
+export async function endWatch(db: Queryable, ownerFingerprint: string, operationId: string, now: Date): Promise<void> {
   await db.query('UPDATE notify_watches SET ended_at = $3 WHERE owner_fingerprint = $1 AND operation_id = $2 AND ended_at IS NULL', [ownerFingerprint, operationId, now]);
 }

@@ -6,9 +6,9 @@ import { serveNotifyRoute } from '../../../server/notify/notify-routes';
 import { createProjectAccess } from '../../../server/notify/project-access';
 import { createNotifySeal } from '../../../server/notify/secret-seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
-import type { Db } from '../../../server/notify/notify-db';
+import type { Db } from '../../../server/store/db';
 import { createSessions } from '../../../server/session/sessions';
-import { createNotifyTestDb } from './notify-test-db';
+import { openTestStore } from '../store/store-drivers';
 
 // The routes as a signed-in page uses them: webhooks are seen, tested and removed only with the key that made them.
 
@@ -18,7 +18,7 @@ let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  db = await createNotifyTestDb();
+  db = (await openTestStore('pglite')).db;
   const sessions = createSessions({ secret: SECRET });
   const notifications = createNotifications({
     db,
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}, 120_000);
+}, 60_000);
 
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CreateWebhook } from '../../../src/api/notification-schemas';
 import { dispatchTransitions } from '../../../server/notify/dispatcher';
-import type { Db } from '../../../server/notify/notify-db';
+import type { Db } from '../../../server/store/db';
 import { createNotifications, type Notifications, type Owner } from '../../../server/notify/notifications';
 import { createProjectAccess } from '../../../server/notify/project-access';
 import { createNotifySeal } from '../../../server/notify/secret-seal';
@@ -9,7 +9,8 @@ import { sendWebhook } from '../../../server/notify/send-webhook';
 import { verifySignature } from '../../../server/notify/signature';
 import type { ApiCall } from '../../../server/node-adapter';
 import { startReceiver } from './loopback-receiver';
-import { createNotifyTestDb, emptyNotifyTestDb, recordTransition } from './notify-test-db';
+import { DRIVERS, openTestStore } from '../store/store-drivers';
+import { emptyNotifyTables, recordTransition } from './notify-test-db';
 
 const KEY = 'owner-api-key-000000000000000000';
 const owner: Owner = { fingerprint: 'fp-owner', apiKey: KEY };
@@ -57,24 +58,23 @@ async function turn(notify: Notifications) {
   await notify.settle();
 }
 
-// initdb, once per file: it takes 4 s on an idle machine and far longer on a loaded one.
-beforeAll(async () => {
-  db = await createNotifyTestDb();
-}, 120_000);
+describe.each(DRIVERS)('the outbox on %s', (driver) => {
+  beforeAll(async () => {
+    db = (await openTestStore(driver)).db;
+  }, 60_000);
 
-afterAll(() => db.close());
+  afterAll(() => db.close());
 
-beforeEach(async () => {
-  await emptyNotifyTestDb(db);
-  clock = T0;
-  receiver = await startReceiver();
-});
+  beforeEach(async () => {
+    await emptyNotifyTables(db);
+    clock = T0;
+    receiver = await startReceiver();
+  });
 
-afterEach(async () => {
-  await receiver.close();
-});
+  afterEach(async () => {
+    await receiver.close();
+  });
 
-describe('the outbox', () => {
   it('queues each event once per webhook, with two dispatchers racing and a re-read from the start', async () => {
     const notify = service();
     await addWebhook(notify);
