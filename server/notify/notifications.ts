@@ -160,8 +160,9 @@ export function createNotifications(options: NotificationsOptions): Notification
     start() {
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
+      let current: Promise<void> = Promise.resolve();
       const loop = () => {
-        tick()
+        current = tick()
           .catch((error: unknown) => log(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again in ${tickMs / 1000} s`))
           .finally(() => {
             if (!stopped) timer = setTimeout(loop, tickMs);
@@ -171,6 +172,7 @@ export function createNotifications(options: NotificationsOptions): Notification
       return async () => {
         stopped = true;
         clearTimeout(timer);
+        await current;
         await worker.settle();
       };
     },
