@@ -10,7 +10,8 @@ export default defineConfig({
   define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
   // The manifest tells the server which chunks each screen needs, to preload them on a server-rendered page.
-  build: { target: 'es2022', sourcemap: false, outDir: 'dist/client', emptyOutDir: true, manifest: true },
+  // No modulepreload polyfill: every browser the console supports (ES2022) preloads modules itself.
+  build: { target: 'es2022', modulePreload: { polyfill: false }, sourcemap: false, outDir: 'dist/client', emptyOutDir: true, manifest: true },
   test: {
     // CI (.ci/run) totals the run from this report; Playwright wipes test-results/ when it starts.
     ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: 'reports/unit.json' } } : {}),

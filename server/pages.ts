@@ -18,6 +18,15 @@ export const APP_HTML_MARKER = '<!--app-html-->';
 export const RENDER_DEADLINE_MS = 250;
 
 /**
+ * Once the data is in, how long past the deadline the render itself may still take before the page goes
+ * out as the shell anyway. The deadline is for a slow API: a render cut off for the CPU time it needs
+ * after its data arrived (a busy machine) made the browser fetch and render everything again, a second later.
+ * Not for a render that took the process's last slot: at the cap the server is overloaded, and the
+ * deadline sheds render work as it always did.
+ */
+export const RENDER_FINISH_MS = 500;
+
+/**
  * Renders one process runs at once; past it a page goes out as the shell at once instead of queueing behind
  * them. A render is mostly CPU once its data is in: more at once on a core only stretches each one's latency.
  */
@@ -28,6 +37,8 @@ export interface RenderSlots {
   enter: () => boolean;
   leave: () => void;
   readonly inUse: number;
+  /** Every slot taken: the next page goes out as the shell. */
+  readonly full: boolean;
 }
 
 export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
@@ -37,6 +48,9 @@ export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
     leave: () => void (inUse = Math.max(0, inUse - 1)),
     get inUse() {
       return inUse;
+    },
+    get full() {
+      return inUse >= max;
     },
   };
 }
@@ -59,7 +73,12 @@ export interface RenderRequest {
 export interface RenderPlan {
   /** `<link>` tags for the screen's code (modulepreload, stylesheets), sent with the head. */
   headTags: string;
-  render: (signal: AbortSignal) => Promise<ScreenRender>;
+  /**
+   * `signal`: the page stopped waiting (the browser went away, or the render ran past the deadline and
+   * RENDER_FINISH_MS); `dataDeadline`: the deadline for the screen's data passed (a render whose data is
+   * in by then goes on).
+   */
+  render: (signal: AbortSignal, dataDeadline: AbortSignal) => Promise<ScreenRender>;
 }
 
 /** Server rendering's hook; null leaves the plain client shell (the client loads as without it). */
@@ -157,9 +176,13 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   await body.write(head);
   const stop = new AbortController();
   res.once('close', () => stop.abort());
-  const timeout = deadline<ScreenRender>(page.deadlineMs, { kind: 'unavailable', problem: 'The API did not answer before the deadline.' });
-  const outcome = await Promise.race([plan.render(stop.signal), timeout.reached]);
-  timeout.cancel();
+  const data = new AbortController();
+  const dataTimer = setTimeout(() => data.abort(), page.deadlineMs);
+  const finishMs = page.slots?.full ? 0 : RENDER_FINISH_MS;
+  const cutoff = deadline<ScreenRender>(page.deadlineMs + finishMs, { kind: 'unavailable', problem: 'The render did not finish in time.' });
+  const outcome = await Promise.race([plan.render(stop.signal, data.signal), cutoff.reached]);
+  clearTimeout(dataTimer);
+  cutoff.cancel();
   switch (outcome.kind) {
     case 'rendered':
       body.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));

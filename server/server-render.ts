@@ -32,7 +32,7 @@ export function createPageRenderer({ entry, headTags = () => '' }: PageRendererO
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
     const transport = serverTransport(fetchApi, session.key);
-    return { headTags: headTags(screen), render: (signal) => server.renderScreen({ url, session: data.session, transport, signal }) };
+    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline }) };
   };
 }
 

@@ -23,8 +23,10 @@ export interface ScreenRequest {
   session: PageSession;
   /** How this request's queries reach the API (the server adds its session's key). */
   transport: Transport;
-  /** Aborted when the page stops waiting (the deadline passed, the browser went away). */
+  /** Aborted when the page stops waiting (the browser went away, or the render took too long). */
   signal: AbortSignal;
+  /** Aborted when the deadline for the first data passes: data not in by then is given up; a render under way goes on. */
+  dataDeadline?: AbortSignal | undefined;
 }
 
 export type ScreenRender =
@@ -66,7 +68,16 @@ async function renderToHtml(element: ReactNode, signal: AbortSignal): Promise<st
   return html;
 }
 
-export async function renderScreen({ url, session, transport, signal }: ScreenRequest): Promise<ScreenRender> {
+/** Settles when `signal` aborts (never without one), so the first data can be raced against it. */
+function whenAborted(signal: AbortSignal | undefined): Promise<'aborted'> {
+  return new Promise((resolve) => {
+    if (!signal) return;
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+}
+
+export async function renderScreen({ url, session, transport, signal, dataDeadline }: ScreenRequest): Promise<ScreenRender> {
   const first = session.signedIn ? firstScreenOf(url, session.keyKind) : null;
   if (!first?.serverRendered) return { kind: 'broken', error: new Error(`${url} is not rendered on the server`) };
   const state = createServerAppState({ session, transport });
@@ -75,7 +86,8 @@ export async function renderScreen({ url, session, transport, signal }: ScreenRe
   signal.addEventListener('abort', abandon, { once: true });
   try {
     try {
-      await Promise.all([screenModules[first.screen].load(), ...first.load(queryClient)]);
+      const loaded = await Promise.race([Promise.all([screenModules[first.screen].load(), ...first.load(queryClient)]), whenAborted(dataDeadline)]);
+      if (loaded === 'aborted') return { kind: 'unavailable', problem: 'The API did not answer before the deadline.' };
     } catch (error) {
       if (isApiError(error) && error.isUnauthorized) return { kind: 'unauthorized' };
       return { kind: 'unavailable', problem: describeProblem(error) };

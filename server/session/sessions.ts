@@ -32,18 +32,47 @@ export interface SessionsOptions {
   revoked?: RevokedSessions;
 }
 
+/** Cookies whose opened session is kept, so a busy session is not decrypted and parsed again on every request. */
+export const OPENED_CACHE_ENTRIES = 1_000;
+
 export function createSessions({ secret, now = Date.now, revoked = createRevokedSessions(now) }: SessionsOptions): Sessions {
   const crypto = createSessionCrypto(secret);
+  // Sealed cookie value → its session, for cookies that opened (the oldest goes first past the bound).
+  // Only what the cookie itself says is kept: expiry and revocation are checked on every read.
+  const opened = new Map<string, Session>();
+  const fingerprints = new WeakMap<Session, string>();
+  const open = (value: string, at: number) => {
+    const known = opened.get(value);
+    if (known) return known.exp <= at ? ({ state: 'expired' } as const) : ({ state: 'open', session: known } as const);
+    const inspected = crypto.inspect(value, at);
+    if (inspected.state === 'open') {
+      if (opened.size >= OPENED_CACHE_ENTRIES) opened.delete(opened.keys().next().value ?? '');
+      opened.set(value, inspected.session);
+    }
+    return inspected;
+  };
   const read = (req: IncomingMessage): SessionRead => {
     const secure = isSecureContext(req);
     const value = readCookie(req, cookieNameFor(secure));
     if (value === undefined || value === '') return { state: 'none', secure };
-    const opened = crypto.inspect(value, now());
+    const at = now();
+    const result = open(value, at);
     // Not opened under this secret: a server that made a new one (a restart without a kept secret) or another SESSION_SECRET.
-    if (opened.state === 'unreadable') return { state: 'ended', secure, why: 'restarted' };
-    if (opened.state === 'expired') return { state: 'ended', secure, why: 'expired' };
-    if (revoked.isRevoked(opened.session.sid)) return { state: 'ended', secure, why: 'signed-out' };
-    return { state: 'open', secure, session: opened.session };
+    if (result.state === 'unreadable') return { state: 'ended', secure, why: 'restarted' };
+    if (result.state === 'expired') {
+      opened.delete(value);
+      return { state: 'ended', secure, why: 'expired' };
+    }
+    if (revoked.isRevoked(result.session.sid)) return { state: 'ended', secure, why: 'signed-out' };
+    return { state: 'open', secure, session: result.session };
+  };
+  const fingerprint = (session: Session) => {
+    let known = fingerprints.get(session);
+    if (known === undefined) {
+      known = crypto.fingerprint(session.key);
+      fingerprints.set(session, known);
+    }
+    return known;
   };
   return {
     read,
@@ -63,7 +92,7 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
     describe(session) {
       const restart = secret === undefined ? { endsOnRestart: true } : {};
       if (!session) return { ...SIGNED_OUT, ...restart };
-      return { signedIn: true, fingerprint: crypto.fingerprint(session.key), keyKind: session.kind, remembered: session.remember, ...restart };
+      return { signedIn: true, fingerprint: fingerprint(session), keyKind: session.kind, remembered: session.remember, ...restart };
     },
   };
 }
