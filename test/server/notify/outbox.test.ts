@@ -239,6 +239,39 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     }
   });
 
+  it('raises "longer than usual" once for an operation in flight past twice its action\'s p95 and past 30 s', async () => {
+    const notify = service();
+    await addWebhook(notify, { events: ['operation.longer_than_usual'] });
+    await notify.tick();
+    for (let i = 0; i < 5; i += 1) {
+      const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
+      await recordTransition(db, { projectId: 'p1', operation: { id: `done-${i}`, status: 'finished', created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
+    }
+    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow', status: 'running', created_at: new Date(clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(clock) });
+    clock += 1_000;
+    await turn(notify);
+    expect(receiver.received).toHaveLength(0);
+
+    clock += 60_000;
+    await turn(notify);
+    clock += 60_000;
+    await turn(notify);
+
+    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow:longer_than_usual', type: 'operation.longer_than_usual' }]);
+  });
+
+  it('"Send test" delivers a signed sample at once and returns what the receiver answered', async () => {
+    const notify = service();
+    const { webhook, secret } = await addWebhook(notify, { format: 'slack' });
+    receiver.answerWith(() => ({ status: 200, body: 'ok from slack' }));
+
+    expect(await notify.test(owner, webhook.id)).toEqual({ delivered: true, status: 200, answer: 'ok from slack' });
+    const [request] = receiver.received;
+    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ text: expect.stringContaining('Test project') as string, blocks: expect.any(Array) as unknown[] });
+    expect(verifySignature(secret, request?.body ?? '', String(request?.headers['x-ops-console-signature']), clock)).toBe(true);
+    expect(await notify.test({ ...owner, fingerprint: 'someone-else' }, webhook.id)).toBeNull();
+  });
+
   it('refuses a private address unless WEBHOOK_ALLOW_PRIVATE is set', async () => {
     const strict = createNotifications({ db, seal, access: createProjectAccess({ fetchApi: fakeApi }), send: sendWebhook, publicUrl: new URL('http://x/'), allowPrivate: false });
     expect(await strict.create(owner, { url: receiver.url, format: 'json', scope: { kind: 'all' }, events: ['operation.failed'] })).toMatchObject({
