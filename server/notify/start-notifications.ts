@@ -2,6 +2,7 @@
 // the loop (dispatch, deliver) in the process that collects: the collector writes the transitions, and
 // one loop is enough (on one DATABASE_URL a second would be safe, not needed: the outbox is unique per
 // event and claims are leased with SKIP LOCKED).
+import { randomBytes } from 'node:crypto';
 import type { ApiFetch } from '../node-adapter';
 import type { Db } from '../store/db';
 import { createNotifications, type Notifications } from './notifications';
@@ -15,9 +16,13 @@ export interface NotificationsRuntime {
 }
 
 export interface StartNotificationsOptions {
-  db: Db;
-  /** SESSION_SECRET (or the one kept in DATA_DIR): webhook secrets and makers' keys are sealed under a key derived from it. */
-  sessionSecret: string;
+  /** The store, or how to reach it once it is open (the archive opens it lazily; a worker reaches the primary's). */
+  db: Db | (() => Promise<Db>);
+  /**
+   * SESSION_SECRET (or the one kept in DATA_DIR): webhook secrets and makers' keys are sealed under a key
+   * derived from it. Undefined (no usable DATA_DIR): random per start, so webhooks made now stop opening after a restart, like sessions.
+   */
+  sessionSecret: string | undefined;
   fetchApi: ApiFetch;
   /** PUBLIC_URL, else the address the server listens on: the base of the links events carry. */
   publicUrl: URL;
@@ -27,10 +32,24 @@ export interface StartNotificationsOptions {
   log: (line: string) => void;
 }
 
+/** A Db that opens on first use: the routes and the loop are made before the store is reachable. */
+export function lazyDb(open: () => Promise<Db>): Db {
+  let opened: Promise<Db> | undefined;
+  const get = () => (opened ??= open().catch((error: unknown) => {
+    opened = undefined;
+    throw error;
+  }));
+  return {
+    query: async (text, params) => (await get()).query(text, params),
+    transaction: async (fn) => (await get()).transaction(fn),
+    close: async () => (opened ? (await opened).close() : undefined),
+  };
+}
+
 export function startNotifications({ db, sessionSecret, fetchApi, publicUrl, env, deliver, log }: StartNotificationsOptions): NotificationsRuntime {
   const notifications = createNotifications({
-    db,
-    seal: createNotifySeal(sessionSecret),
+    db: typeof db === 'function' ? lazyDb(db) : db,
+    seal: createNotifySeal(sessionSecret ?? randomBytes(32).toString('base64')),
     access: createProjectAccess({ fetchApi }),
     send: sendWebhook,
     publicUrl,
