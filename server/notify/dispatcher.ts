@@ -88,40 +88,51 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
   });
 }
 
-interface LatestRow {
+interface BusyRow {
   project_id: string;
-  operation_id: string;
-  status: string;
   operation: OperationObject & { action: string; status: string; created_at: string; total_duration_ms: number };
 }
 
+interface SampleRow {
+  action: string;
+  status: string;
+  created_at: string;
+  total_duration_ms: number;
+}
+
+/** The ended operations a project's usual durations are read from: its newest, like the history's first pages. */
+const USUAL_SAMPLE = 1_000;
+
 /**
  * Queues "longer than usual" for operations in flight past the history's rule, in the projects a webhook
- * with that event may cover. Each operation raises it once (its event id is the operation's).
+ * with that event may cover. Reads the archive's operations table (current status, indexed by project and
+ * status), only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
  */
-export async function dispatchLongerThanUsual(db: Queryable, now: Date): Promise<number> {
+export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number> {
   const hooks = (await allWebhooks(db)).filter((hook) => hook.events.includes('operation.longer_than_usual'));
   if (hooks.length === 0) return 0;
   const projectFilter = hooks.some((hook) => hook.scope_kind !== 'project') ? null : [...new Set(hooks.map((hook) => hook.scope_id ?? ''))];
-  const { rows } = await db.query<LatestRow>(
-    `WITH latest AS (
-       SELECT DISTINCT ON (operation_id) project_id, operation_id, status, operation FROM operation_transitions
-       WHERE ($1::text[] IS NULL OR project_id = ANY($1::text[])) ORDER BY operation_id, seq DESC
-     ), busy AS (SELECT DISTINCT project_id FROM latest WHERE status IN ('scheduling', 'running', 'cancelling'))
-     SELECT latest.* FROM latest JOIN busy USING (project_id)`,
+  const { rows: busy } = await db.query<BusyRow>(
+    `SELECT project_id, body AS operation FROM operations
+     WHERE status IN ('scheduling', 'running', 'cancelling') AND gone_at IS NULL AND ($1::text[] IS NULL OR project_id = ANY($1::text[]))`,
     [projectFilter],
   );
-  const byProject = new Map<string, LatestRow[]>();
-  for (const row of rows) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+  const byProject = new Map<string, BusyRow[]>();
+  for (const row of busy) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   let queued = 0;
   for (const [projectId, list] of byProject) {
-    const usual = usualDurations(list.map((row) => row.operation));
+    const { rows: samples } = await db.query<SampleRow>(
+      `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
+       FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [projectId, USUAL_SAMPLE],
+    );
+    const usual = usualDurations(samples);
     for (const row of list) {
       if (!longerThanUsual(row.operation, usual, now.getTime())) continue;
-      const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.status);
+      const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.operation.status);
       for (const hook of hooks) {
         if (!scopeMayCover(hook, projectId)) continue;
-        const base = { eventId, type: 'operation.longer_than_usual' as const, projectId, operationId: row.operation_id, occurredAt: now, operation: row.operation, now };
+        const base = { eventId, type: 'operation.longer_than_usual' as const, projectId, operationId: row.operation.id, occurredAt: now, operation: row.operation, now };
         if (await enqueueDelivery(db, { ...base, webhookId: hook.id })) queued += 1;
       }
     }
