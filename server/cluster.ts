@@ -22,6 +22,7 @@ import { resolveSessionSecret, secretBannerLine, type ResolvedSecret } from './s
 import { linkedSimulatorBackend, serveSimulatorLink, SIMULATOR_LINK_ENV } from './simulator-link';
 import { faultControlEnabled, stderrLog, type RunningServer } from './start';
 import { openArchive } from './archive/archive-service';
+import { deliverOnceStoreOpens, linkBase, startNotifications } from './notify/start-notifications';
 import { STORE_LINK_ENV, STORE_TOKEN_ENV } from './store/db-link';
 
 const MAX_WORKERS = 64;
@@ -127,6 +128,9 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
   // on DATABASE_URL this process only collects (under the lock) and each worker opens its own pool.
   const archive = await openArchive({ config, secret: sessionSecret, fetchApi: backend.fetch, log: stderrLog, collect: true });
   const storeLink = archive.driver === 'pglite' ? await archive.lend() : undefined;
+  // Notifications' loop runs beside the collector, here; the workers serve its routes over the same store.
+  const notify = startNotifications({ db: archive.db, sessionSecret, fetchApi: backend.fetch, publicUrl: linkBase(config), env: process.env, deliver: false, log: stderrLog });
+  const stopDelivering = deliverOnceStoreOpens(archive, notify.notifications);
   const workerEnv = {
     SESSION_SECRET: sessionSecret,
     ...(link ? { [SIMULATOR_LINK_ENV]: link.origin } : {}),
@@ -176,6 +180,7 @@ async function runPrimary(count: number, config: ServerConfig): Promise<void> {
     });
   };
   const finish = async (code: number) => {
+    await stopDelivering().catch(() => undefined);
     await archive.stop().catch(() => undefined);
     await link?.close();
     process.exit(code);

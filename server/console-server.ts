@@ -13,6 +13,8 @@ import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonErr
 import { createRenderSlots, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { MISDIRECTED } from './host-check';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
+import type { Notifications } from './notify/notifications';
+import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
 import { serveSessionRoute } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
@@ -47,6 +49,8 @@ export interface ConsoleServerOptions {
   publicUrl?: URL | undefined;
   /** The /archive routes (server/archive/archive-routes.ts); without them, those paths are pages like any other. */
   archive?: RequestHandlerAsync;
+  /** Webhooks and their deliveries (server/notify/); without a store, /notifications answers 503. */
+  notifications?: Notifications | undefined;
 }
 
 type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -166,6 +170,10 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
     if (options.archive && isArchivePath(path)) {
       await options.archive(req, res);
+      return;
+    }
+    if (isNotifyPath(path)) {
+      await serveNotifyRoute(req, res, { sessions, notifications: options.notifications });
       return;
     }
 

@@ -16,6 +16,7 @@ import { createSessions } from './session/sessions';
 import { createStoredRevocations } from './session/stored-revocations';
 import { isLoopbackHost } from './session/session-cookie';
 import { resolveSessionSecret, secretBannerLine } from './session/session-secret';
+import { deliverOnceStoreOpens, linkBase, startNotifications } from './notify/start-notifications';
 import { createDrain, type Drain } from './shutdown';
 
 export type Mode = 'production' | 'dev';
@@ -92,6 +93,10 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   await stored.ready;
   const sessions = createSessions({ secret: secret.secret, revoked: shared.shareRevocations ? shared.shareRevocations(stored) : stored });
   const access = createProjectAccess(backend.fetch);
+  // Notifications: routes in every process; the loop where the collector runs, once the store is open.
+  const links = linkBase(config);
+  const notify = startNotifications({ db: archive.db, sessionSecret: secret.secret, fetchApi: backend.fetch, publicUrl: links, env, deliver: false, log });
+  const stopDelivering = (shared.archive?.collect ?? true) ? deliverOnceStoreOpens(archive, notify.notifications) : () => Promise.resolve();
   const archiveRoutes = (req: http.IncomingMessage, res: http.ServerResponse) =>
     serveArchiveRoute(req, res, { open: archive.db, opened: archive.openedAnywhere, sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
   const server = http.createServer();
@@ -102,10 +107,12 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const hostAllowed = createHostCheck(hostRules);
   server.on(
     'request',
-    createRequestHandler({ ...parts, backend, sessions, archive: archiveRoutes, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
+    createRequestHandler({ ...parts, backend, sessions, archive: archiveRoutes, notifications: notify.notifications, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
   );
   const address = await listen(server, config.host, config.port);
   const url = consoleUrl(address, config.host);
+  // Without PUBLIC_URL, event links name the port actually bound (PORT=0 picks one).
+  if (!config.publicUrl) links.href = url;
 
   const lines = [`Ops Console: ${url}`, ...backend.banner];
   if (faultControl && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
@@ -122,6 +129,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
     await drain.start();
     await parts.close?.();
     await stored.stop();
+    await stopDelivering();
     await archive.stop();
   };
   return { server, url, config, backend, archive, drain, stop };

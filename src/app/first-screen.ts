@@ -64,6 +64,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   if (matchPath(routePatterns.activity, pathname)) return { screen: 'activity', serverRendered: false, load: () => [] };
   // The console's own record, not the API's: the browser reads it (the server sends the shell).
   if (matchPath(routePatterns.archive, pathname)) return { screen: 'archive', serverRendered: false, load: () => [] };
+  // Webhooks are the console's own routes, read by the page: nothing the first paint needs.
+  if (matchPath(routePatterns.notifications, pathname)) return { screen: 'notifications', serverRendered: false, load: () => [] };
   if (matchPath(routePatterns.home, pathname)) {
     const orgId = searchParams.get('org') ?? undefined;
     return {

@@ -29,6 +29,7 @@ const OperationDetailScreen = lazyScreen(screenModules.operation);
 const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
 const ActivityScreen = lazyScreen(screenModules.activity);
 const ArchiveScreen = lazyScreen(screenModules.archive);
+const NotificationsScreen = lazyScreen(screenModules.notifications);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -70,6 +71,7 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
           <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
           <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
           <Route path={routePatterns.archive} element={<Screen><ArchiveScreen /></Screen>} />
+          <Route path={routePatterns.notifications} element={<Screen><NotificationsScreen /></Screen>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

@@ -30,5 +30,6 @@ export const screenModules = {
   operation: screenModule('src/screens/operation/operation-detail-screen.tsx', async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen),
   activity: screenModule('src/screens/activity/activity-screen.tsx', async () => (await import('../screens/activity/activity-screen')).ActivityScreen),
   archive: screenModule('src/screens/archive/archive-screen.tsx', async () => (await import('../screens/archive/archive-screen')).ArchiveScreen),
+  notifications: screenModule('src/screens/notifications/notifications-screen.tsx', async () => (await import('../screens/notifications/notifications-screen')).NotificationsScreen),
   apiKeys: screenModule('src/screens/api-keys/api-keys-screen.tsx', async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

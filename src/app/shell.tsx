@@ -47,6 +47,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           <NavLink to={paths.activity()}>Activity</NavLink>
           <NavLink to={paths.apiKeys()}>API keys</NavLink>
           <NavLink to={paths.archive()}>History archive</NavLink>
+          <NavLink to={paths.notifications()}>Notifications</NavLink>
         </nav>
         <span className="topbar__target muted" title="Where this console sends API requests">
           API: {apiTarget.label}

@@ -7,6 +7,7 @@ export const paths = {
   apiKeys: () => '/settings/api-keys',
   activity: () => '/activity',
   archive: () => '/settings/archive',
+  notifications: () => '/settings/notifications',
 };
 
 export const routePatterns = {
@@ -16,4 +17,5 @@ export const routePatterns = {
   apiKeys: '/settings/api-keys',
   activity: '/activity',
   archive: '/settings/archive',
+  notifications: '/settings/notifications',
 } as const;

@@ -2,7 +2,8 @@ import { Link } from 'react-router-dom';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
 import { humanizeAction } from '../../lib/format';
-import { statusTone } from '../../lib/operation-status';
+import { isTerminal, statusTone } from '../../lib/operation-status';
+import { NotifyWhenEnds } from './notify-when-ends';
 import type { WatchEntry } from './watch-store';
 import { watchTiming } from './watch-timing';
 
@@ -27,6 +28,7 @@ export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry;
       </p>
       <p className="watch-op__time">{watchTiming(op, now)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
+      {!isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} />}
       {failed && (
         <button type="button" className="watch-op__dismiss" aria-label={`Dismiss ${action}`} onClick={onDismiss}>
           Dismiss

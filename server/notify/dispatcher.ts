@@ -1,0 +1,141 @@
+// Turns what the collector recorded into queued deliveries (issue 23). Reads operation_transitions after
+// its own cursor (notify_cursor), in one transaction with the inserts and the cursor's advance, so a crash
+// re-reads and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
+// a backfill, or before a webhook existed, raise nothing. "Longer than usual" is not a transition: a
+// second pass looks at operations still in flight against the history's rule (src/lib/usual-durations.ts).
+import type { NotificationEventType } from '../../src/api/notification-schemas';
+import { isTerminal } from '../../src/lib/operation-status';
+import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
+import { enqueueDelivery } from './deliveries-table';
+import type { Db, Queryable } from '../store/db';
+import type { OperationObject } from './payload';
+import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from './webhooks-table';
+
+export const CURSOR_NAME = 'operation_transitions';
+const BATCH = 500;
+
+interface TransitionRow {
+  seq: string | number;
+  project_id: string;
+  operation_id: string;
+  status: string;
+  previous_status: string | null;
+  seen_at: Date;
+  during_backfill: boolean;
+  operation: OperationObject;
+}
+
+/** The event a status change raises, if any. */
+export function eventTypeOf(status: string): NotificationEventType | null {
+  if (status === 'failed' || status === 'error') return 'operation.failed';
+  if (status === 'finished') return 'operation.finished';
+  return null;
+}
+
+/** Stable per operation and transition: the same change read again gives the same id; a second failure after a retry gives another. */
+export function eventIdOf(type: NotificationEventType, operation: OperationObject, status: string): string {
+  if (type === 'operation.longer_than_usual') return `${operation.id}:longer_than_usual`;
+  const failures = typeof operation.failures_count === 'number' && operation.failures_count > 0 ? `:${operation.failures_count}` : '';
+  return `${operation.id}:${status}${status === 'failed' ? failures : ''}`;
+}
+
+/** Whether a webhook's rule covers a project here (an organization's scope is checked at delivery, with the project's read). */
+function scopeMayCover(hook: WebhookRow, projectId: string): boolean {
+  return hook.scope_kind !== 'project' || hook.scope_id === projectId;
+}
+
+async function readCursor(tx: Queryable): Promise<number> {
+  // A first run starts at the end: what happened before notifications existed raises nothing.
+  await tx.query(`INSERT INTO notify_cursor (name, seq) SELECT $1, coalesce(max(seq), 0) FROM operation_transitions ON CONFLICT (name) DO NOTHING`, [CURSOR_NAME]);
+  const { rows } = await tx.query<{ seq: string | number }>('SELECT seq FROM notify_cursor WHERE name = $1 FOR UPDATE', [CURSOR_NAME]);
+  return Number(rows[0]?.seq ?? 0);
+}
+
+export interface DispatchResult {
+  transitions: number;
+  queued: number;
+}
+
+/** One pass over new transitions; call until `transitions` is 0 to catch up. */
+export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchResult> {
+  return db.transaction(async (tx) => {
+    const cursor = await readCursor(tx);
+    const { rows } = await tx.query<TransitionRow>('SELECT * FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [cursor, BATCH]);
+    const last = rows.at(-1);
+    if (!last) return { transitions: 0, queued: 0 };
+    const hooks = await allWebhooks(tx);
+    const live = rows.filter((row) => !row.during_backfill && row.status !== row.previous_status);
+    const watches = await openWatchesOn(tx, [...new Set(live.map((row) => row.operation_id))]);
+    let queued = 0;
+    for (const row of live) {
+      const type = eventTypeOf(row.status);
+      if (!type) continue;
+      const eventId = eventIdOf(type, row.operation, row.status);
+      const base = { eventId, type, projectId: row.project_id, operationId: row.operation_id, occurredAt: row.seen_at, operation: row.operation, now };
+      const targets = new Set<string>();
+      for (const hook of hooks) {
+        if (hook.events.includes(type) && hook.created_at <= row.seen_at && scopeMayCover(hook, row.project_id)) targets.add(hook.id);
+      }
+      // "Notify me when it ends": every webhook of the person who asked, whatever their events.
+      for (const watch of watches.filter((w) => w.operation_id === row.operation_id && w.project_id === row.project_id && w.created_at <= row.seen_at)) {
+        for (const hook of hooks) if (hook.owner_fingerprint === watch.owner_fingerprint) targets.add(hook.id);
+        if (isTerminal(row.status)) await endWatch(tx, watch.owner_fingerprint, watch.operation_id, now);
+      }
+      for (const webhookId of targets) if (await enqueueDelivery(tx, { ...base, webhookId })) queued += 1;
+    }
+    await tx.query('UPDATE notify_cursor SET seq = greatest(seq, $2) WHERE name = $1', [CURSOR_NAME, Number(last.seq)]);
+    return { transitions: rows.length, queued };
+  });
+}
+
+interface BusyRow {
+  project_id: string;
+  operation: OperationObject & { action: string; status: string; created_at: string; total_duration_ms: number };
+}
+
+interface SampleRow {
+  action: string;
+  status: string;
+  created_at: string;
+  total_duration_ms: number;
+}
+
+/** The ended operations a project's usual durations are read from: its newest, like the history's first pages. */
+const USUAL_SAMPLE = 1_000;
+
+/**
+ * Queues "longer than usual" for operations in flight past the history's rule, in the projects a webhook
+ * with that event may cover. Reads the archive's operations table (current status, indexed by project and
+ * status), only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
+ */
+export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number> {
+  const hooks = (await allWebhooks(db)).filter((hook) => hook.events.includes('operation.longer_than_usual'));
+  if (hooks.length === 0) return 0;
+  const projectFilter = hooks.some((hook) => hook.scope_kind !== 'project') ? null : [...new Set(hooks.map((hook) => hook.scope_id ?? ''))];
+  const { rows: busy } = await db.query<BusyRow>(
+    `SELECT project_id, body AS operation FROM operations
+     WHERE status IN ('scheduling', 'running', 'cancelling') AND gone_at IS NULL AND ($1::text[] IS NULL OR project_id = ANY($1::text[]))`,
+    [projectFilter],
+  );
+  const byProject = new Map<string, BusyRow[]>();
+  for (const row of busy) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
+  let queued = 0;
+  for (const [projectId, list] of byProject) {
+    const { rows: samples } = await db.query<SampleRow>(
+      `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
+       FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [projectId, USUAL_SAMPLE],
+    );
+    const usual = usualDurations(samples);
+    for (const row of list) {
+      if (!longerThanUsual(row.operation, usual, now.getTime())) continue;
+      const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.operation.status);
+      for (const hook of hooks) {
+        if (!scopeMayCover(hook, projectId)) continue;
+        const base = { eventId, type: 'operation.longer_than_usual' as const, projectId, operationId: row.operation.id, occurredAt: now, operation: row.operation, now };
+        if (await enqueueDelivery(db, { ...base, webhookId: hook.id })) queued += 1;
+      }
+    }
+  }
+  return queued;
+}

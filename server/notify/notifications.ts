@@ -1,0 +1,180 @@
+// Notifications as one service (issue 23): what the routes ask (webhooks of a key's fingerprint, Send test,
+// Resume, the delivery log, watches) and the background loop (dispatch, then deliver) that runs whether or
+// not any tab is open. Several instances on one DATABASE_URL may all run the loop: the outbox's unique
+// (webhook, event) and its leased, SKIP LOCKED claims keep each event to one delivery apart from retries.
+import { randomBytes } from 'node:crypto';
+import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
+import { deliveryLog, type DeliveryRow } from './deliveries-table';
+import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
+import { dispatchLongerThanUsual, dispatchTransitions } from './dispatcher';
+import type { Db } from '../store/db';
+import type { NotificationEvent } from './payload';
+import { newWebhookSecret } from './signature';
+import { checkWebhookUrl } from './url-guard';
+import { deleteWebhook, getWebhook, insertWatch, insertWebhook, listWatches, listWebhooks, resumeWebhook, scopeOf, type WebhookRow } from './webhooks-table';
+
+/** How often the loop looks for new transitions and due deliveries. */
+export const NOTIFY_TICK_MS = 1_000;
+/** How often operations in flight are compared with their usual duration. */
+export const LONGER_CHECK_MS = 30_000;
+
+/** Who is asking: the fingerprint of the session's key (which webhooks they see) and the key itself (sealed into what they make). */
+export interface Owner {
+  fingerprint: string;
+  apiKey: string;
+}
+
+export type Created = { ok: true; webhook: Webhook; secret: string } | { ok: false; problem: string };
+
+export interface Notifications {
+  list: (owner: Owner) => Promise<Webhook[]>;
+  create: (owner: Owner, input: CreateWebhook) => Promise<Created>;
+  remove: (owner: Owner, id: string) => Promise<boolean>;
+  /** Delivers a sample event now; null when the webhook is not the owner's. */
+  test: (owner: Owner, id: string) => Promise<TestResult | null>;
+  resume: (owner: Owner, id: string) => Promise<boolean>;
+  deliveries: (owner: Owner, id: string) => Promise<Delivery[] | null>;
+  watch: (owner: Owner, projectId: string, operationId: string) => Promise<OperationWatch | null>;
+  watches: (owner: Owner) => Promise<OperationWatch[]>;
+  /** One turn of the loop: new transitions queued, longer-than-usual checked when due, due deliveries started. */
+  tick: () => Promise<void>;
+  /** Waits for the deliveries started so far (tests, shutdown). */
+  settle: () => Promise<void>;
+  /** Starts the loop on a timer; returns a stop function that waits for deliveries in flight. */
+  start: () => () => Promise<void>;
+}
+
+export type NotificationsOptions = Omit<DeliveryDeps, 'db'> & { db: Db; tickMs?: number };
+
+function webhookOf(row: WebhookRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    format: row.format,
+    scope: scopeOf(row),
+    events: row.events,
+    state: row.paused_reason === null ? 'active' : 'paused',
+    pausedReason: row.paused_reason,
+    consecutiveFailures: row.consecutive_failures,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function deliveryOf(row: DeliveryRow): Delivery {
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    projectId: row.project_id,
+    operationId: row.operation_id,
+    state: row.state === 'withheld' ? 'failed' : row.state,
+    attempts: row.attempts,
+    lastStatus: row.last_status,
+    lastAnswer: row.last_answer,
+    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+    nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** The sample "Send test" delivers: a finished operation that never existed, marked as a test. */
+export function sampleEvent(nowMs: number): NotificationEvent {
+  const at = new Date(nowMs).toISOString();
+  const id = `test-${randomBytes(6).toString('hex')}`;
+  const type: NotificationEventType = 'operation.finished';
+  return {
+    id: `${id}:finished`,
+    type,
+    occurredAt: at,
+    project: { id: 'test-project', name: 'Test project (sample event)' },
+    operation: { id, project_id: 'test-project', action: 'apply_config', status: 'finished', created_at: at, updated_at: at, total_duration_ms: 1200, failures_count: 0 },
+  };
+}
+
+export function createNotifications(options: NotificationsOptions): Notifications {
+  const { db, now = Date.now, log = () => undefined, tickMs = NOTIFY_TICK_MS } = options;
+  const worker = createDeliveryWorker(options);
+  const owned = async (owner: Owner, id: string) => {
+    const row = await getWebhook(db, id);
+    return row && row.owner_fingerprint === owner.fingerprint ? row : undefined;
+  };
+  const sealKey = (owner: Owner) => options.seal.seal('owner-key', owner.apiKey);
+  let lastLongerCheck = -Infinity;
+
+  const tick = async () => {
+    const at = new Date(now());
+    while ((await dispatchTransitions(db, at)).transitions > 0) {
+      // Catching up after a pause or a restart, one batch per transaction.
+    }
+    if (at.getTime() - lastLongerCheck >= LONGER_CHECK_MS) {
+      lastLongerCheck = at.getTime();
+      await dispatchLongerThanUsual(db, at);
+    }
+    await worker.tick();
+  };
+
+  return {
+    list: async (owner) => (await listWebhooks(db, owner.fingerprint)).map(webhookOf),
+    async create(owner, input) {
+      const checked = await checkWebhookUrl(input.url, { allowPrivate: options.allowPrivate, ...(options.resolve ? { resolve: options.resolve } : {}) });
+      if (!checked.ok) return { ok: false, problem: checked.problem };
+      const secret = newWebhookSecret();
+      const row = await insertWebhook(db, {
+        id: `wh_${randomBytes(9).toString('base64url')}`,
+        ownerFingerprint: owner.fingerprint,
+        ownerKeySealed: sealKey(owner),
+        url: checked.url.toString(),
+        format: input.format,
+        scope: input.scope,
+        events: [...new Set(input.events)],
+        secretSealed: options.seal.seal('webhook-secret', secret),
+        createdAt: new Date(now()),
+      });
+      return { ok: true, webhook: webhookOf(row), secret };
+    },
+    remove: (owner, id) => deleteWebhook(db, id, owner.fingerprint),
+    async test(owner, id) {
+      const row = await owned(owner, id);
+      if (!row) return null;
+      const outcome = await deliverOnce(options, row, sampleEvent(now()));
+      const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+      return { delivered, status: outcome.status ?? null, answer: outcome.answer };
+    },
+    // Resuming with the asker's key: a webhook paused because its maker's key was revoked works again with a live one.
+    resume: async (owner, id) => ((await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), sealKey(owner)) : false),
+    async deliveries(owner, id) {
+      if (!(await owned(owner, id))) return null;
+      return (await deliveryLog(db, id)).map(deliveryOf);
+    },
+    async watch(owner, projectId, operationId) {
+      const hooks = await listWebhooks(db, owner.fingerprint);
+      if (hooks.length === 0) return null;
+      await insertWatch(db, owner.fingerprint, projectId, operationId, new Date(now()));
+      return { projectId, operationId, createdAt: new Date(now()).toISOString(), webhooks: hooks.length };
+    },
+    async watches(owner) {
+      const hooks = await listWebhooks(db, owner.fingerprint);
+      return (await listWatches(db, owner.fingerprint)).map((w) => ({ projectId: w.project_id, operationId: w.operation_id, createdAt: w.created_at.toISOString(), webhooks: hooks.length }));
+    },
+    tick,
+    settle: () => worker.settle(),
+    start() {
+      let stopped = false;
+      let timer: NodeJS.Timeout | undefined;
+      let current: Promise<void> = Promise.resolve();
+      const loop = () => {
+        current = tick()
+          .catch((error: unknown) => log(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again in ${tickMs / 1000} s`))
+          .finally(() => {
+            if (!stopped) timer = setTimeout(loop, tickMs);
+          });
+      };
+      timer = setTimeout(loop, 0);
+      return async () => {
+        stopped = true;
+        clearTimeout(timer);
+        await current;
+        await worker.settle();
+      };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The console's own notification routes (src/api/notification-schemas.ts), beside /archive: signed-in only
+// (the session's key fingerprint decides which webhooks a person sees: the ones made with the same key),
+// JSON in and out through the shared zod shapes, cross-site writes already refused by server/csrf.ts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as z from 'zod/mini';
+import { CreateWebhookSchema, INVALID_WEBHOOK_URL_CODE, NO_WEBHOOK_CODE, NOTIFICATIONS_API_PATH, WatchRequestSchema, WATCHES_PATH, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
+import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE } from '../../src/config/session';
+import { readBody, sendJsonError } from '../node-adapter';
+import type { Sessions } from '../session/sessions';
+import type { Notifications, Owner } from './notifications';
+
+export function isNotifyPath(path: string): boolean {
+  return path === NOTIFICATIONS_API_PATH || path.startsWith(`${NOTIFICATIONS_API_PATH}/`);
+}
+
+export interface NotifyRouteContext {
+  sessions: Sessions;
+  /** Undefined when the server has no store: every route says so (503). */
+  notifications: Notifications | undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, schema: S): Promise<z.output<S> | string> {
+  const text = (await readBody(req, 16 * 1024))?.toString('utf8') ?? '';
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return 'The body must be JSON.';
+  }
+  const parsed = schema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  return issue ? `${issue.path.join('.') || 'body'}: ${issue.message}` : 'The body has an unexpected shape.';
+}
+
+const WEBHOOK_ROUTE = new RegExp(`^${WEBHOOKS_PATH}/([^/]+)(?:/(test|resume|deliveries))?$`);
+
+/** Answers a request under /notifications; the caller checked isNotifyPath. */
+export async function serveNotifyRoute(req: IncomingMessage, res: ServerResponse, { sessions, notifications }: NotifyRouteContext): Promise<void> {
+  res.setHeader('Cache-Control', 'no-store');
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const method = req.method ?? 'GET';
+  const current = sessions.read(req);
+  if (current.state !== 'open') {
+    await readBody(req).catch(() => undefined);
+    sendJsonError(res, 401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
+    return;
+  }
+  if (!notifications) {
+    sendJsonError(res, 503, 'Notifications need the store (the archive’s database), which this server has not opened.');
+    return;
+  }
+  const fingerprint = sessions.describe(current.session).fingerprint ?? '';
+  const owner: Owner = { fingerprint, apiKey: current.session.key };
+  const answer = await route(req, path, method, notifications, owner);
+  if ('error' in answer) sendJsonError(res, answer.error, answer.message, answer.code);
+  else if (answer.body === undefined) {
+    res.statusCode = answer.status;
+    res.end();
+  } else sendJson(res, answer.status, answer.body);
+}
+
+type Answer = { status: number; body?: unknown } | { error: number; message: string; code?: string };
+
+const NOT_FOUND: Answer = { error: 404, message: 'No such webhook.' };
+
+async function route(req: IncomingMessage, path: string, method: string, notifications: Notifications, owner: Owner): Promise<Answer> {
+  if (path === WEBHOOKS_PATH && method === 'GET') return { status: 200, body: { webhooks: await notifications.list(owner) } };
+  if (path === WEBHOOKS_PATH && method === 'POST') {
+    const input = await readJson(req, CreateWebhookSchema);
+    if (typeof input === 'string') return { error: 400, message: input };
+    const created = await notifications.create(owner, input);
+    if (!created.ok) return { error: 400, message: created.problem, code: INVALID_WEBHOOK_URL_CODE };
+    return { status: 201, body: { webhook: created.webhook, secret: created.secret } };
+  }
+  if (path === WATCHES_PATH && method === 'GET') return { status: 200, body: { watches: await notifications.watches(owner) } };
+  if (path === WATCHES_PATH && method === 'POST') {
+    const input = await readJson(req, WatchRequestSchema);
+    if (typeof input === 'string') return { error: 400, message: input };
+    const watch = await notifications.watch(owner, input.projectId, input.operationId);
+    if (!watch) return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
+    return { status: 201, body: watch };
+  }
+  const match = WEBHOOK_ROUTE.exec(path);
+  const id = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+  if (id === undefined) return { error: 404, message: 'Not found.' };
+  const action = match?.[2];
+  if (action === undefined && method === 'DELETE') return (await notifications.remove(owner, id)) ? { status: 204 } : NOT_FOUND;
+  if (action === 'test' && method === 'POST') {
+    const result = await notifications.test(owner, id);
+    return result ? { status: 200, body: result } : NOT_FOUND;
+  }
+  if (action === 'resume' && method === 'POST') return (await notifications.resume(owner, id)) ? { status: 204 } : NOT_FOUND;
+  if (action === 'deliveries' && method === 'GET') {
+    const deliveries = await notifications.deliveries(owner, id);
+    return deliveries ? { status: 200, body: { deliveries } } : NOT_FOUND;
+  }
+  return { error: 405, message: 'Method not allowed.' };
+}

@@ -1,0 +1,86 @@
+// What a webhook receives: the JSON event exactly as issue 23 states it, or a Slack incoming-webhook
+// message (`text` plus blocks) with a link to the operation's page in the console (PUBLIC_URL).
+import type { NotificationEventType, WebhookFormat } from '../../src/api/notification-schemas';
+import { statusLabel } from '../../src/lib/operation-status';
+import { paths } from '../../src/config/paths';
+
+/** The operation as the API described it when the event was raised (kept whole: receivers get the API's object). */
+export type OperationObject = Record<string, unknown> & { id: string; project_id?: string; action?: string; status?: string };
+
+export interface NotificationEvent {
+  /** Stable per operation and transition: a retry, a restart or a second instance sends the same id. */
+  id: string;
+  type: NotificationEventType;
+  /** ISO time the change was seen. */
+  occurredAt: string;
+  project: { id: string; name: string };
+  operation: OperationObject;
+}
+
+export interface JsonEvent {
+  id: string;
+  type: NotificationEventType;
+  occurred_at: string;
+  project: { id: string; name: string };
+  operation: OperationObject;
+  url: string;
+}
+
+/** The console's page for the operation, absolute under `publicUrl`. */
+export function operationUrl(publicUrl: URL, projectId: string, operationId: string): string {
+  return new URL(paths.operation(projectId, operationId), publicUrl).toString();
+}
+
+export function jsonEvent(event: NotificationEvent, publicUrl: URL): JsonEvent {
+  return {
+    id: event.id,
+    type: event.type,
+    occurred_at: event.occurredAt,
+    project: event.project,
+    operation: event.operation,
+    url: operationUrl(publicUrl, event.project.id, event.operation.id),
+  };
+}
+
+const HEADLINES: Record<NotificationEventType, string> = {
+  'operation.failed': 'failed',
+  'operation.longer_than_usual': 'is taking longer than usual',
+  'operation.finished': 'finished',
+};
+
+/** Slack's mrkdwn reserves these three. */
+function escapeSlack(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function actionWords(action: string | undefined): string {
+  const words = (action ?? 'operation').replaceAll('_', ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+}
+
+export function slackMessage(event: NotificationEvent, publicUrl: URL): SlackMessage {
+  const url = operationUrl(publicUrl, event.project.id, event.operation.id);
+  const what = `${actionWords(event.operation.action)} in ${event.project.name} ${HEADLINES[event.type]}`;
+  const status = typeof event.operation.status === 'string' ? statusLabel(event.operation.status) : 'unknown';
+  const error = typeof event.operation.error === 'string' && event.operation.error !== '' ? `\n>${escapeSlack(event.operation.error)}` : '';
+  return {
+    text: `${escapeSlack(what)} (${escapeSlack(status)}): ${url}`,
+    blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: `*<${url}|${escapeSlack(what)}>*\nStatus: ${escapeSlack(status)}${error}` } },
+      {
+        type: 'context',
+        elements: [{ type: 'mrkdwn', text: `Project \`${escapeSlack(event.project.id)}\` · operation \`${escapeSlack(event.operation.id)}\` · ${escapeSlack(event.occurredAt)}` }],
+      },
+    ],
+  };
+}
+
+/** The body a webhook of `format` receives for `event`, as the exact bytes that are signed and sent. */
+export function renderBody(format: WebhookFormat, event: NotificationEvent, publicUrl: URL): string {
+  return JSON.stringify(format === 'slack' ? slackMessage(event, publicUrl) : jsonEvent(event, publicUrl));
+}

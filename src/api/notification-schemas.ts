@@ -1,0 +1,104 @@
+import * as z from 'zod/mini';
+
+// The notifications' wire (issue 23): what the console's server answers about webhooks, their rules and
+// deliveries (server/notify/notify-routes.ts) and what the page sends and reads (api/notifications.ts,
+// screens/notifications, the watch tray). Written once, imported by both sides. The console's own paths,
+// beside /archive: never under /api/v2.
+
+export const NOTIFICATIONS_API_PATH = '/notifications';
+export const WEBHOOKS_PATH = `${NOTIFICATIONS_API_PATH}/webhooks`;
+/** `/notifications/webhooks/:id` (DELETE). */
+export const webhookPath = (id: string) => `${WEBHOOKS_PATH}/${encodeURIComponent(id)}`;
+/** POST: delivers a sample event now and answers with what the receiver said. */
+export const webhookTestPath = (id: string) => `${webhookPath(id)}/test`;
+/** POST: un-pauses a paused webhook; what waited is tried again at once. */
+export const webhookResumePath = (id: string) => `${webhookPath(id)}/resume`;
+/** GET: the webhook's delivery log, newest first. */
+export const webhookDeliveriesPath = (id: string) => `${webhookPath(id)}/deliveries`;
+/** The tray's "Notify me when it ends": GET lists, POST adds one operation. */
+export const WATCHES_PATH = `${NOTIFICATIONS_API_PATH}/watches`;
+
+export const NotificationEventTypeSchema = z.enum(['operation.failed', 'operation.longer_than_usual', 'operation.finished']);
+export type NotificationEventType = z.infer<typeof NotificationEventTypeSchema>;
+
+/** Each event as the form names its checkbox. */
+export const EVENT_LABELS: Record<NotificationEventType, string> = {
+  'operation.failed': 'Failed',
+  'operation.longer_than_usual': 'Longer than usual',
+  'operation.finished': 'Finished',
+};
+export const EVENT_TYPES = NotificationEventTypeSchema.options;
+
+export const WebhookFormatSchema = z.enum(['json', 'slack']);
+export type WebhookFormat = z.infer<typeof WebhookFormatSchema>;
+
+/** Which projects a webhook hears about: every archived project (the default), one organization's, or one project. */
+export const WebhookScopeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('all') }),
+  z.object({ kind: z.literal('organization'), orgId: z.string().check(z.minLength(1)) }),
+  z.object({ kind: z.literal('project'), projectId: z.string().check(z.minLength(1)) }),
+]);
+export type WebhookScope = z.infer<typeof WebhookScopeSchema>;
+
+export const CreateWebhookSchema = z.object({
+  url: z.string().check(z.minLength(1), z.maxLength(2048)),
+  format: WebhookFormatSchema,
+  scope: WebhookScopeSchema,
+  events: z.array(NotificationEventTypeSchema).check(z.minLength(1, 'Choose at least one event.')),
+});
+export type CreateWebhook = z.infer<typeof CreateWebhookSchema>;
+
+export const WebhookStateSchema = z.enum(['active', 'paused']);
+
+export const WebhookSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  format: WebhookFormatSchema,
+  scope: WebhookScopeSchema,
+  events: z.array(z.string()),
+  state: WebhookStateSchema,
+  /** Why it is paused, in words (failures in a row, the key that made it was revoked). */
+  pausedReason: z.nullable(z.string()),
+  consecutiveFailures: z.number(),
+  createdAt: z.string(),
+});
+export type Webhook = z.infer<typeof WebhookSchema>;
+
+export const WebhooksSchema = z.object({ webhooks: z.array(WebhookSchema) });
+/** The answer to a create: the webhook, and its signing secret, which is never shown again. */
+export const CreatedWebhookSchema = z.object({ webhook: WebhookSchema, secret: z.string() });
+export type CreatedWebhook = z.infer<typeof CreatedWebhookSchema>;
+
+/** What "Send test" heard: the receiver's status (null: no answer) and the start of its body, or why nothing was sent. */
+export const TestResultSchema = z.object({ delivered: z.boolean(), status: z.nullable(z.number()), answer: z.string() });
+export type TestResult = z.infer<typeof TestResultSchema>;
+
+export const DeliveryStateSchema = z.enum(['pending', 'delivered', 'failed']);
+export const DeliverySchema = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  projectId: z.string(),
+  operationId: z.string(),
+  state: DeliveryStateSchema,
+  attempts: z.number(),
+  /** The last answer's HTTP status; null before the first attempt or when nothing answered. */
+  lastStatus: z.nullable(z.number()),
+  /** The last answer in words: the start of its body, or why there was none (timeout, refused). */
+  lastAnswer: z.nullable(z.string()),
+  lastAttemptAt: z.nullable(z.string()),
+  nextAttemptAt: z.nullable(z.string()),
+  createdAt: z.string(),
+});
+export type Delivery = z.infer<typeof DeliverySchema>;
+export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema) });
+
+export const WatchRequestSchema = z.object({ projectId: z.string().check(z.minLength(1)), operationId: z.string().check(z.minLength(1)) });
+export type WatchRequest = z.infer<typeof WatchRequestSchema>;
+export const OperationWatchSchema = z.object({ projectId: z.string(), operationId: z.string(), createdAt: z.string(), webhooks: z.number() });
+export type OperationWatch = z.infer<typeof OperationWatchSchema>;
+export const OperationWatchesSchema = z.object({ watches: z.array(OperationWatchSchema) });
+
+/** The `code` of a refused webhook URL (the form shows the message beside the field). */
+export const INVALID_WEBHOOK_URL_CODE = 'invalid_webhook_url';
+/** The `code` of "Notify me when it ends" without any webhook to send it to. */
+export const NO_WEBHOOK_CODE = 'no_webhook';

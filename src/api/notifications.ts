@@ -1,0 +1,81 @@
+import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import {
+  CreatedWebhookSchema,
+  DeliveriesSchema,
+  OperationWatchSchema,
+  TestResultSchema,
+  webhookDeliveriesPath,
+  webhookPath,
+  webhookResumePath,
+  WebhooksSchema,
+  webhookTestPath,
+  WATCHES_PATH,
+  WEBHOOKS_PATH,
+  type CreateWebhook,
+  type WatchRequest,
+} from './notification-schemas';
+import { API_BASE, request, sameOriginTransport, type Transport } from './request';
+import * as z from 'zod/mini';
+
+// The console's own /notifications routes (server/notify/), read and changed through request() like the API:
+// the same errors, parsing and timeout. Only the page asks them (never the server's render), so the transport
+// is the page's own origin, without the /api/v2 prefix request() puts before the platform's paths.
+
+const consoleRoutes: Transport = (path, init) => sameOriginTransport(path.startsWith(API_BASE) ? path.slice(API_BASE.length) : path, init);
+
+const NoContentSchema = z.unknown();
+
+export const notificationQueries = {
+  all: () => ['notifications'] as const,
+  webhooks: () =>
+    queryOptions({
+      queryKey: [...notificationQueries.all(), 'webhooks'] as const,
+      queryFn: ({ signal }) => request(WEBHOOKS_PATH, WebhooksSchema, { signal, transport: consoleRoutes }),
+    }),
+  deliveries: (webhookId: string) =>
+    queryOptions({
+      queryKey: [...notificationQueries.all(), 'deliveries', webhookId] as const,
+      queryFn: ({ signal }) => request(webhookDeliveriesPath(webhookId), DeliveriesSchema, { signal, transport: consoleRoutes }),
+      // The log changes on the server's schedule: a retry, a delivery while the page is open.
+      refetchInterval: 10_000,
+    }),
+};
+
+export function useCreateWebhook() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CreateWebhook) => request(WEBHOOKS_PATH, CreatedWebhookSchema, { method: 'POST', body: input, transport: consoleRoutes }),
+    onSuccess: () => client.invalidateQueries({ queryKey: notificationQueries.webhooks().queryKey }),
+  });
+}
+
+export function useDeleteWebhook() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(webhookPath(id), NoContentSchema, { method: 'DELETE', transport: consoleRoutes }),
+    onSuccess: () => client.invalidateQueries({ queryKey: notificationQueries.webhooks().queryKey }),
+  });
+}
+
+export function useTestWebhook() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(webhookTestPath(id), TestResultSchema, { method: 'POST', transport: consoleRoutes }),
+    onSettled: (_result, _error, id) => client.invalidateQueries({ queryKey: notificationQueries.deliveries(id).queryKey }),
+  });
+}
+
+export function useResumeWebhook() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => request(webhookResumePath(id), NoContentSchema, { method: 'POST', transport: consoleRoutes }),
+    onSuccess: () => client.invalidateQueries({ queryKey: notificationQueries.all() }),
+  });
+}
+
+/** "Notify me when it ends": an operation-scoped rule kept by the server, sent to every webhook of this key. */
+export function useNotifyWhenEnds() {
+  return useMutation({
+    mutationFn: (watch: WatchRequest) => request(WATCHES_PATH, OperationWatchSchema, { method: 'POST', body: watch, transport: consoleRoutes }),
+  });
+}

@@ -1,0 +1,41 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { describeError } from '../../api/api-error';
+import type { CreatedWebhook } from '../../api/notification-schemas';
+import { notificationQueries } from '../../api/notifications';
+import { ErrorCallout } from '../../components/error-callout';
+import { useDocumentTitle } from '../../lib/use-document-title';
+import { SigningSecret } from './signing-secret';
+import { WebhookForm } from './webhook-form';
+import { WebhookItem } from './webhook-item';
+
+/** /settings/notifications: webhooks that hear about operations after every tab is closed (issue 23). */
+export function NotificationsScreen() {
+  useDocumentTitle('Notifications');
+  const webhooks = useQuery(notificationQueries.webhooks());
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
+  return (
+    <section className="notifications">
+      <h1 tabIndex={-1}>Notifications</h1>
+      <p>
+        The server sends these from the archive's record, whether or not a tab is open. Each webhook is seen only by sessions of the API key that added it, and
+        hears only about projects that key can read.
+      </p>
+      {created ? <SigningSecret secret={created.secret} url={created.webhook.url} onDone={() => setCreated(null)} /> : <WebhookForm onCreated={setCreated} />}
+      <h2>Webhooks</h2>
+      {webhooks.isPending ? (
+        <p className="muted">Loading webhooks…</p>
+      ) : webhooks.isError ? (
+        <ErrorCallout title="The webhooks could not be loaded" {...describeError(webhooks.error)} onRetry={() => void webhooks.refetch()} />
+      ) : webhooks.data.webhooks.length === 0 ? (
+        <p className="muted">No webhooks yet.</p>
+      ) : (
+        <ul className="webhooks">
+          {webhooks.data.webhooks.map((webhook) => (
+            <WebhookItem key={webhook.id} webhook={webhook} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

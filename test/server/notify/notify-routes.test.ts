@@ -1,0 +1,102 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNotifications } from '../../../server/notify/notifications';
+import { serveNotifyRoute } from '../../../server/notify/notify-routes';
+import { createProjectAccess } from '../../../server/notify/project-access';
+import { createNotifySeal } from '../../../server/notify/secret-seal';
+import { sendWebhook } from '../../../server/notify/send-webhook';
+import type { Db } from '../../../server/store/db';
+import { createSessions } from '../../../server/session/sessions';
+import { openTestStore } from '../store/store-drivers';
+
+// The routes as a signed-in page uses them: webhooks are seen, tested and removed only with the key that made them.
+
+const SECRET = 'route-test-session-secret-0000000000000';
+let db: Db;
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  db = (await openTestStore('pglite')).db;
+  const sessions = createSessions({ secret: SECRET });
+  const notifications = createNotifications({
+    db,
+    seal: createNotifySeal(SECRET),
+    access: createProjectAccess({ fetchApi: () => Promise.resolve(Response.json({}, { status: 404 })) }),
+    send: sendWebhook,
+    publicUrl: new URL('http://127.0.0.1/'),
+    allowPrivate: false,
+    resolve: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
+  });
+  server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/sign-in/')) {
+      const { cookie } = sessions.start(req, decodeURIComponent(req.url.slice('/sign-in/'.length)), 'personal', false);
+      res.setHeader('Set-Cookie', cookie);
+      res.end();
+      return;
+    }
+    void serveNotifyRoute(req, res, { sessions, notifications });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await db.close();
+});
+
+async function signIn(key: string): Promise<string> {
+  const response = await fetch(`${base}/sign-in/${encodeURIComponent(key)}`);
+  return (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+}
+
+async function call(cookie: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${base}${path}`, { method, headers: { cookie, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const text = await response.text();
+  return { status: response.status, json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+const hook = { url: 'https://hooks.example.com/ops', format: 'json', scope: { kind: 'all' }, events: ['operation.failed'] };
+
+describe('notification routes', () => {
+  it('answers 401 without a session', async () => {
+    expect(await call('', 'GET', '/notifications/webhooks')).toMatchObject({ status: 401, json: { code: 'not_signed_in' } });
+  });
+
+  it('refuses a bad URL with a message for the form', async () => {
+    const cookie = await signIn('key-a-000000000000000000000000');
+    expect(await call(cookie, 'POST', '/notifications/webhooks', { ...hook, url: 'http://127.0.0.1:8080/x' })).toMatchObject({
+      status: 400,
+      json: { code: 'invalid_webhook_url', message: expect.stringMatching(/loopback, private/) as string },
+    });
+    expect(await call(cookie, 'POST', '/notifications/webhooks', { ...hook, events: [] })).toMatchObject({ status: 400, json: { message: expect.stringMatching(/at least one event/) as string } });
+  });
+
+  it('shows, and lets remove, a webhook only to sessions of the key that made it; the secret only once', async () => {
+    const a = await signIn('key-a-000000000000000000000000');
+    const b = await signIn('key-b-000000000000000000000000');
+    const created = await call(a, 'POST', '/notifications/webhooks', hook);
+    expect(created).toMatchObject({ status: 201, json: { secret: expect.stringMatching(/^whsec_/) as string, webhook: { url: hook.url, state: 'active' } } });
+    const id = (created.json?.webhook as { id: string }).id;
+
+    const listA = await call(a, 'GET', '/notifications/webhooks');
+    expect(listA.json?.webhooks).toMatchObject([{ id }]);
+    expect(JSON.stringify(listA.json)).not.toContain('whsec_');
+    expect((await call(b, 'GET', '/notifications/webhooks')).json).toEqual({ webhooks: [] });
+    expect((await call(b, 'DELETE', `/notifications/webhooks/${id}`)).status).toBe(404);
+    expect((await call(b, 'GET', `/notifications/webhooks/${id}/deliveries`)).status).toBe(404);
+    expect((await call(a, 'GET', `/notifications/webhooks/${id}/deliveries`)).json).toEqual({ deliveries: [] });
+    expect((await call(a, 'DELETE', `/notifications/webhooks/${id}`)).status).toBe(204);
+    expect((await call(a, 'GET', '/notifications/webhooks')).json).toEqual({ webhooks: [] });
+  });
+
+  it('"Notify me when it ends" needs a webhook to send to', async () => {
+    const c = await signIn('key-c-000000000000000000000000');
+    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({ status: 409, json: { code: 'no_webhook' } });
+    await call(c, 'POST', '/notifications/webhooks', hook);
+    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({ status: 201, json: { operationId: 'op-1', webhooks: 1 } });
+    expect((await call(c, 'GET', '/notifications/watches')).json).toMatchObject({ watches: [{ projectId: 'p1', operationId: 'op-1' }] });
+  });
+});
