@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { activityQueries, nextStepDelay, type ActivityFeed } from '../../api/activity-feed';
 import { archiveActivityRefetchInterval, archiveQueries, ownKeyFollowed } from '../../api/archive';
+import { slowPollDelay } from '../../api/retry-policy';
 import { DEFAULT_BUDGET_PER_MINUTE } from '../../lib/activity-scheduler';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { usePollInterval } from '../../lib/use-poll-interval';
@@ -27,7 +28,8 @@ export function useActivityFeed() {
   const [budgetPerMinute, setBudget] = useStoredNumber(BUDGET_STORAGE_KEY, DEFAULT_BUDGET_PER_MINUTE);
   const [intervalMs, setIntervalMs] = usePollInterval();
   const archive = useQuery({ ...archiveQueries.activity(), refetchInterval: archiveActivityRefetchInterval(intervalMs) });
-  const sources = useQuery({ ...archiveQueries.sources(), refetchInterval: archiveActivityRefetchInterval(intervalMs) });
+  // Whether the session's own key is kept changes rarely: checked at the slow pace.
+  const sources = useQuery({ ...archiveQueries.sources(), refetchInterval: archiveActivityRefetchInterval(slowPollDelay(intervalMs)) });
   const coveredIds = archive.data?.projects.map((p) => p.id).join(' ') ?? '';
   const covered = useMemo(() => new Set(coveredIds.split(' ').filter(Boolean)), [coveredIds]);
   const coversAll = archive.isSuccess && ownKeyFollowed(sources.data);
