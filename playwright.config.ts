@@ -50,6 +50,8 @@ function server(lanePort: number, command = serve, workers = '1'): WebServer {
       DATA_DIR: dataDir(lanePort),
       // The archive's whole re-read (what finds operations the API stopped listing) every 20 s instead of every hour.
       ARCHIVE_FULL_READ_MS: '20000',
+      // Webhooks to a receiver the test starts on loopback.
+      WEBHOOK_ALLOW_PRIVATE: '1',
     },
     stdout: 'pipe',
   };

@@ -35,6 +35,8 @@ export const FaultSchema = z.discriminatedUnion('type', [
     type: z.literal('unknown-values'),
     status: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
     action: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    /** Only these operations (default: every one): `status: 'failed'` on one id fails just that operation. */
+    ids: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.minLength(1), z.maxLength(1_000))),
   }),
   /** The real answer without these operations, as the platform's retention drops old ones (the archive keeps them). */
   z.object({ type: z.literal('hide-operations'), ids: z.array(z.string().check(z.maxLength(200))).check(z.minLength(1), z.maxLength(1_000)) }),
@@ -158,6 +160,7 @@ export const UNKNOWN_ACTION = 'rebalance_storage';
 
 function withUnknown(operation: unknown, fault: Extract<Fault, { type: 'unknown-values' }>): unknown {
   if (typeof operation !== 'object' || operation === null) return operation;
+  if (fault.ids && !('id' in operation && typeof operation.id === 'string' && fault.ids.includes(operation.id))) return operation;
   const replaceStatus = fault.status !== undefined || fault.action === undefined;
   const replaceAction = fault.action !== undefined || fault.status === undefined;
   return {

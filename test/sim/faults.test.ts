@@ -193,6 +193,17 @@ describe('faults in the simulator handlers', () => {
     expect(statusOnly.operations.every((op) => op.status === 'hibernating' && op.action !== UNKNOWN_ACTION)).toBe(true);
   });
 
+  it('fails just the named operations: the rest of the page is as the platform holds it', async () => {
+    const sim = simulator();
+    const healthy = OperationsPageSchema.parse(await (await sim.call('GET', `/projects/${sim.projectId}/operations?limit=5`)).json()).operations;
+    const [target, ...rest] = healthy;
+    if (!target) throw new Error('an empty project');
+    sim.faults.set(plan([{ fault: { type: 'unknown-values', status: 'failed', ids: [target.id] } }]));
+    const page = OperationsPageSchema.parse(await (await sim.call('GET', `/projects/${sim.projectId}/operations?limit=5`)).json()).operations;
+    expect(page.find((op) => op.id === target.id)?.status).toBe('failed');
+    expect(page.filter((op) => op.id !== target.id).map((op) => op.status)).toEqual(rest.map((op) => op.status));
+  });
+
   it('drops the connection: a network error in fetch terms', async () => {
     const sim = simulator();
     sim.faults.set(plan([{ fault: { type: 'drop-connection' } }]));

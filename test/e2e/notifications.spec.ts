@@ -1,0 +1,123 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { expect, test, type APIRequestContext, type BrowserContext } from '@playwright/test';
+import { ARCHIVE_SOURCES_PATH, ArchiveSourcesSchema, archiveSourcePath } from '../../src/api/archive-schemas';
+import { startReceiver } from '../server/notify/loopback-receiver';
+import { ControlApi, sendWhenNotBusy } from './support/api';
+import { expectNoSeriousViolations } from './support/axe';
+import { clearFaults, setFaults } from './support/faults';
+import { E2E_API_KEY, holdKey } from './support/session';
+
+// Notifications end to end (issue 23), against the lane's own server (WEBHOOK_ALLOW_PRIVATE=1, so a receiver
+// on loopback may be added): the archive's collector reads the project with no tab open, the dispatcher turns
+// what it saw into one event, and the receiver gets it signed. The fault control holds an operation's status
+// ("unknown-values" on one id) so the test decides when it fails or ends.
+test.describe.configure({ mode: 'serial' });
+
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let context: BrowserContext;
+let secret = '';
+let projectId = '';
+
+test.beforeAll(async () => {
+  receiver = await startReceiver();
+});
+
+// The lane's other specs meet a server that reads nothing on its own: the kept key is removed.
+test.afterAll(async ({ browser, baseURL, request }) => {
+  await clearFaults(request);
+  await receiver.close();
+  const cleanup = await browser.newContext({ ...(baseURL ? { baseURL } : {}) });
+  await holdKey(cleanup);
+  const { sources } = ArchiveSourcesSchema.parse(await (await cleanup.request.get(ARCHIVE_SOURCES_PATH)).json());
+  for (const source of sources.filter((s) => s.isOwnKey)) expect((await cleanup.request.delete(archiveSourcePath(source.id))).ok()).toBe(true);
+  await cleanup.close();
+});
+
+/** Checks an `X-Ops-Console-Signature: t=…,v1=…` as the README's recipe does: HMAC-SHA256 of "t.body", within 5 minutes. */
+function verifies(header: string | string[] | undefined, body: string): boolean {
+  const fields = new Map(String(header).split(',').map((part) => part.split('=', 2) as [string, string]));
+  const t = Number(fields.get('t'));
+  const given = Buffer.from(fields.get('v1') ?? '', 'hex');
+  const expected = createHmac('sha256', secret).update(`${t}.${body}`).digest();
+  return Math.abs(Date.now() / 1000 - t) < 300 && given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Starts work in the project (a branch), returning its first operation. */
+async function startWork(request: APIRequestContext): Promise<string> {
+  const created = await sendWhenNotBusy(() => request.post(`/api/v2/projects/${projectId}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
+  const body = (await created.json()) as { operations: { id: string }[] };
+  const first = body.operations[0];
+  if (!first) throw new Error('a branch without operations');
+  return first.id;
+}
+
+test('a "Failed" rule for one project: the receiver gets exactly one signed event, with no tab open', async ({ browser, baseURL, request }) => {
+  test.setTimeout(150_000);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const project = (await api.allProjects()).find((p) => p.name === 'scratchpad');
+  if (!project) throw new Error('the seed has no scratchpad project');
+  projectId = project.id;
+
+  context = await browser.newContext({ ...(baseURL ? { baseURL } : {}) });
+  await holdKey(context);
+  const page = await context.newPage();
+  // The archive reads the project from now on (notifications come from what its collector sees).
+  await page.goto('/settings/archive');
+  const keep = page.getByRole('button', { name: 'Keep history' });
+  if (await keep.isEnabled()) await keep.click();
+  const source = page.getByRole('table', { name: 'Keys the archive reads with' }).getByRole('row', { name: /Demo User/ });
+  await expect(source.getByText('Following')).toBeVisible({ timeout: 120_000 });
+
+  await page.goto('/settings/notifications');
+  await expect(page.getByRole('heading', { level: 1, name: 'Notifications' })).toBeVisible();
+  await page.getByRole('textbox', { name: 'Webhook URL' }).fill(receiver.url);
+  await page.getByRole('combobox', { name: 'Projects' }).selectOption('project');
+  await page.getByRole('textbox', { name: 'Project ID' }).fill(projectId);
+  await expect(page.getByRole('checkbox', { name: 'Failed' })).toBeChecked();
+  await expect(page.getByRole('checkbox', { name: 'Finished' })).not.toBeChecked();
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  const shown = page.getByRole('textbox', { name: 'Signing secret' });
+  await expect(shown).toHaveAttribute('readonly');
+  secret = await shown.inputValue();
+  expect(secret.length).toBeGreaterThan(16);
+  await expectNoSeriousViolations(page);
+  await page.close();
+
+  // No tab open from here on. The platform fails an operation.
+  const operationId = await startWork(request);
+  await setFaults(request, [{ path: `/projects/${projectId}/**`, fault: { type: 'unknown-values', status: 'failed', ids: [operationId] } }]);
+  await expect.poll(() => receiver.received.length, { timeout: 60_000 }).toBeGreaterThan(0);
+  // wall-clock: a second event (a duplicate, or the branch's other operations) would come within the collector's next rounds.
+  await new Promise((resolve) => setTimeout(resolve, 12_000));
+  expect(receiver.received).toHaveLength(1);
+  const [delivery] = receiver.received;
+  if (!delivery) throw new Error('nothing received');
+  const event = JSON.parse(delivery.body) as { id: string; type: string; project: { id: string }; operation: { id: string; status: string }; url: string };
+  expect(event).toMatchObject({ type: 'operation.failed', project: { id: projectId }, operation: { id: operationId, status: 'failed' } });
+  expect(event.url).toMatch(new RegExp(`/projects/${projectId}/operations/${operationId}$`));
+  expect(delivery.headers['content-type']).toMatch(/^application\/json/);
+  expect(delivery.headers['x-ops-console-event']).toBe(event.id);
+  expect(verifies(delivery.headers['x-ops-console-signature'], delivery.body)).toBe(true);
+  await clearFaults(request);
+});
+
+test('"Notify me when it ends" on a watched operation: the tab is closed, the operation ends, the event arrives', async ({ request }) => {
+  test.setTimeout(120_000);
+  const before = receiver.received.length;
+  const operationId = await startWork(request);
+  // Held in flight until the tab is closed.
+  await setFaults(request, [{ path: `/projects/${projectId}/**`, fault: { type: 'unknown-values', status: 'running', ids: [operationId] } }]);
+  const page = await context.newPage();
+  await page.goto(`/projects/${projectId}/operations/${operationId}`);
+  await page.getByRole('button', { name: /^Watch / }).first().click();
+  const tray = page.getByRole('complementary', { name: 'Watched operations' });
+  await tray.getByRole('button', { name: 'Notify me when it ends' }).click();
+  await expect(tray.getByRole('status').filter({ hasText: /even with this tab closed/ })).toBeVisible();
+  await page.close();
+  await context.close();
+
+  await clearFaults(request);
+  await expect.poll(() => receiver.received.slice(before).map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } }).filter((e) => e.operation.id === operationId).map((e) => e.type), { timeout: 60_000 }).toEqual(['operation.finished']);
+  const delivery = receiver.received.slice(before).find((r) => r.body.includes(operationId));
+  expect(verifies(delivery?.headers['x-ops-console-signature'], delivery?.body ?? '')).toBe(true);
+});
