@@ -14,7 +14,10 @@ import path from 'node:path';
 const layers = (names, message) => ({ regex: `^(\\.\\./)+(${names.join('|')})(/|$)`, message });
 
 /** The console never imports the simulator, its server or the tests. */
-const outsideConsole = { regex: '^(\\.\\./)+(sim|server|test|bench)(/|$)', message: 'The console (src/) never imports sim/, server/, test/ or bench/.' };
+const outsideConsole = {
+  regex: '^((\\.\\./)+(sim|server|test|bench)(/|$)|node:)',
+  message: "The console (src/) runs in the browser: it never imports sim/, server/, test/, bench/ or Node's own modules.",
+};
 
 const featuresDir = path.join(import.meta.dirname, 'src', 'features');
 
@@ -73,6 +76,8 @@ export default tseslint.config(
     files: ['src/**/*.{ts,tsx}'],
     rules: {
       'no-console': 'error',
+      // What runs in the browser has no Node globals (checked here rather than by a second, DOM-only tsc program).
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'global', 'require', '__dirname', '__filename', 'setImmediate'],
       'react-hooks/exhaustive-deps': 'error',
       'no-restricted-imports': ['error', { patterns: [outsideConsole] }],
     },

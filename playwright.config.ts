@@ -48,8 +48,10 @@ function server(lanePort: number, command = serve, workers = '1'): WebServer {
       WEB_CONCURRENCY: workers,
       // Each lane's server keeps its store and secret apart (one process may open a PGlite directory), fresh each run.
       DATA_DIR: dataDir(lanePort),
-      // The archive's whole re-read (what finds operations the API stopped listing) every 20 s instead of every hour.
-      ARCHIVE_FULL_READ_MS: '20000',
+      // The archive's collector at a test's pace: busy projects every second (idle ones every 6 s), and the whole
+      // re-read that finds operations the API stopped listing every 10 s instead of every hour.
+      ARCHIVE_INTERVAL_MS: '1000',
+      ARCHIVE_FULL_READ_MS: '10000',
       // Webhooks to a receiver the test starts on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
     },

@@ -97,7 +97,7 @@ async function viewers(browser: Browser, baseURL: string, count: number) {
 test('Activity with five people watching costs the API no more than with one', async ({ browser, baseURL }) => {
   test.setTimeout(120_000);
   if (!baseURL) throw new Error('baseURL is not set');
-  const WINDOW_MS = 10_000;
+  const WINDOW_MS = 6_000;
   const sentIn = (log: readonly ApiExchange[], from: number) => log.filter((e) => e.sentAt >= from && e.sentAt < from + WINDOW_MS).length;
 
   const [alone] = await viewers(browser, baseURL, 1);

@@ -4,7 +4,8 @@ import { ArchivedOperationsPageSchema } from '../../../src/api/archive-schemas';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
 import { postgresDatabase } from '../store/store-drivers';
 import { pgliteDataDir } from '../../support/pglite-template';
-import { asPage, KEY, projectsByName, signIn, waitFollowing } from './archive-support';
+import { startReceiver } from '../notify/loopback-receiver';
+import { apiJson, apiOperations, asPage, KEY, projectsByName, signIn, waitFollowing } from './archive-support';
 
 // Several instances and restarts: on one DATABASE_URL exactly one collects and another takes over when it
 // stops, and a sign-out through one holds on the other; on PGlite the archive outlives a restart.
@@ -68,6 +69,50 @@ describe('PGlite across a restart', () => {
       expect((await asPage(second, signedOut, '/archive/sources')).status).toBe(401);
     } finally {
       await second.stop();
+    }
+  }, 120_000);
+});
+
+describe('notifications with two instances on one DATABASE_URL', () => {
+  it('delivers each event once: both run the delivery loop over one outbox', async () => {
+    const receiver = await startReceiver();
+    const url = await postgresDatabase();
+    const env = { ...ARCHIVE_ENV, DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE: '1' };
+    const [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
+    try {
+      await expect.poll(() => [a, b].filter((s) => s.running.archive.isCollecting()).length, { timeout: 10_000, interval: 50 }).toBe(1);
+      const holder = a.running.archive.isCollecting() ? a : b;
+      const other = holder === a ? b : a;
+      const cookie = await signIn(holder);
+      expect((await asPage(holder, cookie, '/archive/sources', 'POST')).status).toBe(201);
+      await waitFollowing(holder, cookie);
+      // The webhook is made through the instance that does not collect: the store is the one both share.
+      const made = await other.request({
+        method: 'POST',
+        path: '/notifications/webhooks',
+        headers: { cookie, accept: 'application/json', 'content-type': 'application/json', origin: `http://127.0.0.1:${other.port}` },
+        body: JSON.stringify({ url: receiver.url, format: 'json', scope: { kind: 'all' }, events: ['operation.finished'] }),
+      });
+      expect(made.status, made.body).toBe(201);
+
+      // Work in the collector's world: three branches, each with operations that finish within seconds.
+      const project = (await projectsByName(holder)).get('scratchpad')?.id ?? '';
+      const started: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const created = (await apiJson(holder, `/projects/${project}/branches`, KEY, 'POST', {})) as { operations: { id: string }[] };
+        started.push(...created.operations.map((op) => op.id));
+        await expect.poll(async () => (await apiOperations(holder, project)).filter((op) => started.includes(op.id) && op.status !== 'finished').length, { timeout: 20_000, interval: 100 }).toBe(0);
+      }
+      const finishedEvents = () => receiver.received.map((r) => JSON.parse(r.body) as { id: string; operation: { id: string } }).filter((e) => started.includes(e.operation.id));
+      await expect.poll(() => new Set(finishedEvents().map((e) => e.operation.id)).size, { timeout: 30_000, interval: 100 }).toBe(started.length);
+      // wall-clock: both loops run every second or so; a second copy of any event would come within these rounds.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const ids = finishedEvents().map((e) => e.id);
+      expect(ids).toHaveLength(started.length);
+      expect(new Set(ids).size).toBe(started.length);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+      await receiver.close();
     }
   }, 120_000);
 });
