@@ -6,10 +6,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createApiBackend, type ApiBackend } from '../server/api-backend';
 import { startServer } from '../server/start';
+import { ARCHIVE_ACTIVITY_PATH } from '../src/api/archive-schemas';
+import { DEFAULT_POLL_INTERVAL_MS } from '../src/lib/operation-status';
 
 const KEY = 'bench-archive-key-000000000000000';
 const FILTER_RUNS = 15;
+/** How long each viewer count is watched, in real time. */
+const VIEWERS_WINDOW_MS = Number(process.env.BENCH_VIEWERS_MS ?? 60_000);
 
 export interface ArchiveResult {
   storeOpenMs: number;
@@ -17,6 +22,44 @@ export interface ArchiveResult {
   backfillRequests: number;
   operations: number;
   filter: { search: string; matches: number; serverMs: number; totalMs: number };
+  /** API requests a minute (everything the server sent the API: the collector, access checks) with this many people on Activity. */
+  activity: { viewers: number; apiRequestsPerMinute: number }[];
+}
+
+/** The simulator backend with a count of every request the server sends the API (proxy, collector, access checks). */
+function countedBackend(): { backend: ApiBackend; sent: () => number } {
+  const backend = createApiBackend({ simApiKey: KEY, simHugeProject: true });
+  let sent = 0;
+  return {
+    backend: {
+      ...backend,
+      fetch: (apiCall) => {
+        sent += 1;
+        return backend.fetch(apiCall);
+      },
+    },
+    sent: () => sent,
+  };
+}
+
+/**
+ * People on Activity whose projects the archive covers: each session reads `/archive/activity` at the poll
+ * interval, which is what the page does for covered projects (test/e2e/archive.spec.ts shows the page then
+ * sends the API nothing itself). Counted: what the server sends the API meanwhile, per minute.
+ */
+async function watchActivity(port: number, cookies: readonly string[], origin: string, sent: () => number): Promise<number> {
+  const before = sent();
+  const started = performance.now();
+  await Promise.all(
+    cookies.map(async (cookie) => {
+      while (performance.now() - started < VIEWERS_WINDOW_MS) {
+        const answer = await call(port, 'GET', ARCHIVE_ACTIVITY_PATH, { cookie, origin, accept: 'application/json' });
+        if (answer.status !== 200) throw new Error(`/archive/activity answered ${answer.status}: ${answer.body}`);
+        await new Promise((resolve) => setTimeout(resolve, DEFAULT_POLL_INTERVAL_MS));
+      }
+    }),
+  );
+  return ((sent() - before) * 60_000) / (performance.now() - started);
 }
 
 function call(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -36,7 +79,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 export async function measureArchive(): Promise<ArchiveResult> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-bench-archive-'));
+  const counted = countedBackend();
   const running = await startServer({
+    backend: counted.backend,
     mode: 'production',
     env: { HOST: '127.0.0.1', PORT: '0', SIM_API_KEY: KEY, SIM_HUGE_PROJECT: '1', DATA_DIR: dataDir },
     print: () => undefined,
@@ -80,7 +125,17 @@ export async function measureArchive(): Promise<ArchiveResult> {
       serverMs.push(Number(/dur=([\d.]+)/.exec(String(answer.headers['server-timing']))?.[1] ?? NaN));
       matches = (JSON.parse(answer.body) as { operations: unknown[] }).operations.length;
     }
-    return { storeOpenMs, backfillMs, backfillRequests, operations: count.rows[0]?.n ?? 0, filter: { search, matches, serverMs: median(serverMs), totalMs: median(totalMs) } };
+    const activity: ArchiveResult['activity'] = [];
+    for (const viewers of [1, 5]) {
+      const cookies = await Promise.all(
+        Array.from({ length: viewers }, async () => {
+          const session = await call(port, 'POST', '/session', { 'content-type': 'application/json', origin }, JSON.stringify({ key: KEY }));
+          return (session.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
+        }),
+      );
+      activity.push({ viewers, apiRequestsPerMinute: await watchActivity(port, cookies, origin, counted.sent) });
+    }
+    return { storeOpenMs, backfillMs, backfillRequests, operations: count.rows[0]?.n ?? 0, filter: { search, matches, serverMs: median(serverMs), totalMs: median(totalMs) }, activity };
   } finally {
     running.server.closeAllConnections();
     await running.stop();
@@ -93,4 +148,7 @@ export function reportArchive(result: ArchiveResult): void {
   console.log(`  store first open (PGlite initdb + migrations): ${Math.round(result.storeOpenMs)} ms`);
   console.log(`  backfill of every project: ${(result.backfillMs / 1_000).toFixed(1)} s, ${result.backfillRequests} API requests; ${result.operations} operations in the big project`);
   console.log(`  ?${result.filter.search} over it from the store: ${result.filter.matches} matches, ${result.filter.serverMs.toFixed(1)} ms server time, ${result.filter.totalMs.toFixed(1)} ms round trip (median of ${FILTER_RUNS})`);
+  for (const { viewers, apiRequestsPerMinute } of result.activity) {
+    console.log(`  Activity with ${viewers} ${viewers === 1 ? 'viewer' : 'viewers'} reading the archive: ${apiRequestsPerMinute.toFixed(0)} API requests a minute (everything the server sent the API, collector included)`);
+  }
 }

@@ -123,9 +123,10 @@ test('on a phone the timeline’s labels are readable (at least 11 px tall), its
   const box = await label.boundingBox();
   expect(box?.height ?? 0).toBeGreaterThanOrEqual(11);
   // Every tick that says something, at a readable size.
-  const ticks = await figure.locator('.tl-tick text').evaluateAll((texts) => texts.filter((t) => t.textContent).map((t) => t.getBoundingClientRect().height));
-  expect(ticks.length).toBeGreaterThan(0);
-  expect(Math.min(...ticks)).toBeGreaterThanOrEqual(11);
+  // Measured once the chart has laid out (a fresh-clone run caught a label at 0 px mid-render).
+  const ticks = () => figure.locator('.tl-tick text').evaluateAll((texts) => texts.filter((t) => t.textContent).map((t) => t.getBoundingClientRect().height));
+  await expect.poll(async () => (await ticks()).length).toBeGreaterThan(0);
+  await expect.poll(async () => Math.min(...(await ticks()))).toBeGreaterThanOrEqual(11);
   // The page itself does not scroll sideways: only the chart does.
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
