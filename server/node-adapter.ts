@@ -61,6 +61,15 @@ export function jsonErrorResponse(status: number, message: string, code = ''): R
 }
 
 /** Writes the platform's error body (`{code, message, request_id}`) with its request id header. */
+/** A JSON answer with its length (the console's own routes: session, archive, notifications). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 export function sendJsonError(res: ServerResponse, status: number, message: string, code = ''): void {
   if (res.headersSent) {
     res.destroy();

@@ -10,7 +10,7 @@ import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../src/config/session';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
 import { apiReader } from '../collector/api-reader';
-import { jsonErrorResponse, readBody, sendFetchResponse, type ApiFetch } from '../node-adapter';
+import { jsonErrorResponse, readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
 import type { Session } from '../session/session-crypto';
 import type { Sessions } from '../session/sessions';
 import type { Db } from '../store';
@@ -40,14 +40,6 @@ export interface ArchiveContext {
 
 export function isArchivePath(path: string): boolean {
   return path === ARCHIVE_API_PATH || path.startsWith(`${ARCHIVE_API_PATH}/`);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }
 
 function sendError(res: ServerResponse, status: number, message: string, code = ''): void {

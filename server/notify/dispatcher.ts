@@ -10,20 +10,13 @@ import { enqueueDelivery } from './deliveries-table';
 import type { Db, Queryable } from '../store/db';
 import type { OperationObject } from './payload';
 import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from './webhooks-table';
+import type { TransitionRow as StoredTransition } from '../store/operations';
 
 export const CURSOR_NAME = 'operation_transitions';
 const BATCH = 500;
 
-interface TransitionRow {
-  seq: string | number;
-  project_id: string;
-  operation_id: string;
-  status: string;
-  previous_status: string | null;
-  seen_at: Date;
-  during_backfill: boolean;
-  operation: OperationObject;
-}
+/** A row of the collector's operation_transitions (server/store/operations.ts), its operation as the API's object. */
+type TransitionRow = Omit<StoredTransition, 'operation'> & { operation: OperationObject };
 
 /** The event a status change raises, if any. */
 export function eventTypeOf(status: string): NotificationEventType | null {

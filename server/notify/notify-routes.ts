@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { CreateWebhookSchema, INVALID_WEBHOOK_URL_CODE, NO_WEBHOOK_CODE, NOTIFICATIONS_API_PATH, WatchRequestSchema, WATCHES_PATH, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
 import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE } from '../../src/config/session';
-import { readBody, sendJsonError } from '../node-adapter';
+import { readBody, sendJson, sendJsonError } from '../node-adapter';
 import type { Sessions } from '../session/sessions';
 import type { Notifications, Owner } from './notifications';
 
@@ -17,14 +17,6 @@ export interface NotifyRouteContext {
   sessions: Sessions;
   /** Undefined when the server has no store: every route says so (503). */
   notifications: Notifications | undefined;
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }
 
 async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, schema: S): Promise<z.output<S> | string> {

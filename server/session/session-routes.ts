@@ -9,7 +9,7 @@ import { AuthDetailsSchema, ApiErrorBodySchema } from '../../src/api/schemas';
 import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
 import { keyFormatProblem } from '../../src/features/session/key-format';
 import { UPSTREAM_ERROR_CODE } from '../forward-proxy';
-import { API_PREFIX, jsonErrorResponse, readBody, sendFetchResponse, type ApiFetch } from '../node-adapter';
+import { API_PREFIX, jsonErrorResponse, readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
 import { sameOriginPath } from '../pages';
 import type { Sessions } from './sessions';
 
@@ -72,14 +72,6 @@ async function problemOf(response: Response): Promise<SignInProblem> {
 }
 
 const STATUS_OF: Record<SignInProblem['kind'], number> = { rejected: 401, invalid: 400, unreachable: 502, server: 502, other: 400 };
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
 
 /** Asks the API who the key is; the key travels in this in-process call's Authorization header only. */
 async function checkKey(fetchApi: ApiFetch, key: string, clientGone: AbortSignal): Promise<Response> {
