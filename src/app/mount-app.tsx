@@ -30,9 +30,10 @@ function afterNextPaint(then: () => void): void {
  * already be under way in its query client), or hydrates the server's HTML in it when the page was
  * rendered on the server at `renderedAt` (its queries are in the cache already). Given the opened
  * screen's code loading (`screen`), the first render waits for it, so the screen appears whole rather
- * than after a loading fallback (a server-rendered page shows its HTML meanwhile).
+ * than after a loading fallback (a server-rendered page shows its HTML meanwhile). `releaseClicks` gives
+ * back the buttons pressed on that HTML before React listened (early-clicks.ts).
  */
-export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null): void {
+export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null, releaseClicks: () => void = () => undefined): void {
   const app = (
     <StrictMode>
       <App state={state} renderedAt={renderedAt ?? undefined} />
@@ -41,7 +42,12 @@ export function mountApp(container: HTMLElement, state: AppState, screen: Promis
   const render = () => {
     if (renderedAt === null) createRoot(container).render(app);
     // The server's HTML is painted first: hydrating in the task that parsed the page would hold its first paint back.
-    else afterNextPaint(() => hydrateRoot(container, app, { onRecoverableError: reportRecovered }));
+    else
+      afterNextPaint(() => {
+        hydrateRoot(container, app, { onRecoverableError: reportRecovered });
+        // React listens now: a button pressed before is pressed again, and React hydrates what it landed in first.
+        releaseClicks();
+      });
   };
   if (!screen) {
     render();

@@ -2,6 +2,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
 import { collectPageErrors } from './support/faults';
 import { detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { SIGN_OUT_PATH } from '../../src/config/session';
 import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
 
 // Signed-in pages as the server renders them: their rows in the HTML itself, the browser taking them
@@ -136,4 +137,33 @@ test('a rendered page is painted before any script takes it over: hydration wait
   await expect.poll(() => page.evaluate(() => (window as { __firstRowFrame?: { hydrated: boolean } }).__firstRowFrame)).toEqual({ hydrated: false });
   // And then the browser does take it over.
   await expect.poll(() => page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(true);
+});
+
+test('a button pressed before the browser takes the page over is answered once it has, and pressed twice counts once', async ({ page, context }) => {
+  await holdKey(context);
+  await context.addInitScript({ content: SLOW_POLLS });
+  // React's code held back: the page is painted and can be pressed, but nothing of React listens yet.
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  const signOutRequests: string[] = [];
+  page.on('request', (req) => {
+    if (new URL(req.url()).pathname === SIGN_OUT_PATH && req.method() === 'POST') signOutRequests.push(req.url());
+  });
+  await expect(async () => {
+    await page.goto(projectPath(big.id), { waitUntil: 'domcontentloaded' });
+    expect(await page.locator('#ops-console-data').textContent()).toContain('"renderedAt":');
+  }).toPass();
+  const signOut = page.getByRole('button', { name: 'Sign out' });
+  await signOut.click();
+  await signOut.click();
+  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+
+  letThrough();
+  await expect(page.getByLabel(/API key/).and(page.locator('input[type="password"]'))).toBeVisible();
+  await expect.poll(() => sessionCookies(context)).toEqual([]);
+  expect(signOutRequests).toHaveLength(1);
 });
