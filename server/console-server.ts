@@ -10,7 +10,7 @@ import { isArchivePath } from './archive/archive-routes';
 import { serveApi } from './api-route';
 import { crossSiteWriteProblem } from './csrf';
 import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './node-adapter';
-import { createRenderSlots, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
+import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages';
 import { MISDIRECTED } from './host-check';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './security-headers';
 import type { Notifications } from './notify/notifications';
@@ -39,6 +39,8 @@ export interface ConsoleServerOptions {
   renderDeadlineMs?: number;
   /** Renders at once in this process before pages go out as the shell (pages.ts's MAX_CONCURRENT_RENDERS otherwise). */
   maxRenders?: number;
+  /** React renders at once in this process, their data in (pages.ts's MAX_CONCURRENT_REACT_RENDERS otherwise). */
+  maxReactRenders?: number;
   /** Where an internal error is reported (stderr by default). */
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
@@ -106,6 +108,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
   const slots = createRenderSlots(options.maxRenders);
+  const reactRenders = createRenderSlots(options.maxReactRenders ?? MAX_CONCURRENT_REACT_RENDERS);
 
   const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
     const current = sessions.read(req);
@@ -120,6 +123,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       session,
       render,
       slots,
+      reactRenders,
       status,
       fetchApi: backend.fetch,
       // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
@@ -164,7 +168,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       return;
     }
     if (isApiPath(req.url)) {
-      await serveApi(req, res, { sessions, fetchApi: backend.fetch });
+      await serveApi(req, res, { sessions, fetchApi: backend.fetch, serve: backend.serve });
       return;
     }
     if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;

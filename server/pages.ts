@@ -27,10 +27,17 @@ export const RENDER_DEADLINE_MS = 250;
 export const RENDER_FINISH_MS = 500;
 
 /**
- * Renders one process runs at once; past it a page goes out as the shell at once instead of queueing behind
- * them. A render is mostly CPU once its data is in: more at once on a core only stretches each one's latency.
+ * Server-rendered pages one process has under way at once, waiting for their data included; past it a page
+ * goes out as the shell at once instead of queueing behind them.
  */
 export const MAX_CONCURRENT_RENDERS = 8;
+
+/**
+ * React renders one process runs at once, once their data is in (a page whose render is kept, server/render-memo.ts,
+ * needs none). A render is CPU: more at once on a core only stretches each one's latency, and holds up
+ * everything else the process answers (/healthz included); past it the page goes out as the shell.
+ */
+export const MAX_CONCURRENT_REACT_RENDERS = 2;
 
 /** Counts the renders under way in one process; `enter` is refused past the cap. */
 export interface RenderSlots {
@@ -67,6 +74,8 @@ export interface RenderRequest {
   data: PageData;
   /** The API backend in process; `serverTransport(fetchApi, session.key)` gives request() its transport. */
   fetchApi: ApiFetch;
+  /** The process's cap on React renders at once (MAX_CONCURRENT_REACT_RENDERS); none, no cap. */
+  reactRenders?: RenderSlots | undefined;
 }
 
 /** A page the server renders: what its head adds, and the render of its screen (aborted when the page stops waiting). */
@@ -142,6 +151,8 @@ export interface PageOptions {
   render?: PageRenderer | undefined;
   /** The process's render cap: past it the page goes out as the shell (no cap when absent). */
   slots?: RenderSlots | undefined;
+  /** The process's cap on React renders once the data is in (no cap when absent). */
+  reactRenders?: RenderSlots | undefined;
   status?: number;
   deadlineMs?: number;
   /** The API refused the session's key during the render: end the session as a 401 anywhere does. */
@@ -205,7 +216,7 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
   const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
-  const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi }) : null;
+  const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi, reactRenders: options.reactRenders }) : null;
   if (plan && (options.slots?.enter() ?? true)) {
     try {
       await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });

@@ -2,6 +2,7 @@
 // environment is set.
 import { readFile } from 'node:fs/promises';
 import { inlineStylesheets } from './inline-css';
+import { createRenderMemo } from './render-memo';
 import { createPageRenderer, parseManifest, screenHeadTags } from './server-render';
 import { exitOnSignals, startServer, stderrLog, type RunningServer, type StartOptions } from './start';
 import { createStaticAssets } from './static-assets';
@@ -16,8 +17,9 @@ export async function serveBuilt(clientDir: string, options: BuiltServerOptions 
     const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
     const entry = await import('../src/entry-server');
     await entry.loadScreens();
-    // The screens' tags leave out what the built index.html loads, inlined or not.
-    const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources) });
+    // The screens' tags leave out what the built index.html loads, inlined or not; a render is reused
+    // for a moment when its inputs come back the same (server/render-memo.ts).
+    const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources), memo: createRenderMemo() });
     const page = await inlineStylesheets(template, clientDir);
     const running = await startServer({
       mode: 'production',

@@ -4,6 +4,7 @@
 // dev loads it through Vite on every page (ssrLoadModule), so an edit shows on the next reload.
 import * as z from 'zod/mini';
 import type * as EntryServerModule from '../src/entry-server';
+import type { RenderMemo } from '../src/entry-server';
 import type { PageRenderer } from './pages';
 import { serverTransport } from './server-transport';
 
@@ -23,16 +24,18 @@ export interface PageRendererOptions {
   entry: () => Promise<EntryServer>;
   /** The `<link>` tags for a screen's code; none in dev (Vite serves modules as they are asked for). */
   headTags?: (screen: ScreenName) => string;
+  /** Renders reused for the same inputs (server/render-memo.ts); none in dev, where an edit shows on the next reload. */
+  memo?: RenderMemo;
 }
 
-export function createPageRenderer({ entry, headTags = () => '' }: PageRendererOptions): PageRenderer {
-  return async ({ url, session, data, fetchApi }) => {
+export function createPageRenderer({ entry, headTags = () => '', memo }: PageRendererOptions): PageRenderer {
+  return async ({ url, session, data, fetchApi, reactRenders }) => {
     if (!session) return null;
     const server = await entry();
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
     const transport = serverTransport(fetchApi, session.key);
-    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline }) };
+    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders }) };
   };
 }
 

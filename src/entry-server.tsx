@@ -27,6 +27,30 @@ export interface ScreenRequest {
   signal: AbortSignal;
   /** Aborted when the deadline for the first data passes: data not in by then is given up; a render under way goes on. */
   dataDeadline?: AbortSignal | undefined;
+  /** Renders the server keeps a short while, reused for the same inputs (server/render-memo.ts); none, every page renders. */
+  memo?: RenderMemo | undefined;
+  /**
+   * The process's cap on React renders at once (CPU, unlike waiting for data): taken once the data is in
+   * and no kept render fits; refused, the page goes out as the shell at once rather than queue.
+   */
+  renderSlot?: { enter: () => boolean; leave: () => void } | undefined;
+}
+
+export type RenderedScreen = Extract<ScreenRender, { kind: 'rendered' }>;
+
+/**
+ * A render is a function of its address, its session's description and its data: the same three give
+ * the same HTML. `key` names those three (the data without the times it was fetched at); the server
+ * decides how long a render may be reused (its relative times were worked out when it was made).
+ */
+export interface RenderMemo {
+  get: (key: string) => RenderedScreen | undefined;
+  set: (key: string, render: RenderedScreen) => void;
+}
+
+/** What a render depends on: the address, the session as the page describes it, and each query's data. */
+function renderInputs(url: string, session: PageSession, queries: RenderedQueries): string {
+  return JSON.stringify([url, session, queries.queries.map((query) => [query.queryHash, query.state.data])]);
 }
 
 export type ScreenRender =
@@ -77,7 +101,7 @@ function whenAborted(signal: AbortSignal | undefined): Promise<'aborted'> {
   });
 }
 
-export async function renderScreen({ url, session, transport, signal, dataDeadline }: ScreenRequest): Promise<ScreenRender> {
+export async function renderScreen({ url, session, transport, signal, dataDeadline, memo, renderSlot }: ScreenRequest): Promise<ScreenRender> {
   const first = session.signedIn ? firstScreenOf(url, session.keyKind) : null;
   if (!first?.serverRendered) return { kind: 'broken', error: new Error(`${url} is not rendered on the server`) };
   const state = createServerAppState({ session, transport });
@@ -94,19 +118,31 @@ export async function renderScreen({ url, session, transport, signal, dataDeadli
     }
     if (signal.aborted) return { kind: 'unavailable', problem: 'The page stopped waiting for the API.' };
     const queries = dehydrateForPage(queryClient);
+    // The data came back as it was a moment ago: the render made of it then is this one (with its own clock reading).
+    const inputs = memo ? renderInputs(url, session, queries) : '';
+    const kept = memo?.get(inputs);
+    if (kept) return kept;
+    if (renderSlot && !renderSlot.enter()) return { kind: 'unavailable', problem: 'The server is rendering as many pages as it can at once.' };
     // The one clock reading of the render: the HTML's relative times, and the browser's first render over it.
     const renderedAt = Date.now();
-    const html = await renderToHtml(
-      <StrictMode>
-        <AppProviders state={state} renderedAt={renderedAt}>
-          <StaticRouter location={url}>
-            <AppRoutes notices={state.notices} />
-          </StaticRouter>
-        </AppProviders>
-      </StrictMode>,
-      signal,
-    );
-    return { kind: 'rendered', html, queries, renderedAt };
+    let html: string;
+    try {
+      html = await renderToHtml(
+        <StrictMode>
+          <AppProviders state={state} renderedAt={renderedAt}>
+            <StaticRouter location={url}>
+              <AppRoutes notices={state.notices} />
+            </StaticRouter>
+          </AppProviders>
+        </StrictMode>,
+        signal,
+      );
+    } finally {
+      renderSlot?.leave();
+    }
+    const rendered: RenderedScreen = { kind: 'rendered', html, queries, renderedAt };
+    memo?.set(inputs, rendered);
+    return rendered;
   } catch (error) {
     return { kind: 'broken', error };
   } finally {

@@ -9,6 +9,7 @@ import { sameOriginTransport } from '../../src/api/request';
 import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
 import { renderScreen } from '../../src/entry-server';
+import { createRenderMemo, RENDER_REUSE_MS } from '../../server/render-memo';
 import { holdSession } from '../support/console-server';
 import { setupSimServer } from '../support/sim-server';
 
@@ -98,5 +99,76 @@ describe('a server-rendered page taken over by the browser', () => {
     const lists = state.queryClient.getQueryCache().findAll({ queryKey: ['projects', 'list'] });
     expect(lists.map((query) => (query.state.data as { pageParams: unknown[] }).pageParams)).toEqual([[undefined]]);
     expect(requests).toEqual([]);
+  });
+});
+
+describe('a render the server reuses (server/render-memo.ts)', () => {
+  async function render(url: string, memo: ReturnType<typeof createRenderMemo>, renderSlot?: { enter: () => boolean; leave: () => void }) {
+    const rendered = await renderScreen({ url, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal, memo, renderSlot });
+    await (await renderToReadableStream(null)).allReady;
+    if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
+    return rendered;
+  }
+
+  it('gives the same page for the same data a moment later, still reads the data every time, and renders afresh once the data moves or the moment passes', async () => {
+    const project = sim.cp.addProject({ name: 'Busy at once', ownerId: sim.seed.userId, compute: 'idle' });
+    sim.cp.addOperation({ projectId: project.id, action: 'check_availability', status: 'finished', createdAt: sim.clock.now() - 60_000 });
+    let now = 1_000_000;
+    const memo = createRenderMemo({ now: () => now });
+    const url = `/projects/${project.id}`;
+
+    const first = await render(url, memo);
+    requests = [];
+    now += RENDER_REUSE_MS - 1;
+    const second = await render(url, memo);
+    // The second person's data was read from the API, and came back the same: the render made of it is reused.
+    expect(requests.map((r) => r.pathname)).toContain(`/api/v2/projects/${project.id}/operations`);
+    expect(second).toBe(first);
+
+    // Another session description (an organization's key) is another page, never someone else's render.
+    const scoped = await renderScreen({ url, session: { ...holdSession(sim.apiKey), keyKind: 'organization' }, transport: sameOriginTransport, signal: new AbortController().signal, memo });
+    await (await renderToReadableStream(null)).allReady;
+    expect(scoped).not.toBe(first);
+
+    // A new operation: the page shows it, from a fresh render.
+    const added = sim.cp.addOperation({ projectId: project.id, action: 'start_compute', status: 'running', createdAt: sim.clock.now() });
+    const moved = await render(url, memo);
+    expect(moved).not.toBe(first);
+    expect(moved.html).toContain(`/operations/${added.id}"`);
+    expect(first.html).not.toContain(`/operations/${added.id}"`);
+
+    // The same data past the reuse window: rendered again, its relative times worked out anew.
+    now += RENDER_REUSE_MS;
+    const later = await render(url, memo);
+    expect(later).not.toBe(moved);
+    expect(later.html).toContain(`/operations/${added.id}"`);
+  });
+  it('renders no more at once than the process allows: past the cap a page is the shell, unless a kept render fits it', async () => {
+    const project = sim.cp.addProject({ name: 'Many at once', ownerId: sim.seed.userId, compute: 'idle' });
+    const url = `/projects/${project.id}`;
+    const memo = createRenderMemo();
+    const full = { enter: () => false, leave: () => undefined };
+    const session = holdSession(sim.apiKey);
+    const refused = await renderScreen({ url, session, transport: sameOriginTransport, signal: new AbortController().signal, memo, renderSlot: full });
+    expect(refused).toEqual({ kind: 'unavailable', problem: 'The server is rendering as many pages as it can at once.' });
+
+    let taken = 0;
+    let entered = 0;
+    const counted = {
+      enter: () => {
+        entered++;
+        taken++;
+        return true;
+      },
+      leave: () => {
+        taken--;
+      },
+    };
+    const rendered = await render(url, memo, counted);
+    expect(rendered.html).toContain('Many at once');
+    // One slot for the render, given back once it was done.
+    expect([entered, taken]).toEqual([1, 0]);
+    // The same data again: the kept render goes out though every slot is taken.
+    expect(await render(url, memo, full)).toBe(rendered);
   });
 });
