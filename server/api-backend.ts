@@ -5,11 +5,13 @@ import { createControlPlane } from '../sim/control-plane';
 import { createFaultControl, createFaultInjector } from '../sim/faults';
 import { createHandlers } from '../sim/handlers';
 import { seedDemo } from '../sim/seed';
-import { createForwardFetch, type UpstreamLog } from './forward-proxy';
+import { createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
 import { API_PREFIX, createSimulatorFetch, type ApiFetch, type NodeHandler } from './node-adapter';
 
 export interface ApiBackend {
   fetch: ApiFetch;
+  /** The forwarding proxy's own way to answer `/api/v2` on the console's origin (Node streams end to end); the simulator has none. */
+  serve?: ForwardServe;
   /** The simulator's fault plan control route (sim/faults.ts); never with the forwarding proxy. */
   faultControl?: NodeHandler;
   /** Start-up banner lines: the mode, and how to use it. */
@@ -28,8 +30,10 @@ export interface ApiBackendOptions {
 
 export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log }: ApiBackendOptions): ApiBackend {
   if (apiUrl) {
+    const proxy = { apiUrl, ...(log ? { log } : {}) };
     return {
-      fetch: createForwardFetch({ apiUrl, ...(log ? { log } : {}) }),
+      fetch: createForwardFetch(proxy),
+      serve: createForwardServe(proxy),
       banner: ['Mode: forwarding proxy (no simulator)', `Forwarding ${API_PREFIX} to ${apiUrl}`],
     };
   }

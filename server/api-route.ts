@@ -3,20 +3,20 @@
 // the cookie). A request that brings its own Authorization (curl, neonctl, the API client) is passed
 // on as it is: the session is for the console's pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerSafely, jsonErrorResponse, readApiCall, sendFetchResponse, type ApiFetch } from './node-adapter';
+import { answerSafely, jsonErrorResponse, readApiCall, readBody, sendFetchResponse, type ApiFetch } from './node-adapter';
 import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../src/config/session';
+import type { ForwardServe } from './forward-proxy';
 import type { Sessions } from './session/sessions';
 
-export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi }: { sessions: Sessions; fetchApi: ApiFetch }): Promise<void> {
+export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi, serve }: { sessions: Sessions; fetchApi: ApiFetch; serve?: ForwardServe | undefined }): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   return answerSafely(res, async () => {
-    const call = await readApiCall(req, res);
-    // The cookie is for this server alone; the API never sees it.
-    call.headers.delete('cookie');
-    let withSession = false;
-    if (!call.headers.has('authorization')) {
+    let key: string | undefined;
+    if (req.headers.authorization === undefined) {
       const current = sessions.read(req);
       if (current.state !== 'open') {
+        // Read first (a body past its limit is still a 413), so the answer reaches a client still sending.
+        await readBody(req);
         // The server's own 401, coded so the page never blames the key for it (only the API's 401 does).
         const answer =
           current.state === 'ended'
@@ -26,11 +26,24 @@ export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, 
         await sendFetchResponse(res, answer, req.method);
         return;
       }
-      call.headers.set('authorization', `Bearer ${current.session.key}`);
-      withSession = true;
+      key = current.session.key;
     }
+    const authorization = key === undefined ? undefined : `Bearer ${key}`;
+    const endOnRefusal = (status: number) => {
+      if (authorization !== undefined && status === 401) res.setHeader('Set-Cookie', sessions.end(req));
+    };
+    // The forwarding proxy answers Node's request itself (no Fetch objects: every open page's polls come
+    // this way), passing on only the headers the API needs; the simulator speaks Fetch.
+    if (serve) {
+      await serve(req, res, { authorization, onStatus: endOnRefusal });
+      return;
+    }
+    const call = await readApiCall(req, res);
+    // The cookie is for this server alone; the API never sees it.
+    call.headers.delete('cookie');
+    if (authorization !== undefined) call.headers.set('authorization', authorization);
     const response = await fetchApi(call);
-    if (withSession && response.status === 401) res.setHeader('Set-Cookie', sessions.end(req));
+    endOnRefusal(response.status);
     await sendFetchResponse(res, response, req.method);
   });
 }

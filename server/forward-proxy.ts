@@ -1,6 +1,7 @@
 // Forwards the console's same-origin `/api/v2/*` calls to the real control API (API_URL). It only ever
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
-import { AnswerError, API_PREFIX, isApiPath, jsonErrorResponse, nodeHandler, type ApiFetch, type NodeHandler } from './node-adapter';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AnswerError, answerSafely, API_PREFIX, isApiPath, jsonErrorResponse, readBody, sendChunks, sendFetchResponse, type ApiFetch, type NodeHandler } from './node-adapter';
 import { acceptedEncodings, exchange, type Exchange } from './upstream-exchange';
 
 /** `code` of the errors the console's server writes itself when the API cannot be reached. */
@@ -73,15 +74,18 @@ function buildTarget(base: URL, rawUrl: string): URL | undefined {
   return target.origin === base.origin && underBase ? target : undefined;
 }
 
-function forwardedHeaders(incoming: Headers, hasBody: boolean, accepted: ReadonlySet<string>): Record<string, string> {
+/** A request header by its lower-case name, null when absent (Fetch's Headers, or Node's request headers). */
+type HeaderOf = (name: string) => string | null;
+
+function forwardedHeaders(header: HeaderOf, hasBody: boolean, accepted: ReadonlySet<string>): Record<string, string> {
   // The console's own name, never the caller's (fetch used to send `node`; some front doors refuse none).
   const headers: Record<string, string> = { 'user-agent': 'ops-console' };
-  const authorization = incoming.get('authorization');
-  const accept = incoming.get('accept');
+  const authorization = header('authorization');
+  const accept = header('accept');
   if (authorization !== null) headers.authorization = authorization;
   if (accept !== null) headers.accept = accept;
   // Part of the body, not of the caller's identity: without it a JSON body is read as text.
-  const contentType = incoming.get('content-type');
+  const contentType = header('content-type');
   if (hasBody && contentType !== null) headers['content-type'] = contentType;
   // What the caller takes compressed (and this server could decode): the answer then passes through as it is.
   headers['accept-encoding'] = accepted.size > 0 ? [...accepted].join(', ') : 'identity';
@@ -121,13 +125,25 @@ export interface ForwardFetchOptions extends ForwardProxyOptions {
   log?: UpstreamLog;
 }
 
-/** The proxy as an ApiFetch: the request contributes a path below API_URL, a query and a body, never a host. */
-export function createForwardFetch({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): ApiFetch {
+/** One forwarded call, however it came in: its method, raw target, headers, body and the client's going away. */
+interface Forwarding {
+  method: string;
+  target: string;
+  header: HeaderOf;
+  body: Uint8Array | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** What the API said: the exchange to pass on, or the console's own answer (its error, or nothing at all). */
+type Forwarded = { kind: 'own'; response: Response } | { kind: 'answer'; status: number; headers: [string, string][]; upstream: Exchange; empty: boolean };
+
+function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
   const base = parseApiBase(apiUrl);
-  return async ({ method, target: rawTarget, headers, body, signal }) => {
-    if (!FORWARDED_METHODS.has(method)) return jsonErrorResponse(405, `Method ${method} is not forwarded.`);
+  const own = (response: Response): Forwarded => ({ kind: 'own', response });
+  return async ({ method, target: rawTarget, header, body, signal }) => {
+    if (!FORWARDED_METHODS.has(method)) return own(jsonErrorResponse(405, `Method ${method} is not forwarded.`));
     const target = buildTarget(base, rawTarget);
-    if (!target) return jsonErrorResponse(400, 'Invalid API path.');
+    if (!target) return own(jsonErrorResponse(400, 'Invalid API path.'));
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
     const what = `${method} ${target.pathname}`;
     const problem = (kind: 'deadline' | 'too-large' | 'broken', detail?: string) => {
@@ -140,16 +156,16 @@ export function createForwardFetch({ apiUrl, timeoutMs = 30_000, maxAnswerBytes 
       log(`${message} (${what})`);
       return new AnswerError(status, message, UPSTREAM_ERROR_CODE);
     };
-    const accepted = acceptedEncodings(headers.get('accept-encoding'));
+    const accepted = acceptedEncodings(header('accept-encoding'));
     let upstream: Exchange;
     try {
-      upstream = await exchange({ target, method, headers: forwardedHeaders(headers, body !== undefined, accepted), body, signal, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
+      upstream = await exchange({ target, method, headers: forwardedHeaders(header, body !== undefined, accepted), body, signal, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
     } catch (error) {
-      if (signal?.aborted) return Response.error();
-      if (error instanceof AnswerError) return jsonErrorResponse(error.status, error.message, error.code);
+      if (signal?.aborted) return own(Response.error());
+      if (error instanceof AnswerError) return own(jsonErrorResponse(error.status, error.message, error.code));
       const message = `Could not reach the API at ${base.host}: ${failureCause(error)}.`;
       log(`${message} (${what})`);
-      return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
+      return own(jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE));
     }
 
     const status = upstream.response.statusCode ?? 502;
@@ -157,25 +173,80 @@ export function createForwardFetch({ apiUrl, timeoutMs = 30_000, maxAnswerBytes 
       upstream.discard();
       const message = `The API at ${base.host} answered with a redirect (${status}), which is not followed.`;
       log(`${message} (${what})`);
-      return jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE);
+      return own(jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE));
     }
-    const answered = new Headers();
+    const headers: [string, string][] = [];
     for (const name of FORWARDED_RESPONSE_HEADERS) {
       const value = upstream.response.headers[name];
-      if (typeof value === 'string') answered.set(name, value);
+      if (typeof value === 'string') headers.push([name, value]);
     }
-    if (upstream.encoding) {
-      answered.set('content-encoding', upstream.encoding);
-      answered.set('vary', 'Accept-Encoding');
+    if (upstream.encoding) headers.push(['content-encoding', upstream.encoding], ['vary', 'Accept-Encoding']);
+    const empty = method === 'HEAD' || status === 204 || status === 304 || status < 200;
+    if (empty) upstream.discard();
+    return { kind: 'answer', status: status < 200 ? 502 : status, headers, upstream, empty };
+  };
+}
+
+/** The proxy as an ApiFetch: the request contributes a path below API_URL, a query and a body, never a host. */
+export function createForwardFetch(options: ForwardFetchOptions): ApiFetch {
+  const forward = createForwarder(options);
+  return async ({ method, target, headers, body, signal }) => {
+    const forwarded = await forward({ method, target, header: (name) => headers.get(name), body, signal });
+    if (forwarded.kind === 'own') return forwarded.response;
+    const { status, upstream, empty } = forwarded;
+    return new Response(empty ? null : upstream.body(), { status, headers: forwarded.headers });
+  };
+}
+
+/** How a Node request is forwarded: the key to send in place of the caller's own, and a look at the status before it goes out. */
+export interface ForwardServeOptions {
+  authorization?: string | undefined;
+  /** Called with the API's status before the answer's head is written (the session's 401 sets its cookie here). */
+  onStatus?: (status: number) => void;
+}
+
+/** Answers a Node request by forwarding it, the API's answer written straight to the Node response (no Fetch objects between). */
+export type ForwardServe = (req: IncomingMessage, res: ServerResponse, options?: ForwardServeOptions) => Promise<void>;
+
+/** The same proxy for `/api/v2` on the console's origin: the hot path of every page's polls, so Node streams end to end. */
+export function createForwardServe(options: ForwardFetchOptions): ForwardServe {
+  const forward = createForwarder(options);
+  return async (req, res, { authorization, onStatus } = {}) => {
+    const body = await readBody(req);
+    const clientGone = new AbortController();
+    const onClose = () => clientGone.abort();
+    res.once('close', onClose);
+    const header = (name: string): string | null => {
+      if (name === 'authorization' && authorization !== undefined) return authorization;
+      const value = req.headers[name];
+      return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : null;
+    };
+    try {
+      const forwarded = await forward({ method: req.method ?? 'GET', target: req.url ?? '/', header, body, signal: clientGone.signal });
+      if (forwarded.kind === 'own') {
+        onStatus?.(forwarded.response.status);
+        await sendFetchResponse(res, forwarded.response, req.method);
+        return;
+      }
+      const { status, headers, upstream, empty } = forwarded;
+      onStatus?.(status);
+      const head = () => {
+        res.statusCode = status;
+        for (const [name, value] of headers) res.setHeader(name, value);
+      };
+      if (empty) {
+        head();
+        res.end();
+        return;
+      }
+      await sendChunks(res, head, upstream.chunks(), upstream.cancel);
+    } finally {
+      res.off('close', onClose);
     }
-    if (method === 'HEAD' || status === 204 || status === 304 || status < 200) {
-      upstream.discard();
-      return new Response(null, { status: status < 200 ? 502 : status, headers: answered });
-    }
-    return new Response(upstream.body(), { status, headers: answered });
   };
 }
 
 export function createForwardProxy(options: ForwardFetchOptions): NodeHandler {
-  return nodeHandler(createForwardFetch(options));
+  const serve = createForwardServe(options);
+  return (req, res) => answerSafely(res, () => serve(req, res));
 }

@@ -215,14 +215,28 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
     return;
   }
   const reader = response.body.getReader();
-  const clientGone = () => void reader.cancel().catch(() => undefined);
-  res.once('close', clientGone);
+  const chunks: AsyncIterator<Uint8Array, undefined> = {
+    next: async () => {
+      const { done, value } = await reader.read();
+      return done ? { done: true, value: undefined } : { done: false, value };
+    },
+  };
+  await sendChunks(res, () => writeHead(res, response), chunks, () => void reader.cancel().catch(() => undefined));
+}
+
+/**
+ * Sends a body as it comes (`chunks`), the head written by `head` once it is known how: an answer under
+ * HELD_BYTES leaves whole with its length, or, if it breaks with an AnswerError before then, as that
+ * error's JSON body; a longer one streams as the client takes it. `cancel`: the client went away.
+ */
+export async function sendChunks(res: ServerResponse, head: () => void, chunks: AsyncIterator<Uint8Array, undefined>, cancel: () => void): Promise<void> {
+  res.once('close', cancel);
   const held: Uint8Array[] = [];
   let heldBytes = 0;
   let sending = false;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await chunks.next();
       if (done) break;
       if (sending) {
         if (!(await write(res, value))) return;
@@ -231,7 +245,7 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
       held.push(value);
       heldBytes += value.byteLength;
       if (heldBytes < HELD_BYTES) continue;
-      writeHead(res, response);
+      head();
       sending = true;
       for (const chunk of held.splice(0)) if (!(await write(res, chunk))) return;
     }
@@ -240,15 +254,15 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
     else res.destroy();
     return;
   } finally {
-    res.off('close', clientGone);
+    res.off('close', cancel);
   }
   if (res.destroyed) return;
   if (sending) {
     res.end();
     return;
   }
-  writeHead(res, response);
-  res.end(Buffer.concat(held));
+  head();
+  res.end(held.length === 1 ? held[0] : Buffer.concat(held));
 }
 
 /** Runs a handler, turning an oversized body into 413 and any unexpected failure into a JSON 500. */

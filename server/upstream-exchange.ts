@@ -64,6 +64,10 @@ export interface Exchange {
   encoding: Encoding | undefined;
   /** The answer's body: as it comes, decoded if need be, cut past `maxBytes` or at the deadline. */
   body: () => ReadableStream<Uint8Array>;
+  /** The same body as Node's chunks, for an answer written straight to a Node response (no web stream between). */
+  chunks: () => AsyncIterator<Uint8Array, undefined>;
+  /** The client went away while the body was read: the exchange is dropped. */
+  cancel: () => void;
   /** Done with it without reading the body (a redirect, an empty answer). */
   discard: () => void;
 }
@@ -124,6 +128,35 @@ export function exchange(options: ExchangeOptions): Promise<Exchange> {
         source = decoding;
       }
       const read = source;
+      const cancel = () => {
+        settle();
+        request.destroy();
+        read.destroy();
+      };
+      const chunks = (): AsyncIterator<Uint8Array, undefined> => {
+        const from = read[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        let size = 0;
+        return {
+          next: async () => {
+            try {
+              const item = await from.next();
+              if (item.done) {
+                settle();
+                return { done: true, value: undefined };
+              }
+              size += item.value.length;
+              if (size > maxBytes) throw problem('too-large');
+              return { done: false, value: item.value };
+            } catch (error) {
+              // The client left (nothing to say about the API then), or the API's answer broke: said once, here.
+              const message = error instanceof Error ? error.message : String(error);
+              const reason = error instanceof AnswerError ? error : signal?.aborted ? new Error(message) : problem('broken', message);
+              if (!settled) breakOff(reason);
+              throw reason;
+            }
+          },
+        };
+      };
       resolve({
         response,
         encoding: passThrough && declared !== 'identity' ? declared : undefined,
@@ -131,35 +164,22 @@ export function exchange(options: ExchangeOptions): Promise<Exchange> {
           settle();
           request.destroy();
         },
+        chunks,
+        cancel,
         body: () => {
-          const chunks = read[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-          let size = 0;
+          const next = chunks();
           return new ReadableStream<Uint8Array>(
             {
               async pull(controller) {
                 try {
-                  const next = await chunks.next();
-                  if (next.done) {
-                    settle();
-                    controller.close();
-                    return;
-                  }
-                  size += next.value.length;
-                  if (size > maxBytes) throw problem('too-large');
-                  controller.enqueue(new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.byteLength));
+                  const item = await next.next();
+                  if (item.done) controller.close();
+                  else controller.enqueue(new Uint8Array(item.value.buffer, item.value.byteOffset, item.value.byteLength));
                 } catch (error) {
-                  // The client left (nothing to say about the API then), or the API's answer broke: said once, here.
-                  const message = error instanceof Error ? error.message : String(error);
-                  const reason = error instanceof AnswerError ? error : signal?.aborted ? new Error(message) : problem('broken', message);
-                  if (!settled) breakOff(reason);
-                  controller.error(reason);
+                  controller.error(error);
                 }
               },
-              cancel() {
-                settle();
-                request.destroy();
-                read.destroy();
-              },
+              cancel,
             },
             { highWaterMark: 0 },
           );

@@ -281,6 +281,21 @@ describe('a session with API_URL', () => {
     ]);
   });
 
+  it('ends the session when the API refuses the key, passing the API’s own 401 on with the expired cookie', async () => {
+    const { cookie } = await signIn(server);
+    reply = (_req, res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":"","message":"authentication required"}');
+
+    const refused = await server.request({ path: '/api/v2/projects', headers: { cookie } });
+    expect(refused.status).toBe(401);
+    expect(JSON.parse(refused.body)).toEqual({ code: '', message: 'authentication required' });
+    expect(setCookieOf(refused).attributes.get('max-age')).toBe('0');
+    expect((await server.request({ path: '/session', headers: { cookie } })).body).toContain('"signedIn":false');
+    // The API is asked nothing more with that cookie: the server answers for itself.
+    const after = seen.length;
+    expect((await server.request({ path: '/api/v2/projects', headers: { cookie } })).status).toBe(401);
+    expect(seen).toHaveLength(after);
+  });
+
   it('lets a sign-in waiting on a hanging API be cancelled: closing the request ends the check', async () => {
     let upstreamClosed!: () => void;
     const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
