@@ -119,11 +119,12 @@ describe('delivering pages', () => {
     const res = await page.headersIn;
     expect(res.headers['content-encoding']).toBe(encoding);
     await until(() => page.decoded().includes('<div id="root">'));
-    expect(page.decoded()).toContain(`${SCREEN_TAGS}</head>`);
+    expect(page.decoded()).toContain('</head>');
     expect(gated.pending).toHaveLength(1);
     gated.finishAll();
     const html = await page.ended;
     expect(html).toContain('<div id="root"><main>rendered</main></div>');
+    expect(html).toContain(`${SCREEN_TAGS}</body>`);
     expect(html.endsWith('</html>')).toBe(true);
   });
 

@@ -32,14 +32,16 @@ describe('the page data block', () => {
     expect(data).toEqual(hostile);
   });
 
-  it('cuts a streamed page where the app goes: the head (with the screen’s preloads) first, then the app and the data block at the end of the body', () => {
-    const { head, finish } = splitPage(TEMPLATE, '<link rel="modulepreload" href="/assets/s.js">');
+  it('cuts a streamed page where the app goes: the head (its CSS, no code) first, then the app, the data block and last the code', () => {
+    const template = TEMPLATE.replace('</head>', '<script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><style>p{}</style></head>');
+    const { head, finish } = splitPage(template, '<link rel="stylesheet" href="/assets/s.css"><link rel="modulepreload" href="/assets/s.js">');
     const rest = finish(hostile, '<main>rendered</main>');
 
-    expect(head).toBe('<!doctype html><html><head><title>t</title><link rel="modulepreload" href="/assets/s.js"></head><body><div id="root">');
+    // The browser paints the rows before it fetches or compiles a module: every one comes after them.
+    expect(head).toBe('<!doctype html><html><head><title>t</title><style>p{}</style><link rel="stylesheet" href="/assets/s.css"></head><body><div id="root">');
     expect(rest.startsWith('<main>rendered</main></div><script type="application/json" id="ops-console-data">')).toBe(true);
-    expect(rest.endsWith('</script></body></html>')).toBe(true);
-    expect(parsePageData(/>(\{.*\})</.exec(rest)?.[1])).toEqual(hostile);
+    expect(rest.endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></body></html>')).toBe(true);
+    expect(parsePageData(/<script type="application\/json"[^>]*>(\{.*?\})<\/script>/.exec(rest)?.[1])).toEqual(hostile);
   });
 
   it('reads a missing or broken block as signed out', () => {

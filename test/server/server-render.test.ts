@@ -124,7 +124,7 @@ describe('server rendering of signed-in pages', () => {
     expect(response.body.match(/<script(?! type="application\/json")/g)).toHaveLength(1);
   });
 
-  it('sends the head (with the screen’s preloads) before the data is in, and the shell once the deadline passes', async () => {
+  it('sends the head before the data is in, its code after the body, and the shell once the deadline passes', async () => {
     const cookie = await signIn();
     const big = await bigProject();
     await setFaults([{ fault: { type: 'latency', ms: 3_000 }, method: 'GET', path: '/projects/*/operations' }]);
@@ -132,8 +132,10 @@ describe('server rendering of signed-in pages', () => {
     const response = await page(`/projects/${big.id}`, cookie);
 
     const [head] = response.chunks;
-    expect(head).toContain(`${SCREEN_TAGS}</head>`);
+    expect(head).toContain('</head>');
+    expect(head).not.toContain('modulepreload');
     expect(head?.endsWith('<div id="root">')).toBe(true);
+    expect(response.body).toContain(`${SCREEN_TAGS}</body>`);
     expect(rootOf(response.body)).toBe('</div>');
     // The shell: the browser fetches the data itself, as on any page the server does not render.
     expect(dataOf(response.body)).toEqual({ session: expect.objectContaining({ signedIn: true }) as unknown });
