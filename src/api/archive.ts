@@ -37,9 +37,15 @@ export function fetchArchiveSources(call: Call = {}): Promise<ArchiveSources> {
   return request(ARCHIVE_SOURCES_PATH, ArchiveSourcesSchema, { base, ...call });
 }
 
+/**
+ * The first key kept on a server starts its store (the embedded Postgres creates its database: seconds on
+ * a quiet machine, tens of them on a busy one), so keeping is given longer than a read.
+ */
+export const KEEP_TIMEOUT_MS = 120_000;
+
 /** Keeps the session's own key as a source (the server seals it; the page never holds it). */
 export async function keepHistory(call: Call = {}): Promise<ArchiveSource> {
-  const body = await request(ARCHIVE_SOURCES_PATH, ArchiveSourceResponseSchema, { method: 'POST', base, ...call });
+  const body = await request(ARCHIVE_SOURCES_PATH, ArchiveSourceResponseSchema, { method: 'POST', base, timeoutMs: KEEP_TIMEOUT_MS, ...call });
   return body.source;
 }
 

@@ -28,6 +28,8 @@ export interface RequestOptions {
   transport?: Transport;
   /** Whose path this is: the platform's API (default) or the console's own server. */
   base?: typeof API_BASE | typeof CONSOLE_BASE;
+  /** How long to wait for the answer (REQUEST_TIMEOUT_MS unless the request is known to take longer). */
+  timeoutMs?: number;
 }
 
 /** What a fetcher passes on to request() for its caller: the abort signal, and the transport to use. */
@@ -72,12 +74,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   const base = options.base ?? API_BASE;
   // A request that hangs would stall its query (and every poll behind it): give up after a while.
   const attempt = new AbortController();
-  const timer = setTimeout(() => attempt.abort(), REQUEST_TIMEOUT_MS);
+  const timeoutMs = options.timeoutMs ?? REQUEST_TIMEOUT_MS;
+  const timer = setTimeout(() => attempt.abort(), timeoutMs);
   const cancel = () => attempt.abort();
   options.signal?.addEventListener('abort', cancel, { once: true });
   const timedOut = () => attempt.signal.aborted && !options.signal?.aborted;
   const timeoutError = (requestId?: string) =>
-    new ApiError({ kind: 'network', status: 0, method, requestId, message: `The API did not answer within ${REQUEST_TIMEOUT_MS / 1_000} s.` });
+    new ApiError({ kind: 'network', status: 0, method, requestId, message: `${base === API_BASE ? 'The API' : 'The console’s server'} did not answer within ${timeoutMs / 1_000} s.` });
 
   let response: Response;
   let requestId: string | undefined;

@@ -3,6 +3,7 @@ import { setupServer } from 'msw/node';
 import * as z from 'zod/mini';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../src/api/api-error';
+import { keepHistory, KEEP_TIMEOUT_MS } from '../../src/api/archive';
 import { request, REQUEST_TIMEOUT_MS, type RequestOptions, type Transport } from '../../src/api/request';
 import { mayOfferRetry, maySendAgain } from '../../src/api/retry-policy';
 
@@ -99,6 +100,27 @@ describe('request() against an API that never answers', () => {
       expect(error.kind).toBe('network');
       expect(error.message).toBe('The API did not answer within 30 s.');
       expect(maySendAgain(error)).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('waits as long as the slow request needs (keeping history may start the archive’s store), and names the console’s server when it is that one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let answered = false;
+      server.use(http.post('*/archive/sources', () => delay('infinite')));
+      const pending = keepHistory().then(
+        () => (answered = true),
+        (error: unknown) => error,
+      );
+      // Past a read's 30 s, a keep is still waited for.
+      await vi.advanceTimersByTimeAsync(REQUEST_TIMEOUT_MS + 1_000);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(KEEP_TIMEOUT_MS - REQUEST_TIMEOUT_MS);
+      const error = await pending;
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).message).toBe('The console’s server did not answer within 120 s.');
     } finally {
       vi.useRealTimers();
     }

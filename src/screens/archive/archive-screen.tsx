@@ -95,7 +95,7 @@ export function ArchiveScreen() {
             {keepDisabledReason}
           </span>
         )}
-        {keep.isPending && <span className="muted"> Keeping…</span>}
+        {keep.isPending && <span className="muted"> Keeping… (the first key kept starts the archive’s store: this can take a minute)</span>}
       </p>
       {keep.isError && <ErrorCallout title="History is not being kept." {...describeError(keep.error)} onRetry={() => void keepHistory()} />}
       <p role="status" className="visually-hidden">
