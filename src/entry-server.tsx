@@ -118,11 +118,10 @@ export async function renderScreen({ url, session, transport, signal, dataDeadli
     }
     if (signal.aborted) return { kind: 'unavailable', problem: 'The page stopped waiting for the API.' };
     const queries = dehydrateForPage(queryClient);
-    // The data came back as it was a moment ago: the HTML made of it then is this one (with its own clock
-    // reading); the queries are this request's, so the page says when its data was read.
+    // The data came back as it was a moment ago: the render made of it then is this one (with its own clock reading).
     const inputs = memo ? renderInputs(url, session, queries) : '';
     const kept = memo?.get(inputs);
-    if (kept) return { ...kept, queries };
+    if (kept) return kept;
     if (renderSlot && !renderSlot.enter()) return { kind: 'unavailable', problem: 'The server is rendering as many pages as it can at once.' };
     // The one clock reading of the render: the HTML's relative times, and the browser's first render over it.
     const renderedAt = Date.now();
