@@ -17,7 +17,6 @@ import {
   type ArchiveSource,
   type ArchiveSources,
 } from './archive-schemas';
-import { historyOperations } from './operations';
 import { callOf } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
 import { historyRefreshDelay, nextRequestDelay } from './retry-policy';
@@ -95,7 +94,17 @@ export type ArchivedHistory = InfiniteData<ArchivedOperationsPage>;
 
 /** Each matching operation of the loaded archive pages once, newest first. */
 export function archivedOperations(history: ArchivedHistory | undefined): ArchivedOperation[] {
-  return historyOperations(history);
+  if (!history) return [];
+  const seen = new Set<string>();
+  const operations: ArchivedOperation[] = [];
+  for (const page of history.pages) {
+    for (const op of page.operations) {
+      if (seen.has(op.id)) continue;
+      seen.add(op.id);
+      operations.push(op);
+    }
+  }
+  return operations;
 }
 
 /** Whether the operation is one the API no longer lists, shown because the archive kept it. */

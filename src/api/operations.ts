@@ -89,14 +89,11 @@ export const operationQueries = {
     }),
 };
 
-/**
- * Each operation of the loaded history once, newest first (a page read again after new operations shifted
- * the list repeats some): the API's pages, or the archive's (src/api/archive.ts).
- */
-export function historyOperations<T extends { id: string } = Operation>(history: InfiniteData<{ operations: T[] }> | undefined): T[] {
+/** Each operation of the loaded history once, newest first. */
+export function historyOperations(history: History | undefined): Operation[] {
   if (!history) return [];
   const seen = new Set<string>();
-  const operations: T[] = [];
+  const operations: Operation[] = [];
   for (const page of history.pages) {
     for (const op of page.operations) {
       if (seen.has(op.id)) continue;
