@@ -1,15 +1,31 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schedulingPolicy } from '../../server/cluster';
 import { rawRequest, type RawRequest } from './http-helpers';
 
 // `npm start` on two workers (server/cluster.ts): every request sees one simulated world whichever worker
 // answers it, a sign-out through one worker holds on the other, and SIGTERM drains both and exits 0.
-// Each request goes on a fresh connection, which the primary hands to the workers in turn.
+// Each request goes on a fresh connection. In production each worker accepts its own (schedulingPolicy):
+// which worker takes a connection is then the kernel's pick, and all eight could land on one. These tests
+// are about what the workers share, so they ask for round-robin, where the primary hands the connections
+// to the workers in turn and both answer half of them.
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/cluster-server.ts', import.meta.url));
 const KEY = 'cluster-test-key-00000000000000000';
 const TRIES = 8;
+
+describe('how connections reach the workers', () => {
+  it('has each worker accept its own, so a burst is not handed over one connection per busy turn', () => {
+    expect(schedulingPolicy({})).toBe(cluster.SCHED_NONE);
+    expect(schedulingPolicy({ NODE_CLUSTER_SCHED_POLICY: 'none' })).toBe(cluster.SCHED_NONE);
+  });
+
+  it("keeps Node's round-robin when the operator asks for it", () => {
+    expect(schedulingPolicy({ NODE_CLUSTER_SCHED_POLICY: 'rr' })).toBe(cluster.SCHED_RR);
+  });
+});
 
 describe('two workers', () => {
   let child: ChildProcess;
@@ -21,7 +37,7 @@ describe('two workers', () => {
 
   beforeAll(async () => {
     child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '2', SIM_API_KEY: KEY, SIM_FAULTS: '1', API_URL: '', SESSION_SECRET: '', NODE_ENV: 'production' },
+      env: { ...process.env, NODE_CLUSTER_SCHED_POLICY: 'rr', PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '2', SIM_API_KEY: KEY, SIM_FAULTS: '1', API_URL: '', SESSION_SECRET: '', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
