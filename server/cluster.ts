@@ -45,7 +45,7 @@ export function workerCount(env: NodeJS.ProcessEnv): number {
  * connections handed over 3–4 s apart. Accepting in the workers, a busy worker takes none and a free one takes
  * every waiting connection in one turn: the same burst was split 100/100 within 15 ms, slowest answer 0.6 s.
  */
-export function schedulingPolicy(env: NodeJS.ProcessEnv): typeof cluster.SCHED_NONE | typeof cluster.SCHED_RR {
+export function schedulingPolicy(env: NodeJS.ProcessEnv): typeof cluster.schedulingPolicy {
   return env.NODE_CLUSTER_SCHED_POLICY === 'rr' ? cluster.SCHED_RR : cluster.SCHED_NONE;
 }
 
