@@ -2,7 +2,8 @@
 // generator (autocannon) runs in a process of its own (bench/load-generator.ts), the API is a stub process
 // on loopback with fixed answers recorded from the simulator (bench/api-stub.ts, API_URL), and beside each
 // figure the same load against a bare node:http process returning the same bytes (bench/bare-server.ts),
-// as a ratio: the machine's limit. 50 connections on a proxied /api/v2 read and on the rendered deep link;
+// as a ratio: the machine's limit (for the proxied read also a bare node:http proxy to the same stub on as
+// many processes, bench/bare-proxy.ts: the limit for anything that makes the hop). 50 connections on a proxied /api/v2 read and on the rendered deep link;
 // 200 connections on the deep link while /healthz is asked on one more connection. Memory of every server
 // process (primary and workers) before and after. Answers are asked for uncompressed, so the rendered
 // pages can be counted from their bodies.
@@ -42,6 +43,8 @@ export interface LoadRun extends LoadFigures {
   connections: number;
   /** The same load on a bare node:http server returning the same bytes. */
   bare?: LoadFigures;
+  /** The proxied read only: the same load on a bare node:http proxy to the same stub, on as many processes. */
+  bareProxy?: LoadFigures;
   /** Pages only: how many answers carried the rendered screen (the rest were the shell). */
   rendered?: number;
 }
@@ -175,7 +178,15 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
       helpers.push(bare.child);
       const bareFigures = await generate({ url: `http://127.0.0.1:${bare.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });
       bare.child.kill();
-      runs.push({ ...scenario, ...figures, bare: bareFigures, ...(page ? { rendered: figures.counted } : {}) });
+      // A proxy pays for a hop the bare server does not make: the bare proxy shows what that hop costs here.
+      let bareProxy: LoadFigures | undefined;
+      if (!page) {
+        const proxy = await startHelper('bare-proxy.ts', [`http://127.0.0.1:${stub.port}`, String(Math.max(1, pids.length - 1))]);
+        helpers.push(proxy.child);
+        bareProxy = await generate({ url: `http://127.0.0.1:${proxy.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });
+        proxy.child.kill();
+      }
+      runs.push({ ...scenario, ...figures, bare: bareFigures, ...(bareProxy ? { bareProxy } : {}), ...(page ? { rendered: figures.counted } : {}) });
       process.stdout.write('done\n');
     }
     process.stdout.write(`load: ${OVERLOAD_CONNECTIONS} connections × ${LOAD_SECONDS} s on the deep link, /healthz beside it… `);
@@ -216,6 +227,11 @@ export function reportLoad(load: LoadResult): void {
     if (run.bare) {
       console.log(
         `  ${'  bare node:http, same bytes'.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.bare.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.bare.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.bare.p99Ms.toFixed(0).padStart(4)} ms  → console/bare: ${ratio(run.requestsPerSecond, run.bare.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, run.bare.p99Ms)}× the p99`,
+      );
+    }
+    if (run.bareProxy) {
+      console.log(
+        `  ${'  bare node:http proxy, same stub'.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.bareProxy.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.bareProxy.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.bareProxy.p99Ms.toFixed(0).padStart(4)} ms  → console/proxy: ${ratio(run.requestsPerSecond, run.bareProxy.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, run.bareProxy.p99Ms)}× the p99`,
       );
     }
   }
