@@ -22,6 +22,9 @@ export const OVERLOAD_CONNECTIONS = 200;
 export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 /** The live heap after a full collection may grow this much over the runs before the bench calls it unbounded. */
 export const MEMORY_BOUND_MIB = 32;
+/** People who arrive at once while the 200 connections keep the server busy, and when. */
+export const ARRIVALS = 100;
+export const ARRIVALS_AFTER_MS = 3_000;
 export const TARGETS = { pageRps: 400, pageP99Ms: 150, apiRps: 3_000, apiP99Ms: 50, overloadMaxMs: 1_000, healthMaxMs: 50 };
 const HEAP_PROBE = pathToFileURL(join(import.meta.dirname, 'heap-probe.js')).href;
 const RENDERED = '"renderedAt":';
@@ -49,12 +52,24 @@ export interface LoadRun extends LoadFigures {
   rendered?: number;
 }
 
+/** People arriving during the overload (bench/arrivals.ts): new connections, each asking for the page once. */
+export interface Arrivals {
+  count: number;
+  failed: number;
+  connectMaxMs: number;
+  firstByteP50Ms: number;
+  firstByteP90Ms: number;
+  firstByteMaxMs: number;
+}
+
 export interface LoadResult {
   seconds: number;
   workers: number;
   runs: LoadRun[];
   /** /healthz on one connection during the 200-connection run. */
   health: LoadFigures;
+  /** ARRIVALS new connections opened at once, ARRIVALS_AFTER_MS into the 200-connection run. */
+  arrivals: Arrivals;
   rssMiB: Memory;
   /** The live heap after a full collection, summed over the server's processes: what a leak would grow. */
   heapMiB: Memory;
@@ -81,16 +96,21 @@ async function startHelper(script: string, args: string[]): Promise<{ port: numb
   return { port, child };
 }
 
-function generate(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; countBodiesWith?: string }): Promise<LoadFigures> {
+/** Runs a bench script in a process of its own with JSON options; resolves with the JSON line it prints last. */
+function runJson<T>(script: string, options: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load-generator.ts'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`the load generator exited with ${code}`));
-      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as LoadFigures);
+      if (code !== 0) reject(new Error(`${script} exited with ${code}`));
+      else resolve(JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as T);
     });
   });
+}
+
+function generate(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; countBodiesWith?: string }): Promise<LoadFigures> {
+  return runJson<LoadFigures>('load-generator.ts', options);
 }
 
 /** The server's process and its cluster workers. */
@@ -191,9 +211,13 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     }
     process.stdout.write(`load: ${OVERLOAD_CONNECTIONS} connections × ${LOAD_SECONDS} s on the deep link, /healthz beside it… `);
     const overloadPath = `/projects/${id}`;
-    const [overload, health] = await Promise.all([
+    const [overload, health, arrivals] = await Promise.all([
       generate({ url: `${server.origin}${overloadPath}`, connections: OVERLOAD_CONNECTIONS, seconds: LOAD_SECONDS, headers: { cookie, accept: 'text/html' }, countBodiesWith: RENDERED }),
       generate({ url: `${server.origin}/healthz`, connections: 1, seconds: LOAD_SECONDS, headers: {} }),
+      // Those 200 connections are people already there; these arrive while they are served.
+      new Promise((resolve) => setTimeout(resolve, ARRIVALS_AFTER_MS)).then(() =>
+        runJson<Arrivals>('arrivals.ts', { port: Number(new URL(server.origin).port), path: overloadPath, cookie, count: ARRIVALS }),
+      ),
     ]);
     runs.push({ what: 'rendered deep link page, overload', path: overloadPath, connections: OVERLOAD_CONNECTIONS, ...overload, rendered: overload.counted });
     process.stdout.write('done\n');
@@ -203,6 +227,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
       workers: pids.length - 1,
       runs,
       health,
+      arrivals,
       rssMiB: { before: before.rss, after: after.rss },
       heapMiB: { before: before.heap, after: after.heap },
       boundMiB: MEMORY_BOUND_MIB,
@@ -236,6 +261,10 @@ export function reportLoad(load: LoadResult): void {
     }
   }
   console.log(`  /healthz beside the overload: p99 ${load.health.p99Ms.toFixed(0)} ms, max ${load.health.maxMs.toFixed(0)} ms (${load.health.requests} requests, ${load.health.non2xx + load.health.errors} failed)`);
+  const { arrivals } = load;
+  console.log(
+    `  ${arrivals.count} people arriving ${ARRIVALS_AFTER_MS / 1_000} s into it, at once: connected within ${arrivals.connectMaxMs.toFixed(0)} ms, first byte p50 ${arrivals.firstByteP50Ms.toFixed(0)} ms, p90 ${arrivals.firstByteP90Ms.toFixed(0)} ms, max ${arrivals.firstByteMaxMs.toFixed(0)} ms (${arrivals.failed} failed)`,
+  );
   for (const [what, { before, after }] of [['RSS', load.rssMiB], ['live heap after a full GC', load.heapMiB]] as const) {
     console.log(`  server ${what} (all processes): ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after`);
   }
@@ -252,6 +281,14 @@ export function loadTargets(load: LoadResult): [string, string, string, boolean]
   if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
   if (api) lines.push([`Load: proxied read, ${api.connections} conn.`, `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`, api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms]);
   if (overload) lines.push([`Load: ${overload.connections} conn., slowest answer`, `${overload.maxMs.toFixed(0)} ms`, `≤ ${TARGETS.overloadMaxMs} ms`, overload.maxMs <= TARGETS.overloadMaxMs]);
+  // An answer that never came (refused, or past 30 s) is no answer at all: missed, not fast.
+  const arrived = load.arrivals.failed === 0;
+  lines.push([
+    `Load: ${load.arrivals.count} arriving during it, slowest first byte`,
+    arrived ? `${load.arrivals.firstByteMaxMs.toFixed(0)} ms` : `${load.arrivals.failed} unanswered`,
+    `≤ ${TARGETS.overloadMaxMs} ms`,
+    arrived && load.arrivals.firstByteMaxMs <= TARGETS.overloadMaxMs,
+  ]);
   // A /healthz that never answered (a timeout) has no latency at all: it counts as missed, not as 0 ms.
   const healthAnswered = load.health.requests > 0 && load.health.errors === 0;
   lines.push([
