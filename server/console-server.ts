@@ -18,6 +18,7 @@ import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
 import { serveSessionRoute } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './static-assets';
+import { createTurnBudget, OVERLOADED_WAITING, type TurnBudget } from './turn-budget';
 
 export const HEALTH_PATH = '/healthz';
 
@@ -53,6 +54,8 @@ export interface ConsoleServerOptions {
   archive?: RequestHandlerAsync;
   /** Webhooks and their deliveries (server/notify/); without a store, /notifications answers 503. */
   notifications?: Notifications | undefined;
+  /** How many requests start per turn of the event loop (server/turn-budget.ts's TURN_BUDGET_MS otherwise). */
+  turns?: TurnBudget;
 }
 
 type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -108,6 +111,8 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
   const slots = createRenderSlots(options.maxRenders);
+  // A few requests started per turn of the event loop (server/turn-budget.ts); /healthz is never held.
+  const turns = options.turns ?? createTurnBudget();
   const reactRenders = createRenderSlots(options.maxReactRenders ?? MAX_CONCURRENT_REACT_RENDERS);
 
   const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
@@ -123,6 +128,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       session,
       render,
       slots,
+      overloaded: () => turns.waiting >= OVERLOADED_WAITING,
       reactRenders,
       status,
       fetchApi: backend.fetch,
@@ -193,7 +199,13 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     });
   };
 
-  return (req, res) => {
+  const start = (req: IncomingMessage, res: ServerResponse) => {
+    // Gone while it waited for its turn: nobody to answer.
+    if (res.destroyed) return;
     handle(req, res).catch((error: unknown) => fail(res, error));
+  };
+  return (req, res) => {
+    if (pathOf(req) === HEALTH_PATH) start(req, res);
+    else turns.admit(() => start(req, res));
   };
 }

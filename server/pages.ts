@@ -161,6 +161,8 @@ export interface PageOptions {
   render?: PageRenderer | undefined;
   /** The process's render cap: past it the page goes out as the shell (no cap when absent). */
   slots?: RenderSlots | undefined;
+  /** Requests are waiting for the process's CPU (server/turn-budget.ts): the page goes out as the shell at once. */
+  overloaded?: (() => boolean) | undefined;
   /** The process's cap on React renders once the data is in (no cap when absent). */
   reactRenders?: RenderSlots | undefined;
   status?: number;
@@ -227,7 +229,7 @@ export async function servePage(req: IncomingMessage, res: ServerResponse, optio
   const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
   const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi, reactRenders: options.reactRenders }) : null;
-  if (plan && (options.slots?.enter() ?? true)) {
+  if (plan && !options.overloaded?.() && (options.slots?.enter() ?? true)) {
     try {
       await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
     } finally {

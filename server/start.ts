@@ -22,7 +22,7 @@ import { createDrain, type Drain } from './shutdown';
 export type Mode = 'production' | 'dev';
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
-export type ServingParts = Pick<ConsoleServerOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes'> & {
+export type ServingParts = Pick<ConsoleServerOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
   /** Dev: closes Vite with the server. */
   close?: () => Promise<void>;
 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScreenRender } from '../../src/entry-server';
 import { RENDER_FINISH_MS, type PageRenderer } from '../../server/pages';
+import { OVERLOADED_WAITING, type TurnBudget } from '../../server/turn-budget';
 import { removeTestClientDir, startTestServer, type TestServer } from './start-test-server';
 
 // The render deadline is for the screen's data (a slow API), not for the render's own CPU time once the
@@ -99,5 +100,53 @@ describe('the render deadline at the render cap', () => {
 
     expect(body).toContain('<div id="root"></div>');
     expect(body).not.toContain('"renderedAt"');
+  });
+});
+
+describe('a page asked for while requests wait for the CPU', () => {
+  let server: TestServer;
+  let rendersStarted = 0;
+  let waiting = 0;
+  beforeAll(async () => {
+    // Every request starts at once; `waiting` says how many the process has holding for a turn.
+    const turns: TurnBudget = {
+      admit: (start) => start(),
+      get waiting() {
+        return waiting;
+      },
+    };
+    const render: PageRenderer = ({ session }) =>
+      Promise.resolve(
+        session
+          ? {
+              headTags: '',
+              render: () => {
+                rendersStarted++;
+                return Promise.resolve(RENDERED);
+              },
+            }
+          : null,
+      );
+    server = await startTestServer({ SIM_API_KEY: KEY }, { render, renderDeadlineMs: DEADLINE_MS, maxRenders: 4, turns });
+  });
+  afterAll(() => server.stop());
+
+  it('goes out as the shell at once, no render started, once enough requests wait', async () => {
+    waiting = OVERLOADED_WAITING;
+
+    const body = await signedInPage(server);
+
+    expect(body).toContain('<div id="root"></div>');
+    expect(body).not.toContain('"renderedAt"');
+    expect(rendersStarted).toBe(0);
+  });
+
+  it('comes rendered again when fewer wait', async () => {
+    waiting = OVERLOADED_WAITING - 1;
+
+    const body = await signedInPage(server);
+
+    expect(body).toContain('<div id="root"><main>rendered</main></div>');
+    expect(rendersStarted).toBe(1);
   });
 });

@@ -43,7 +43,7 @@ export async function removeTestClientDir(): Promise<void> {
 }
 
 /** `rendering`: server rendering plugged in (server/server-render.ts), as `npm start` has it. */
-export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders'> = {}): Promise<TestServer> {
+export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {}): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
   const dir = await testClientDir();
