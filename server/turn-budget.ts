@@ -7,7 +7,7 @@
 // sign of overload: a page asked for then goes out as the shell at once (server/pages.ts) rather than add a
 // render to the backlog. Measured (npm run bench, 2 workers, 200 connections): 1,900 → 3,666 req/s, slowest
 // answer 706 → 251 ms, /healthz slowest 335 → 64 ms, 100 people arriving at once answered within 4.5 → 1.2 s.
-/** CPU time one turn spends starting requests before the next wait for the following turn. */
+/** Time one turn may spend (from its first request, everything the process runs meanwhile included) before the next requests wait. */
 export const TURN_BUDGET_MS = 10;
 
 /**
