@@ -189,11 +189,13 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
       process.stdout.write(`load: ${scenario.connections} connections × ${LOAD_SECONDS} s on ${scenario.what}… `);
       const url = `${server.origin}${scenario.path}`;
       const page = scenario.headers.accept === 'text/html';
-      const figures = await generate({ url, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers, ...(page ? { countBodiesWith: RENDERED } : {}) });
-      // The bare server returns what the console answered this request (a rendered page when it is one).
+      // The bare server returns what the console answers this request on a quiet server (a rendered page
+      // when it is one): asked for before the load, since under it a page may go out as the shell.
       const sample = await fetch(url, { headers: scenario.headers });
+      const sampleBytes = Buffer.from(await sample.arrayBuffer());
+      const figures = await generate({ url, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers, ...(page ? { countBodiesWith: RENDERED } : {}) });
       const bytesFile = `${scratch}-bytes`;
-      await writeFile(bytesFile, Buffer.from(await sample.arrayBuffer()));
+      await writeFile(bytesFile, sampleBytes);
       const bare = await startHelper('bare-server.ts', [bytesFile, sample.headers.get('content-type') ?? 'application/octet-stream']);
       helpers.push(bare.child);
       const bareFigures = await generate({ url: `http://127.0.0.1:${bare.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });

@@ -5,10 +5,11 @@
 // one turn, the next requests wait for the rest of the turn or the following ones, in the order they came, so
 // turns stay short; /healthz is never held (server/console-server.ts). Requests waiting is also the process's
 // sign of overload: a page asked for then goes out as the shell at once (server/pages.ts) rather than add a
-// render to the backlog. Measured (npm run bench, 2 workers, 200 connections): 1,900 → 3,666 req/s, slowest
-// answer 706 → 251 ms, /healthz slowest 335 → 64 ms, 100 people arriving at once answered within 4.5 → 1.2 s.
+// render to the backlog. Measured (npm run bench, 2 workers, 200 connections, 100 more arriving at once):
+// 1,900 → 3,758 req/s, slowest answer 706 → 198 ms, /healthz slowest 335 → 66 ms, the 100 arriving all
+// answered within 4.5 s before, 0.8 s after (1.2 s with a 10 ms budget).
 /** Time one turn may spend (from its first request, everything the process runs meanwhile included) before the next requests wait. */
-export const TURN_BUDGET_MS = 10;
+export const TURN_BUDGET_MS = 5;
 
 /**
  * Requests waiting for a turn at which the process counts as overloaded: a page then goes out as the shell
