@@ -20,6 +20,12 @@ import type { StubAnswers } from './api-stub';
 export const LOAD_CONNECTIONS = 50;
 export const OVERLOAD_CONNECTIONS = 200;
 export const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+/**
+ * The same load first, not counted: a server that has just started compiles its code as it goes (the proxied
+ * read's first 10 s ran at 2,600–2,700 req/s, the same server's third at 3,300), and one that has served a
+ * while is what people meet.
+ */
+export const LOAD_WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS ?? 5);
 /** The live heap after a full collection may grow this much over the runs before the bench calls it unbounded. */
 export const MEMORY_BOUND_MIB = 32;
 /** People who arrive at once while the 200 connections keep the server busy, and when. */
@@ -193,6 +199,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
       // when it is one): asked for before the load, since under it a page may go out as the shell.
       const sample = await fetch(url, { headers: scenario.headers });
       const sampleBytes = Buffer.from(await sample.arrayBuffer());
+      if (LOAD_WARMUP_SECONDS > 0) await generate({ url, connections: scenario.connections, seconds: LOAD_WARMUP_SECONDS, headers: scenario.headers });
       const figures = await generate({ url, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers, ...(page ? { countBodiesWith: RENDERED } : {}) });
       const bytesFile = `${scratch}-bytes`;
       await writeFile(bytesFile, sampleBytes);
@@ -246,7 +253,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
 const ratio = (a: number, b: number | undefined) => (b ? (a / b).toFixed(2) : '–');
 
 export function reportLoad(load: LoadResult): void {
-  console.log(`\nThe server under load (${load.seconds} s each; ${load.workers} workers; autocannon, the API stub and the bare server each in a process of their own):\n`);
+  console.log(`\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; ${load.workers} workers; autocannon, the API stub and the bare server each in a process of their own):\n`);
   for (const run of load.runs) {
     console.log(
       `  ${run.what.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  max ${run.maxMs.toFixed(0).padStart(5)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
