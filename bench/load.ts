@@ -3,8 +3,9 @@
 // on loopback with fixed answers recorded from the simulator (bench/api-stub.ts, API_URL), and beside each
 // figure the same load against a bare node:http process returning the same bytes (bench/bare-server.ts),
 // as a ratio: the machine's limit (for the proxied read also a bare node:http proxy to the same stub on as
-// many processes, bench/bare-proxy.ts: the limit for anything that makes the hop). 50 connections on a proxied /api/v2 read and on the rendered deep link;
-// 200 connections on the deep link while /healthz is asked on one more connection. Memory of every server
+// many processes, bench/bare-proxy.ts: the limit for anything that makes the hop). 50 connections on a
+// proxied /api/v2 read and on the rendered deep link; 200 connections on the deep link while /healthz is
+// asked on one more connection and 100 people arrive on new ones (bench/arrivals.ts). Memory of every server
 // process (primary and workers) before and after. Answers are asked for uncompressed, so the rendered
 // pages can be counted from their bodies.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -252,22 +253,19 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
 
 const ratio = (a: number, b: number | undefined) => (b ? (a / b).toFixed(2) : '–');
 
+/** A limit's figures under the console's, with the console's as a ratio of them. */
+function beside(run: LoadRun, limit: LoadFigures, what: string, short: string): string {
+  return `  ${`  ${what}`.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${limit.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${limit.p50Ms.toFixed(0).padStart(4)} ms  p99 ${limit.p99Ms.toFixed(0).padStart(4)} ms  → console/${short}: ${ratio(run.requestsPerSecond, limit.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, limit.p99Ms)}× the p99`;
+}
+
 export function reportLoad(load: LoadResult): void {
   console.log(`\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; ${load.workers} workers; autocannon, the API stub and the bare server each in a process of their own):\n`);
   for (const run of load.runs) {
     console.log(
       `  ${run.what.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  max ${run.maxMs.toFixed(0).padStart(5)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
     );
-    if (run.bare) {
-      console.log(
-        `  ${'  bare node:http, same bytes'.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.bare.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.bare.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.bare.p99Ms.toFixed(0).padStart(4)} ms  → console/bare: ${ratio(run.requestsPerSecond, run.bare.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, run.bare.p99Ms)}× the p99`,
-      );
-    }
-    if (run.bareProxy) {
-      console.log(
-        `  ${'  bare node:http proxy, same stub'.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.bareProxy.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.bareProxy.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.bareProxy.p99Ms.toFixed(0).padStart(4)} ms  → console/proxy: ${ratio(run.requestsPerSecond, run.bareProxy.requestsPerSecond)}× the req/s, ${ratio(run.p99Ms, run.bareProxy.p99Ms)}× the p99`,
-      );
-    }
+    if (run.bare) console.log(beside(run, run.bare, 'bare node:http, same bytes', 'bare'));
+    if (run.bareProxy) console.log(beside(run, run.bareProxy, 'bare node:http proxy, same stub', 'proxy'));
   }
   console.log(`  /healthz beside the overload: p99 ${load.health.p99Ms.toFixed(0)} ms, max ${load.health.maxMs.toFixed(0)} ms (${load.health.requests} requests, ${load.health.non2xx + load.health.errors} failed)`);
   const { arrivals } = load;

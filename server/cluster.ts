@@ -41,12 +41,11 @@ export function workerCount(env: NodeJS.ProcessEnv): number {
  * asks for Node's round-robin with NODE_CLUSTER_SCHED_POLICY=rr. Either way a busy process takes at most one
  * new connection per event-loop turn (libuv accepts one per turn since 1.45, libuv/libuv#3696), and a turn of
  * a worker serving 100 busy connections lasts 50–150 ms. Round-robin adds a wait on top: the primary hands a
- * worker its next connection only once that worker has taken the last: of 200 connections opened at once, the
- * last was handed over 3–4 s after the first, every run (slowest answer 5–7 s in 7 of 7). Accepting in the workers, a burst
- * that finds them idle is taken in one go (100/100 within 15 ms, slowest answer 0.5–0.7 s in 8 of 13 runs);
- * people who arrive while the workers are saturated still wait turns (first byte 2–5 s in bench/arrivals.ts).
- * In front of many people, a reverse proxy that holds their connections and keeps a few to each process is
- * what removes that wait (README, On every core).
+ * worker its next connection only once that worker has taken the last: of 200 connections opened at once,
+ * the last was handed over 3–4 s after the first, every run (slowest answer 5–7 s in 7 of 7). Accepting in
+ * the workers, a burst that finds them idle is taken in one go (100/100 within 15 ms). Turns are kept short
+ * under load by starting requests a few per turn (server/turn-budget.ts). In front of many people, a reverse
+ * proxy that holds their connections and keeps a few to each process removes the wait (README, On every core).
  */
 export function schedulingPolicy(env: NodeJS.ProcessEnv): typeof cluster.schedulingPolicy {
   return env.NODE_CLUSTER_SCHED_POLICY === 'rr' ? cluster.SCHED_RR : cluster.SCHED_NONE;

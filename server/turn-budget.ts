@@ -17,6 +17,9 @@ export const TURN_BUDGET_MS = 5;
  */
 export const OVERLOADED_WAITING = 8;
 
+/** Started slots kept at the front of the queue before it is compacted. */
+const COMPACT_AFTER = 1_024;
+
 export interface TurnBudget {
   /** Runs `start` now while this turn's budget lasts (and nothing is waiting), else in a later turn, in order. */
   admit: (start: () => void) => void;
@@ -68,8 +71,9 @@ export function createTurnBudget({ budgetMs = TURN_BUDGET_MS, now = () => perfor
     const start = queue[head];
     queue[head] = undefined;
     head++;
-    if (head === queue.length) {
-      queue.length = 0;
+    // Emptied, or (under a backlog that never empties) mostly started: drop the started slots.
+    if (head === queue.length || (head > COMPACT_AFTER && head * 2 > queue.length)) {
+      queue.splice(0, head);
       head = 0;
     }
     start?.();
