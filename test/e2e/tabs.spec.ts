@@ -34,7 +34,7 @@ type Counts = Record<Kind, number>;
 /**
  * Records each tab's API requests (newest-page polls, single-operation gets, the rest). The test waits on
  * what the tabs do, not on the clock: `next(n)` waits until the tabs have sent `n` more newest-page polls
- * and returns what each tab sent meanwhile, with how long those polls took from the first to the last;
+ * and returns what each tab sent up to the n-th, with how long those polls took from the first to the last;
  * `mark()` starts a count read later.
  */
 function recordRequests(pages: readonly Page[]) {
@@ -47,10 +47,10 @@ function recordRequests(pages: readonly Page[]) {
       log.push({ page, kind, at: Date.now() });
     });
   }
-  const countsSince = (from: number) =>
+  const countsSince = (from: number, to = log.length) =>
     pages.map((page) => {
       const counts: Counts = { list: 0, single: 0, other: 0 };
-      for (const entry of log.slice(from)) if (entry.page === page) counts[entry.kind]++;
+      for (const entry of log.slice(from, to)) if (entry.page === page) counts[entry.kind]++;
       return { page, ...counts };
     });
   return {
@@ -63,8 +63,12 @@ function recordRequests(pages: readonly Page[]) {
       const from = log.length;
       const lists = () => log.slice(from).filter((entry) => entry.kind === 'list');
       await expect.poll(() => lists().length, { timeout }).toBeGreaterThanOrEqual(polls);
-      const listed = lists();
-      return { rows: countsSince(from), spanMs: (listed.at(-1)?.at ?? 0) - (listed[0]?.at ?? 0) };
+      // The window ends at the n-th poll: the wait above looks only now and then, and by the time it
+      // has seen n polls the tabs may have sent more (each bringing its own single reads along).
+      const listed = lists().slice(0, polls);
+      const last = listed.at(-1);
+      const to = last ? log.indexOf(last, from) + 1 : log.length;
+      return { rows: countsSince(from, to), spanMs: (last?.at ?? 0) - (listed[0]?.at ?? 0) };
     },
   };
 }
