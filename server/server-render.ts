@@ -54,13 +54,13 @@ function escapeAttribute(value: string): string {
 }
 
 /**
- * Each screen's `<link>` tags from the client build's manifest: modulepreload for its chunk and every
- * chunk it imports, stylesheets for their CSS, leaving out what index.html loads already. A screen the
+ * Each screen's `<link>` tags from the client build's manifest: modulepreload for its chunks and every
+ * chunk they import, stylesheets for their CSS, leaving out what index.html loads already. A screen the
  * manifest does not know is an error at start-up, not a page that silently loads slower.
  */
-export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<ScreenName, string>>): (screen: ScreenName) => string {
-  const tagsOf = (source: string): string => {
-    if (!manifest[source]) throw new Error(`The client build's manifest has no ${source}`);
+export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<ScreenName, readonly string[]>>): (screen: ScreenName) => string {
+  const tagsOf = (screenSources: readonly string[]): string => {
+    for (const source of screenSources) if (!manifest[source]) throw new Error(`The client build's manifest has no ${source}`);
     const files = new Set<string>();
     const styles = new Set<string>();
     const visit = (key: string) => {
@@ -70,7 +70,7 @@ export function screenHeadTags(manifest: ClientManifest, template: string, sourc
       chunk.css?.forEach((file) => styles.add(file));
       chunk.imports?.forEach(visit);
     };
-    visit(source);
+    screenSources.forEach(visit);
     const fresh = (file: string) => !template.includes(`/${file}"`);
     return [
       ...[...styles].filter(fresh).map((file) => `<link rel="stylesheet" crossorigin href="/${escapeAttribute(file)}">`),

@@ -62,12 +62,17 @@ export type ScreenRender =
   /** Rendering itself failed: a bug, reported by the server; the page goes out as the shell too. */
   | { kind: 'broken'; error: unknown };
 
-/** Each screen's source file: the server looks its chunks up in the client build's manifest to preload them. */
-export const screenSources = Object.fromEntries(Object.entries(screenModules).map(([screen, module]) => [screen, module.source])) as Record<ScreenName, string>;
+/**
+ * Each screen's source files (its own, then the code its rendered HTML shows besides): the server looks
+ * their chunks up in the client build's manifest to preload them.
+ */
+export const screenSources = Object.fromEntries(
+  Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, [module.source, ...module.alongside.map((code) => code.source)]]),
+) as Record<ScreenName, readonly string[]>;
 
 /** Loads every screen's code, so no page waits for it (the server calls this once, before it listens). */
 export async function loadScreens(): Promise<void> {
-  await Promise.all(Object.values(screenModules).map((module) => module.load()));
+  await Promise.all(Object.values(screenModules).flatMap((module) => [module.load(), ...module.alongside.map((code) => code.load())]));
 }
 
 /** The screen the server renders at `url` with its data, or null when the page is left to the browser. */

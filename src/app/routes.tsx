@@ -1,35 +1,25 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import { Route, Routes, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { SignInProblem } from '../api/page-data';
 import { routePatterns } from '../config/paths';
+import { lazyComponent } from '../lib/code-module';
 import { useDocumentTitle } from '../lib/use-document-title';
 import type { NoticeStore } from './notices';
-import { screenModules, type ScreenModule } from './screen-modules';
+import { screenModules } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
 
-/**
- * A screen loaded on demand. Once its code is in, it renders synchronously: a deep link loads it
- * before the first render (early-start.ts), so the page never shows (and React never throttles) a
- * loading fallback.
- */
-function lazyScreen(module: ScreenModule) {
-  const Lazy = lazy(async () => ({ default: await module.load() }));
-  return function LazyScreen() {
-    const Loaded = module.loaded;
-    return Loaded ? <Loaded /> : <Lazy />;
-  };
-}
-
 // Screens not needed at first paint load on demand; the key screen ships with the entry.
-const ProjectsScreen = lazyScreen(screenModules.projects);
-const ProjectScreen = lazyScreen(screenModules.project);
-const OperationDetailScreen = lazyScreen(screenModules.operation);
-const ApiKeysScreen = lazyScreen(screenModules.apiKeys);
-const ActivityScreen = lazyScreen(screenModules.activity);
-const ArchiveScreen = lazyScreen(screenModules.archive);
-const NotificationsScreen = lazyScreen(screenModules.notifications);
+// Once a screen's code is in, it renders synchronously: a deep link loads it before the first render
+// (early-start.ts), so the page never shows (and React never throttles) a loading fallback.
+const ProjectsScreen = lazyComponent(screenModules.projects);
+const ProjectScreen = lazyComponent(screenModules.project);
+const OperationDetailScreen = lazyComponent(screenModules.operation);
+const ApiKeysScreen = lazyComponent(screenModules.apiKeys);
+const ActivityScreen = lazyComponent(screenModules.activity);
+const ArchiveScreen = lazyComponent(screenModules.archive);
+const NotificationsScreen = lazyComponent(screenModules.notifications);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();

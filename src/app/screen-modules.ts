@@ -1,24 +1,18 @@
 import type { ComponentType } from 'react';
+import { codeModule, type CodeModule } from '../lib/code-module';
+import { projectTimeline } from '../screens/project/project-timeline-module';
 
-/** A screen whose code loads on demand, remembered once in so it can render without a fallback. */
-export interface ScreenModule {
-  /** The screen's source file, as the build's manifest names it (the server preloads its chunks). */
-  readonly source: string;
-  /** The screen, once its code has arrived. */
-  readonly loaded: ComponentType | undefined;
-  /** Loads the code (once; a failed load may be tried again). */
-  load: () => Promise<ComponentType>;
+/** A screen whose code loads on demand. */
+export interface ScreenModule extends CodeModule<ComponentType> {
+  /**
+   * Code the screen loads apart from its own (after its first rows, when the browser draws it), which a
+   * server-rendered copy of the screen shows at once: loaded (and preloaded) with the screen there.
+   */
+  readonly alongside: readonly CodeModule<unknown>[];
 }
 
-function screenModule(source: string, importScreen: () => Promise<ComponentType>): ScreenModule {
-  let loaded: ComponentType | undefined;
-  return {
-    source,
-    get loaded() {
-      return loaded;
-    },
-    load: async () => (loaded ??= await importScreen()),
-  };
+function screenModule(source: string, importScreen: () => Promise<ComponentType>, alongside: readonly CodeModule<unknown>[] = []): ScreenModule {
+  return Object.assign(codeModule(source, importScreen), { alongside });
 }
 
 // The screens not needed at first paint, each behind one import(), so the router (routes.tsx), a deep
@@ -26,7 +20,7 @@ function screenModule(source: string, importScreen: () => Promise<ComponentType>
 // Code only: the same in every request the server renders.
 export const screenModules = {
   projects: screenModule('src/screens/projects/projects-screen.tsx', async () => (await import('../screens/projects/projects-screen')).ProjectsScreen),
-  project: screenModule('src/screens/project/project-screen.tsx', async () => (await import('../screens/project/project-screen')).ProjectScreen),
+  project: screenModule('src/screens/project/project-screen.tsx', async () => (await import('../screens/project/project-screen')).ProjectScreen, [projectTimeline]),
   operation: screenModule('src/screens/operation/operation-detail-screen.tsx', async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen),
   activity: screenModule('src/screens/activity/activity-screen.tsx', async () => (await import('../screens/activity/activity-screen')).ActivityScreen),
   archive: screenModule('src/screens/archive/archive-screen.tsx', async () => (await import('../screens/archive/archive-screen')).ArchiveScreen),

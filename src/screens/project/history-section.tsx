@@ -1,5 +1,5 @@
 import { hashKey, type UseInfiniteQueryResult, type InfiniteData } from '@tanstack/react-query';
-import { lazy, Suspense, useId, useMemo, useRef } from 'react';
+import { Suspense, useId, useMemo, useRef } from 'react';
 import { describeError } from '../../api/api-error';
 import { oldestLoaded } from '../../api/history-walk';
 import { loadFailure } from '../../api/load-failure';
@@ -24,14 +24,15 @@ import { useMatchesExport } from '../../features/history/export/use-matches-expo
 import { UsualDurationsPanel } from '../../features/history/usual-durations/usual-durations-panel';
 import { WalkProgress } from '../../features/history/walk/walk-progress';
 import { formatDuration } from '../../lib/format';
+import { lazyComponent } from '../../lib/code-module';
 import { usualDurations } from '../../lib/usual-durations';
 import { ArchiveStatus } from './archive-status';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
+import { projectTimeline } from './project-timeline-module';
 import { useArchivedMatches } from './use-archived-matches';
 import type { OperationsView } from './operations-view';
 
-// Out of the screen's own chunk: the timeline's code loads after the table is on screen.
-const ProjectTimeline = lazy(async () => ({ default: (await import('./project-timeline')).ProjectTimeline }));
+const ProjectTimeline = lazyComponent(projectTimeline);
 
 interface HistorySectionProps extends Omit<OperationsView, 'operations'> {
   /** When the project was created: where a search through its history ends at the latest. */
