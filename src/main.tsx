@@ -2,11 +2,15 @@ import { PAGE_DATA_ELEMENT_ID, parsePageData } from './api/page-data';
 import { hydrateFromPage } from './api/rendered-queries';
 import { createAppState } from './app/app-state';
 import { holdEarlyClicks } from './app/early-clicks';
+import { releaseHeldCode } from './app/held-code';
 import { startEarly } from './app/early-start';
 import { openSessionChannel } from './features/session/session-channel';
 import './styles.css';
 // After the base styles: the layout across screen sizes overrides them.
 import './layout.css';
+
+// A rendered page's preloads, held until now so its rows painted first: fetched side by side from here on.
+releaseHeldCode(document);
 
 const root = document.getElementById('root');
 if (root) {

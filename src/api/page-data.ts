@@ -10,6 +10,13 @@ import { RenderedQueriesSchema } from './rendered-queries';
 
 export const PAGE_DATA_ELEMENT_ID = 'ops-console-data';
 
+/**
+ * The `<template>` a server-rendered page holds its modulepreload links in: inert (the browser's
+ * preload scanner skips a template), so the page's rows are painted before any of its code is fetched
+ * and compiled; the entry script moves them into the head once it runs (app/held-code.ts).
+ */
+export const HELD_CODE_ELEMENT_ID = 'ops-console-code';
+
 export const KeyKindSchema = z.enum(['personal', 'organization', 'unknown']);
 export type KeyKind = z.infer<typeof KeyKindSchema>;
 

@@ -32,7 +32,7 @@ describe('the page data block', () => {
     expect(data).toEqual(hostile);
   });
 
-  it('cuts a streamed page where the app goes: the head (its CSS, no code) first, then the app, the data block and last the code', () => {
+  it('cuts a streamed page where the app goes: the head (its CSS, no code) first, then the app, the data block and last the code, its preloads held when rendered', () => {
     const template = TEMPLATE.replace('</head>', '<script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><style>p{}</style></head>');
     const { head, finish } = splitPage(template, '<link rel="stylesheet" href="/assets/s.css"><link rel="modulepreload" href="/assets/s.js">');
     const rest = finish(hostile, '<main>rendered</main>');
@@ -40,8 +40,12 @@ describe('the page data block', () => {
     // The browser paints the rows before it fetches or compiles a module: every one comes after them.
     expect(head).toBe('<!doctype html><html><head><title>t</title><style>p{}</style><link rel="stylesheet" href="/assets/s.css"></head><body><div id="root">');
     expect(rest.startsWith('<main>rendered</main></div><script type="application/json" id="ops-console-data">')).toBe(true);
-    expect(rest.endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></body></html>')).toBe(true);
+    // Its preloads held in an inert template (the browser's preload scanner reads ahead): nothing fetched before the rows paint.
+    expect(rest.endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><template id="ops-console-code"><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></template></body></html>')).toBe(true);
     expect(parsePageData(/<script type="application\/json"[^>]*>(\{.*?\})<\/script>/.exec(rest)?.[1])).toEqual(hostile);
+
+    // The shell shows nothing without its code: its preloads go as they are.
+    expect(finish(hostile).endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></body></html>')).toBe(true);
   });
 
   it('reads a missing or broken block as signed out', () => {
