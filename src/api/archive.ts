@@ -19,7 +19,7 @@ import {
 } from './archive-schemas';
 import { callOf } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
-import { historyRefreshDelay, nextRequestDelay } from './retry-policy';
+import { historyRefreshDelay, maySendAgain, nextRequestDelay } from './retry-policy';
 
 // The console's own record of operations (issue 22), as the page reads it: the kept sources, a
 // project's history answered by the store, and Activity for the projects the store covers. Every path
@@ -27,6 +27,9 @@ import { historyRefreshDelay, nextRequestDelay } from './retry-policy';
 
 /** One archive page holds the contract's most: a filter over a 20,000-operation project is a few requests. */
 export const ARCHIVE_PAGE_SIZE = 1_000;
+
+/** How many times an export's read of the archive is tried again after a failure the retry policy allows. */
+const EXPORT_RETRIES = 3;
 
 /** A filter's parameters as the history's address writes them (`status=failed,error`, `q=…`). */
 export type ArchiveFilterParams = Readonly<Record<string, string>>;
@@ -145,6 +148,20 @@ export const archiveQueries = {
         const page = await fetchArchivedOperations(projectId, { filters: { q: operationId }, limit: ARCHIVE_PAGE_SIZE, ...callOf(context) });
         return page.operations.find((op) => op.id === operationId) ?? null;
       },
+    }),
+  /**
+   * Every page of a project's matches, for "Export everything that matches": a query like any other, so
+   * the error policy is the same (a 401 ends the session, a busy server is retried with backoff), kept no
+   * longer than the export. Tried a few times, not for as long as a screen shows it: a person is waiting
+   * for the file, and is told if it cannot be written.
+   */
+  export: (projectId: string, filters: ArchiveFilterParams) =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'export', projectId, { filters }] as const,
+      queryFn: (context) => fetchAllArchivedMatches(projectId, filters, callOf(context)),
+      staleTime: 0,
+      gcTime: 0,
+      retry: (failureCount, error) => failureCount < EXPORT_RETRIES && maySendAgain(error),
     }),
   activity: () =>
     queryOptions({

@@ -3,6 +3,8 @@ import { http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ArchivedOperation } from '../../../src/api/archive-schemas';
 import { addHistory, MINUTE, newProject, operationsTable, recordListRequests, tableIds, type ListRequest } from '../../features/history/history-support';
+import { SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../../src/config/session';
+import { endSession } from '../../support/console-server';
 import { catchDownloads } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -122,6 +124,29 @@ describe('history served from the archive', () => {
     expect(lines.at(-1)).toContain('op-kept-by-archive-0001');
     expect(screen.getByText(/Exported 14 matching operations as NDJSON\./)).toBeInTheDocument();
     expect(walkRequests()).toHaveLength(0);
+  });
+
+  it('ends the session, as any 401 does, when it has ended by the time the archive is asked for an export', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 1_200, failedEvery97);
+    sim.archive.cover(project.id);
+    const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    await waitFor(() => expect(screen.getByText(/From the history archive, over the whole record of this project: 13 matches\./)).toBeInTheDocument());
+    let refused = 0;
+    sim.server.use(
+      http.get('*/archive/projects/:projectId/operations', () => {
+        refused++;
+        endSession();
+        return HttpResponse.json({ code: SESSION_ENDED_CODES.expired, message: SESSION_ENDED_MESSAGES.expired }, { status: 401 });
+      }),
+    );
+
+    await user.click(screen.getByRole('button', { name: 'Export all matches as CSV' }));
+
+    expect(await screen.findByRole('alert')).toHaveTextContent('Your session ended: it expired. Sign in again.');
+    expect(screen.getByLabelText(/API key/)).toBeInTheDocument();
+    // The export's own read got the 401 (the page's list was not asked again), and it was not retried.
+    expect(refused).toBe(1);
   });
 
   it('walks the API when the archive cannot answer, and says so with a way to ask it again', async () => {

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { fetchAllArchivedMatches, type ArchiveFilterParams } from '../../../api/archive';
+import { archiveQueries, type ArchiveFilterParams } from '../../../api/archive';
 import { walkEnded } from '../../../api/history-walk';
 import { operationQueries } from '../../../api/operations';
 import type { Operation } from '../../../api/schemas';
@@ -32,7 +32,8 @@ export function useMatchesExport(projectId: string, filters: HistoryFilters, nam
   const queryClient = useQueryClient();
   const [pending, setPending] = useState<MatchesFormat | null>(null);
   const [result, setResult] = useState('');
-  const reading = useRef<AbortController | null>(null);
+  /** Stops the archive's read under way, if any. */
+  const reading = useRef<(() => void) | null>(null);
 
   const write = (format: MatchesFormat, pages: Pages) => {
     try {
@@ -47,18 +48,23 @@ export function useMatchesExport(projectId: string, filters: HistoryFilters, nam
     if (history) write(format, history.pages);
   };
 
+  // Read through the query client, so a 401 ends the session and a busy server is waited out, as for every other read.
   const fromArchive = (format: MatchesFormat, params: ArchiveFilterParams) => {
-    const controller = new AbortController();
-    reading.current = controller;
+    const query = archiveQueries.export(projectId, params);
+    let cancelled = false;
+    reading.current = () => {
+      cancelled = true;
+      void queryClient.cancelQueries({ queryKey: query.queryKey });
+    };
     setPending(format);
-    fetchAllArchivedMatches(projectId, params, { signal: controller.signal }).then(
+    queryClient.query(query).then(
       (pages) => {
-        if (controller.signal.aborted) return;
+        if (cancelled) return;
         write(format, pages);
         setPending(null);
       },
       (error: unknown) => {
-        if (controller.signal.aborted) return;
+        if (cancelled) return;
         setResult(`Could not read the matches from the archive: ${error instanceof Error ? error.message : String(error)}`);
         setPending(null);
       },
@@ -82,7 +88,7 @@ export function useMatchesExport(projectId: string, filters: HistoryFilters, nam
       }
     },
     cancel: () => {
-      reading.current?.abort();
+      reading.current?.();
       reading.current = null;
       setPending(null);
     },
