@@ -124,7 +124,8 @@ describe('delivering pages', () => {
     gated.finishAll();
     const html = await page.ended;
     expect(html).toContain('<div id="root"><main>rendered</main></div>');
-    expect(html).toContain(`${SCREEN_TAGS}</body>`);
+    // Rendered: the screen's preloads are held until the entry runs (server/pages.ts).
+    expect(html).toContain(`${SCREEN_TAGS}</template></body>`);
     expect(html.endsWith('</html>')).toBe(true);
   });
 
