@@ -153,7 +153,7 @@ function cutPage(template: string, headTags: string): SplitPage {
   // Rendered rows paint without any code, and the browser's preload scanner finds links wherever they are
   // in what has arrived: a rendered page holds its preloads in an inert template until its entry runs
   // (app/held-code.ts). The same rendered project page served as a file, 15 loads each: first row at 307 ms
-  // with its 29 preloads, 158–190 ms without, the static page of bench/first-row.ts 153 ms.
+  // with its 29 preloads, 190 ms held (158 with none), the static page of bench/first-row.ts 153 ms.
   // The shell needs its code to show anything: its preloads go as they are.
   const held = `${script}<template id="${HELD_CODE_ELEMENT_ID}">${preloads}</template>`;
   return {
