@@ -9,7 +9,7 @@ import { AppProviders } from './app/app-providers';
 import { createServerAppState } from './app/app-state';
 import { firstScreenOf, type ScreenName } from './app/first-screen';
 import { AppRoutes } from './app/routes';
-import { screenModules } from './app/screen-modules';
+import { loadRendered, renderedSources, screenModules } from './app/screen-modules';
 
 // The console rendered on the server (server/pages.ts streams it): a signed-in request's screen with its
 // first data, fetched through that request's own transport into that request's own query client. Nothing
@@ -67,12 +67,12 @@ export type ScreenRender =
  * their chunks up in the client build's manifest to preload them.
  */
 export const screenSources = Object.fromEntries(
-  Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, [module.source, ...module.alongside.map((code) => code.source)]]),
+  Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, renderedSources(module)]),
 ) as Record<ScreenName, readonly string[]>;
 
 /** Loads every screen's code, so no page waits for it (the server calls this once, before it listens). */
 export async function loadScreens(): Promise<void> {
-  await Promise.all(Object.values(screenModules).flatMap((module) => [module.load(), ...module.alongside.map((code) => code.load())]));
+  await Promise.all(Object.values(screenModules).map(loadRendered));
 }
 
 /** The screen the server renders at `url` with its data, or null when the page is left to the browser. */

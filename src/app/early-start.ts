@@ -1,7 +1,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import type { KeyKind } from '../api/page-data';
 import { firstScreenOf } from './first-screen';
-import { screenModules } from './screen-modules';
+import { loadRendered, screenModules } from './screen-modules';
 
 // A failed early request is left in the cache as it is; the screen shows it (and retries) as usual.
 const noop = () => undefined;
@@ -20,5 +20,5 @@ export function startEarly(url: string, queryClient: QueryClient, keyKind: KeyKi
   for (const started of first.load(queryClient)) started.catch(noop);
   const screen = screenModules[first.screen];
   // Over the server's HTML, all the code that HTML shows comes before the browser takes it over (code-module.tsx).
-  return rendered ? Promise.all([screen.load(), ...screen.alongside.map((module) => module.load())]) : screen.load();
+  return rendered ? loadRendered(screen) : screen.load();
 }

@@ -11,6 +11,16 @@ export interface ScreenModule extends CodeModule<ComponentType> {
   readonly alongside: readonly CodeModule<unknown>[];
 }
 
+/** The screen's code and what its server-rendered HTML shows besides: what the browser has before taking that HTML over. */
+export function loadRendered(screen: ScreenModule): Promise<unknown> {
+  return Promise.all([screen.load(), ...screen.alongside.map((code) => code.load())]);
+}
+
+/** The source files of `loadRendered`'s code, for the server to preload. */
+export function renderedSources(screen: ScreenModule): readonly string[] {
+  return [screen.source, ...screen.alongside.map((code) => code.source)];
+}
+
 function screenModule(source: string, importScreen: () => Promise<ComponentType>, alongside: readonly CodeModule<unknown>[] = []): ScreenModule {
   return Object.assign(codeModule(source, importScreen), { alongside });
 }
