@@ -28,6 +28,13 @@ export interface SessionStore {
   /** Posts the key to the server; null once signed in, else why not. Aborting `signal` cancels the check. */
   signIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
   signOut: (reason: SignOutReason) => void;
+  /**
+   * While held, a rejection (a 401 from the API anywhere) waits instead of signing out: the holder is
+   * about to learn a truer reason (it revoked a key, maybe this very one, so reads in flight may be
+   * refused for that). Release after signing out with that reason, if any; a rejection that waited
+   * and was not superseded then signs out.
+   */
+  holdRejections: () => () => void;
 }
 
 export interface SessionStoreOptions {
@@ -58,8 +65,12 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
     if (state.signedIn && state.fingerprint !== session.fingerprint) onSignedOut();
     set(stateOf(session));
   };
+  // Holders of holdRejections, and whether a rejection came in while they held.
+  let holds = 0;
+  let rejectionWaiting = false;
   const end = (reason: SignOutReason, elsewhere: boolean) => {
     if (!state.signedIn && reason !== 'signed-out') return;
+    rejectionWaiting = false;
     const wasSignedIn = state.signedIn;
     set({ ...stateOf(SIGNED_OUT), endsOnRestart: state.endsOnRestart, signedOutBecause: reason, signedOutElsewhere: elsewhere });
     if (wasSignedIn || !elsewhere) onSignedOut();
@@ -70,7 +81,7 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
     else if (state.signedIn) end(message.reason, true);
   });
 
-  return {
+  const store: SessionStore = {
     getState: () => state,
     subscribe(listener) {
       listeners.add(listener);
@@ -85,11 +96,28 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
     },
     signOut(reason) {
       if (!state.signedIn && reason !== 'signed-out') return;
+      if (reason === 'rejected' && holds > 0) {
+        rejectionWaiting = true;
+        return;
+      }
       end(reason, false);
       void postSignOut();
       channel?.post({ type: 'signed-out', reason });
     },
+    holdRejections() {
+      holds += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        holds -= 1;
+        if (holds > 0 || !rejectionWaiting) return;
+        rejectionWaiting = false;
+        store.signOut('rejected');
+      };
+    },
   };
+  return store;
 }
 
 export const SessionContext = createContext<SessionStore | null>(null);

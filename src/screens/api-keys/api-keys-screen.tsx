@@ -87,6 +87,9 @@ export function ApiKeysScreen() {
   async function confirmRevoke({ owner, ownerLabel, key }: RevokeTarget) {
     setRefused(null);
     setAnnouncement('');
+    // If this is the console's own key, reads in flight are refused from now on: that is this revoke, not a
+    // rejected key, and the key screen must say so. Such 401s wait until the revoke knows.
+    const releaseRejections = session.holdRejections();
     try {
       const { revokedKeyInUse } = await revoke.mutateAsync({ owner, key });
       if (revokedKeyInUse) {
@@ -101,6 +104,7 @@ export function ApiKeysScreen() {
       }
       setRefused({ ownerId: ownerId(owner), keyName: key.name, explanation: explainRefusal(error, 'revoke', ownerLabel, sessionKind) });
     } finally {
+      releaseRejections();
       setConfirming((current) => (current?.key.id === key.id ? null : current));
     }
   }

@@ -7,6 +7,8 @@ import { App } from '../../../src/app/app';
 import { heldKey, holdSession } from '../../support/console-server';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
+import { request } from '../../../src/api/request';
+import { CurrentUserSchema } from '../../../src/api/schemas';
 
 const sim = setupSimServer();
 
@@ -408,6 +410,62 @@ describe('revoking a key', () => {
 
     expect(await screen.findByText(/You revoked the API key this console was using/)).toBeInTheDocument();
     expect(screen.getByLabelText(/API key/)).toHaveAttribute('type', 'password');
+    expect(heldKey()).toBeNull();
+  });
+
+  it('says the person revoked the key even when another read is refused first', async () => {
+    // The revoke lands, and before its answer arrives another read reaches the API with the now-revoked key
+    // (a list still loading, a refresh): its 401 must not sign the console out as "rejected".
+    const { user, queryClient } = renderKeysScreen();
+    const table = await personalTable();
+    let refused: unknown;
+    sim.server.use(
+      http.delete(
+        '*/api/v2/api_keys/:keyId',
+        async ({ params }) => {
+          sim.cp.revokeApiKey(Number(params.keyId));
+          refused = await queryClient()
+            .query({ queryKey: ['auth', 'me'], queryFn: () => request('/users/me', CurrentUserSchema), staleTime: 0 })
+            .catch((error: unknown) => error);
+          return HttpResponse.json({ id: Number(params.keyId), name: 'demo-console', revoked: true });
+        },
+        { once: true },
+      ),
+    );
+    await user.click(within(table).getByRole('button', { name: 'Revoke key demo-console' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+
+    expect(await screen.findByText(/You revoked the API key this console was using/)).toBeInTheDocument();
+    expect(refused).toMatchObject({ status: 401 });
+    expect(screen.queryByText(/Your API key was rejected/)).not.toBeInTheDocument();
+    expect(heldKey()).toBeNull();
+  });
+
+  it('a read refused while a revoke is being refused still signs out as rejected', async () => {
+    issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-ops');
+    const { user, queryClient } = renderKeysScreen();
+    const section = await acmeKeys();
+    sim.server.use(
+      http.delete(
+        '*/api/v2/organizations/:orgId/api_keys/:keyId',
+        async () => {
+          // Meanwhile the console's own key is revoked elsewhere, and a read is refused for it.
+          const own = sim.cp.authenticate(sim.apiKey);
+          if (own) sim.cp.revokeApiKey(own.keyId);
+          await queryClient()
+            .query({ queryKey: ['auth', 'me'], queryFn: () => request('/users/me', CurrentUserSchema), staleTime: 0 })
+            .catch(() => undefined);
+          return HttpResponse.json({ code: '', message: 'not an admin' }, { status: 403 });
+        },
+        { once: true },
+      ),
+    );
+    await user.click(await within(section).findByRole('button', { name: 'Revoke key acme-ops' }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Revoke' }));
+
+    // The 401 waited for the revoke; the revoke was refused, so the 401 was the API rejecting the key.
+    expect(await screen.findByText(/Your API key was rejected/)).toBeInTheDocument();
+    expect(screen.queryByText(/You revoked/)).not.toBeInTheDocument();
     expect(heldKey()).toBeNull();
   });
 
