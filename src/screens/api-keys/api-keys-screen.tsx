@@ -1,8 +1,9 @@
 import { useState } from 'react';
-import { describeError, isDoneUnread } from '../../api/api-error';
+import { isDoneUnread } from '../../api/api-error';
 import { useRevokeApiKey, type KeyOwner } from '../../api/api-keys';
 import type { ApiKey, ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { useSessionStore } from '../../features/session/session-store';
 import { useDocumentTitle } from '../../lib/use-document-title';
@@ -135,7 +136,7 @@ export function ApiKeysScreen() {
     );
   } else if (access.state === 'error') {
     content = (
-      <ErrorCallout title="Could not check this API key." {...describeError(access.error)} onRetry={access.retry} retrying={access.retrying} />
+      <LoadFailureCallout title="Could not check this API key." failure={access.failure} onRetry={access.retry} fetching={access.fetching} />
     );
   } else {
     content = (
@@ -178,8 +179,13 @@ export function ApiKeysScreen() {
                 Loading your organizations…
               </p>
             )}
-            {access.organizationsError !== null && (
-              <ErrorCallout title="Could not load your organizations." {...describeError(access.organizationsError)} onRetry={access.retryOrganizations} />
+            {access.organizationsFailure !== null && (
+              <LoadFailureCallout
+                title="Could not load your organizations."
+                failure={access.organizationsFailure}
+                onRetry={access.retryOrganizations}
+                fetching={access.organizationsFetching}
+              />
             )}
             {access.organizations.map(({ org, role }) => {
               const owner: KeyOwner = { kind: 'organization', orgId: org.id };

@@ -50,7 +50,9 @@ function describe(access: KnownAccess, user: CurrentUser | undefined): Described
             'Reaches',
             access.organizationsLoading
               ? 'Your personal projects and those of your organizations (checking which…)'
-              : all.length
+              : access.organizationsFailure
+                ? 'Your personal projects and those of your organizations (which ones could not be read)'
+                : all.length
                 ? `Your personal projects and the projects of ${names(all)}`
                 : 'Your personal projects',
           ],

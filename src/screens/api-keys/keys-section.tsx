@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
 import { isApiError } from '../../api/api-error';
 import { apiKeyQueries, type KeyOwner } from '../../api/api-keys';
+import { loadFailure } from '../../api/load-failure';
 import type { ApiKey } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
@@ -29,33 +30,41 @@ interface KeysSectionProps {
   now: number;
 }
 
-/** One owner's keys with every state: loading (same size as the table), error with Retry, empty, the list. */
+/**
+ * One owner's keys with every state: loading (same size as the table), a failing first load (with when the
+ * console tries again, and Retry), empty, the list (kept through a failed refresh: the notices say that one).
+ */
 export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, projectNames, onRevoke, notice, whenForbidden, listing = 'fetch', now }: KeysSectionProps) {
   const titleId = useId();
-  const keys = useQuery({ ...apiKeyQueries.list(owner), enabled: listing === 'fetch' });
+  const listOptions = apiKeyQueries.list(owner);
+  const keys = useQuery({ ...listOptions, enabled: listing === 'fetch' });
   const columns = [...(projectNames ? ORGANIZATION_KEY_COLUMNS : PERSONAL_KEY_COLUMNS), ...(onRevoke ? ['Actions'] : [])];
   const forbidden = isApiError(keys.error) && keys.error.status === 403;
+  // A first load that fails says so, also while the console is still trying again by itself (503, 429, no answer).
+  const failure = loadFailure(keys, listOptions.queryKey);
 
   let body: ReactNode;
   if (listing === 'forbidden' && whenForbidden) {
     body = whenForbidden;
-  } else if (keys.isPending) {
-    body = <TableSkeleton columns={columns} rows={3} label={`Loading ${title.toLowerCase()}…`} />;
   } else if (keys.isError && forbidden && whenForbidden) {
     body = whenForbidden;
-  } else if (keys.isError) {
-    const explained = explainRefusal(keys.error, 'list', ownerLabel, sessionKind);
+  } else if (failure) {
+    const explained = explainRefusal(failure.error, 'list', ownerLabel, sessionKind);
     body = (
       <ErrorCallout
         title={`Could not load ${title.toLowerCase()}.`}
         message={explained.reason}
         requestId={explained.requestId}
+        nextTry={failure.nextTry}
+        faultId={failure.id}
         onRetry={() => void keys.refetch()}
-        retrying={keys.isFetching}
+        retrying={keys.isFetching && failure.nextTry === null}
       >
         {explained.apiMessage && <p className="muted">The API said: {explained.apiMessage}</p>}
       </ErrorCallout>
     );
+  } else if (keys.data === undefined) {
+    body = <TableSkeleton columns={columns} rows={3} label={`Loading ${title.toLowerCase()}…`} />;
   } else if (keys.data.length === 0) {
     body = <p className="empty">{emptyText}</p>;
   } else {

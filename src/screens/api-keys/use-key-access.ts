@@ -2,6 +2,7 @@ import { useInfiniteQuery, useQueries, useQuery } from '@tanstack/react-query';
 import { isApiError } from '../../api/api-error';
 import { apiKeyQueries } from '../../api/api-keys';
 import { authQueries, keyKindOf } from '../../api/auth';
+import { loadFailure, type LoadFailure } from '../../api/load-failure';
 import { projectQueries } from '../../api/projects';
 import type { Organization, OrganizationMembers, Project } from '../../api/schemas';
 
@@ -15,8 +16,17 @@ export interface OrgAccess {
 
 export type KeyAccess =
   | { state: 'loading' }
-  | { state: 'error'; error: unknown; retry: () => void; retrying: boolean }
-  | { state: 'personal'; accountId: string; organizations: readonly OrgAccess[]; organizationsError: unknown; organizationsLoading: boolean; retryOrganizations: () => void }
+  /** A first read failed: for good, or while the console tries again by itself (`failure.nextTry` says when). */
+  | { state: 'error'; failure: LoadFailure; retry: () => void; fetching: boolean }
+  | {
+      state: 'personal';
+      accountId: string;
+      organizations: readonly OrgAccess[];
+      organizationsFailure: LoadFailure | null;
+      organizationsLoading: boolean;
+      retryOrganizations: () => void;
+      organizationsFetching: boolean;
+    }
   | { state: 'organization'; orgId: string; org: Organization | undefined }
   | { state: 'project'; orgId: string; org: Organization | undefined; project: Project | undefined }
   | { state: 'unknown'; authMethod: string };
@@ -32,6 +42,11 @@ function roleFrom(query: { data: OrganizationMembers['members'] | undefined; isP
   return role === undefined ? 'unknown' : 'member';
 }
 
+/** A first read that failed, with Retry. */
+function failed(failure: LoadFailure, query: { refetch: () => Promise<unknown>; isFetching: boolean }): KeyAccess {
+  return { state: 'error', failure, retry: () => void query.refetch(), fetching: query.isFetching };
+}
+
 /**
  * What the current key is and what it can reach. `GET /auth` only says user key or organization
  * key (`api_key_org` covers project-scoped keys too). A personal key's role in each of its
@@ -39,23 +54,26 @@ function roleFrom(query: { data: OrganizationMembers['members'] | undefined; isP
  * project-scoped one by its own organization's key list, which refuses (403) project-scoped keys.
  */
 export function useKeyAccess(): KeyAccess {
-  const auth = useQuery(authQueries.details());
+  const authOptions = authQueries.details();
+  const auth = useQuery(authOptions);
   const kind = auth.data ? keyKindOf(auth.data) : undefined;
   const accountId = auth.data?.account_id ?? '';
-  const organizations = useQuery({ ...authQueries.organizations(), enabled: kind === 'personal' || kind === 'organization' });
+  const organizationsOptions = authQueries.organizations();
+  const organizations = useQuery({ ...organizationsOptions, enabled: kind === 'personal' || kind === 'organization' });
 
   const personalOrgs = kind === 'personal' ? (organizations.data ?? []) : [];
   const memberLists = useQueries({
     queries: personalOrgs.map((org) => authQueries.members(org.id)),
   });
-  const ownOrgKeys = useQuery({ ...apiKeyQueries.organization(accountId), enabled: kind === 'organization' });
+  const ownOrgKeysOptions = apiKeyQueries.organization(accountId);
+  const ownOrgKeys = useQuery({ ...ownOrgKeysOptions, enabled: kind === 'organization' });
   const isProjectKey = kind === 'organization' && isForbidden(ownOrgKeys.error);
   const reachable = useInfiniteQuery({ ...projectQueries.list(undefined), enabled: isProjectKey });
 
-  if (auth.isPending) return { state: 'loading' };
-  if (auth.isError) {
-    return { state: 'error', error: auth.error, retry: () => void auth.refetch(), retrying: auth.isFetching };
-  }
+  const authFailure = loadFailure(auth, authOptions.queryKey);
+  if (authFailure) return failed(authFailure, auth);
+  if (auth.data === undefined) return { state: 'loading' };
+  const organizationsFailure = loadFailure(organizations, organizationsOptions.queryKey);
   const ownOrg = organizations.data?.find((org) => org.id === accountId);
 
   switch (kind) {
@@ -64,9 +82,10 @@ export function useKeyAccess(): KeyAccess {
         state: 'personal',
         accountId,
         organizations: personalOrgs.map((org, i) => ({ org, role: roleFrom(memberLists[i] ?? { data: undefined, isPending: true }, accountId) })),
-        organizationsError: organizations.error,
-        organizationsLoading: organizations.isPending,
+        organizationsFailure,
+        organizationsLoading: organizations.data === undefined && organizationsFailure === null,
         retryOrganizations: () => void organizations.refetch(),
+        organizationsFetching: organizations.isFetching,
       };
     case 'organization':
       if (ownOrgKeys.isSuccess) return { state: 'organization', orgId: accountId, org: ownOrg };
@@ -75,10 +94,10 @@ export function useKeyAccess(): KeyAccess {
         // A project-scoped key reaches exactly one project: the one it is for.
         return { state: 'project', orgId: accountId, org: ownOrg, project: reachable.data?.pages[0]?.projects[0] };
       }
-      if (ownOrgKeys.isError) {
-        return { state: 'error', error: ownOrgKeys.error, retry: () => void ownOrgKeys.refetch(), retrying: ownOrgKeys.isFetching };
+      {
+        const ownOrgKeysFailure = loadFailure(ownOrgKeys, ownOrgKeysOptions.queryKey);
+        return ownOrgKeysFailure ? failed(ownOrgKeysFailure, ownOrgKeys) : { state: 'loading' };
       }
-      return { state: 'loading' };
     default:
       return { state: 'unknown', authMethod: auth.data.auth_method };
   }

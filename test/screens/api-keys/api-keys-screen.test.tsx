@@ -22,7 +22,7 @@ function renderKeysScreen(apiKey: string = sim.apiKey) {
   const onQueryClient = (client: QueryClient) => {
     holder.client = client;
   };
-  render(<App retries={false} session={session} onQueryClient={onQueryClient} />);
+  render(<App session={session} onQueryClient={onQueryClient} />);
   return {
     user,
     queryClient: () => {
@@ -71,6 +71,33 @@ function issue(scope: Parameters<typeof sim.cp.issueApiKey>[0], name: string) {
 }
 
 describe('what the current key is', () => {
+  it('a check of the key the API refuses for a while (503) says so with a countdown, then shows the key by itself', async () => {
+    let refusals = 0;
+    sim.server.use(
+      http.get('*/api/v2/auth', () => {
+        refusals += 1;
+        return refusals === 1 ? HttpResponse.json({ code: '', message: 'auth service busy' }, { status: 503 }) : undefined;
+      }),
+    );
+    renderKeysScreen();
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Could not check this API key.');
+    expect(alert).toHaveTextContent('auth service busy');
+    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(await region(/Signed in with: Personal key/)).toBeInTheDocument();
+    expect(screen.queryByText('Could not check this API key.')).not.toBeInTheDocument();
+  });
+
+  it('organizations that cannot be read are said to be unknown, not absent', async () => {
+    sim.server.use(
+      http.get('*/api/v2/users/me/organizations', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 500 })),
+    );
+    renderKeysScreen();
+    const panel = await region(/Signed in with: Personal key/);
+    expect(await screen.findByText('Could not load your organizations.')).toBeInTheDocument();
+    expect(panel).toHaveTextContent('Your personal projects and those of your organizations (which ones could not be read)');
+  });
+
   it('shows a personal key, what it reaches and what it may do', async () => {
     renderKeysScreen();
     const panel = await region(/Signed in with: Personal key/);
@@ -170,11 +197,40 @@ describe('the lists', () => {
     );
     const { user } = renderKeysScreen();
     const section = await personalKeys();
+    // Said at once, not a skeleton while the console waits to try again by itself.
     const alert = await within(section).findByRole('alert');
     expect(alert).toHaveTextContent('Could not load personal keys.');
     expect(alert).toHaveTextContent('storage is down');
+    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(within(section).queryByText('Loading personal keys…')).not.toBeInTheDocument();
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
     expect(await within(section).findByRole('rowheader', { name: 'demo-console' })).toBeInTheDocument();
+  });
+
+  it('a list the API keeps refusing (503) says so, and loads by itself once the API answers', async () => {
+    let refusals = 0;
+    sim.server.use(
+      http.get('*/api/v2/api_keys', () => {
+        refusals += 1;
+        return refusals <= 2 ? HttpResponse.json({ code: '', message: 'storage is down' }, { status: 503 }) : undefined;
+      }),
+    );
+    renderKeysScreen();
+    const section = await personalKeys();
+    expect(await within(section).findByRole('alert')).toHaveTextContent('storage is down');
+    // Backoff of 1 s, then 2 s: the third read answers, with no press of Retry.
+    expect(await within(section).findByRole('rowheader', { name: 'demo-console' }, { timeout: 6_000 })).toBeInTheDocument();
+    expect(refusals).toBe(3);
+    expect(within(section).queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('a refresh that fails keeps the list on screen', async () => {
+    const { queryClient } = renderKeysScreen();
+    const table = await personalTable();
+    sim.server.use(http.get('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'bad request' }, { status: 400 }), { once: true }));
+    await queryClient().refetchQueries({ queryKey: ['api-keys'] });
+    expect(within(table).getByRole('rowheader', { name: 'demo-console' })).toBeInTheDocument();
+    expect(within(await personalKeys()).queryByRole('alert')).not.toBeInTheDocument();
   });
 });
 
