@@ -11,12 +11,12 @@ export const BROWSER_TIME_ZONE = 'Asia/Kolkata';
 // at a time within a lane: a spec may change its world (faults, locks, revoked keys), never the other lane's.
 // Lanes are balanced by how long their specs take (under 4 minutes each on a quiet 2-core machine); lane b
 // takes every spec no other lane names (a new spec too).
-const LANE_A = ['faults', 'history', 'a11y', 'watch', 'edges', 'api-keys', 'activity', 'tabs'];
+const LANE_A = ['faults', 'history', 'a11y', 'watch', 'api-keys', 'activity', 'tabs'];
 // The server must also run on Node 22 (Node 20 is past its end of life): with E2E_NODE22=1 a third lane runs
 // the specs about the server (sessions, security, API clients, server rendering, hosts, the platform's CLI)
 // and the edges against it on Node 22, as `npm start` runs it by default (a worker per core). Every other
 // spec signs in and loads server-rendered pages on Node 20, whose server tests (Vitest) run on both.
-const NODE22_LANE = ['session', 'security', 'api-client', 'ssr', 'host-check', 'neonctl', 'honest-edges', 'archive'];
+const NODE22_LANE = ['session', 'security', 'api-client', 'ssr', 'host-check', 'neonctl', 'honest-edges', 'edges', 'archive'];
 const node22 = process.env.E2E_NODE22 === '1';
 
 const specs = (names: string[]) => names.map((name) => `**/${name}.spec.ts`);
