@@ -1,5 +1,5 @@
 // Sums what `npm test` ran into one line, `N passed, N failed`, for .ci/run.
-// `npm test` chains its steps with `&&` (typecheck, the production install check and lint side by side first), so the steps that ran are the `> pkg@version <script>` banners
+// `npm test` chains its steps with `&&` (typecheck and lint side by side first), so the steps that ran are the `> pkg@version <script>` banners
 // npm printed, in order; every step before the last one passed, and the last passed iff the exit code is 0.
 // Vitest and Playwright contribute their test counts from their JSON reports; other steps (typecheck,
 // lint, or a suite whose report is missing) count as one check each. A suite that failed without a failing test (crash, config error, web
