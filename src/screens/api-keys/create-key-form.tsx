@@ -2,9 +2,12 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { isDoneUnread } from '../../api/api-error';
 import { useId, useState, type SyntheticEvent } from 'react';
 import { KEY_NAME_MAX_LENGTH, useCreateApiKey, validateKeyName, type KeyOwner } from '../../api/api-keys';
+import { loadFailure } from '../../api/load-failure';
 import { projectQueries } from '../../api/projects';
 import type { ApiKeyCreated } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
+import { retryCountdown } from '../../lib/format';
+import { useNow } from '../../lib/use-now';
 import { explainRefusal, type Explanation, type SessionKeyKind } from './refusal';
 
 /** Somewhere the signed-in key may create keys. */
@@ -29,8 +32,12 @@ function ProjectField({ target, value, onChange, invalid }: { target: KeyTarget;
   const id = useId();
   const hintId = useId();
   const orgId = target.owner.kind === 'organization' ? target.owner.orgId : undefined;
-  const projects = useInfiniteQuery({ ...projectQueries.list(orgId), enabled: orgId !== undefined });
+  const projectsOptions = projectQueries.list(orgId);
+  const projects = useInfiniteQuery({ ...projectsOptions, enabled: orgId !== undefined });
   const loaded = projects.data?.pages.flatMap((p) => p.projects) ?? [];
+  // A first read that fails says why at once, and when the console tries again, instead of "Loading" meanwhile.
+  const failure = loadFailure(projects, projectsOptions.queryKey);
+  const now = useNow(1_000, failure?.nextTry != null);
   return (
     <div className="field">
       <label htmlFor={id}>{target.projectScopedOnly ? 'Project' : 'Project (optional)'}</label>
@@ -50,14 +57,19 @@ function ProjectField({ target, value, onChange, invalid }: { target: KeyTarget;
         ))}
       </select>
       <p id={hintId} className="muted small">
-        {projects.isPending
-          ? 'Loading projects…'
-          : projects.isError
-            ? 'The projects could not be loaded, so no project can be chosen.'
+        {failure
+          ? `The projects could not be loaded (${failure.message}), so no project can be chosen${failure.nextTry ? `; ${retryCountdown(failure.nextTry, now)}` : ''}.`
+          : projects.isPending
+            ? 'Loading projects…'
             : target.projectScopedOnly
               ? 'As a member, you can create project-scoped keys: they reach only the chosen project.'
               : 'Choosing a project makes the key project-scoped: it reaches only that project.'}
       </p>
+      {failure && failure.nextTry === null && (
+        <button type="button" onClick={() => void projects.refetch()} disabled={projects.isFetching}>
+          Retry loading projects
+        </button>
+      )}
       {projects.hasNextPage && (
         <button type="button" onClick={() => void projects.fetchNextPage()} disabled={projects.isFetchingNextPage}>
           Load more projects

@@ -1,8 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { describeProblem } from '../../api/api-error';
+import { loadFailure } from '../../api/load-failure';
 import { EVENT_LABELS, NotificationEventTypeSchema, type Delivery } from '../../api/notification-schemas';
 import { notificationQueries } from '../../api/notifications';
 import { DateTime } from '../../components/date-time';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 
 const STATE_WORDS: Record<Delivery['state'], string> = { pending: 'Waiting to retry', delivered: 'Delivered', failed: 'Failed' };
 
@@ -19,9 +20,14 @@ function answerOf(delivery: Delivery): string {
 
 /** One webhook's deliveries, newest first: event, status, attempts, the last answer. */
 export function DeliveryLog({ webhookId, caption }: { webhookId: string; caption: string }) {
-  const log = useQuery(notificationQueries.deliveries(webhookId));
-  if (log.isPending) return <p className="muted">Loading the delivery log…</p>;
-  if (log.isError) return <p role="alert">The delivery log could not be loaded: {describeProblem(log.error)}</p>;
+  const logOptions = notificationQueries.deliveries(webhookId);
+  const log = useQuery(logOptions);
+  // A log read every 10 s stays on screen when one read fails (the notices say so); a first read that fails says it.
+  const failure = loadFailure(log, logOptions.queryKey);
+  if (failure) {
+    return <LoadFailureCallout title="The delivery log could not be loaded." failure={failure} onRetry={() => void log.refetch()} fetching={log.isFetching} />;
+  }
+  if (log.data === undefined) return <p className="muted">Loading the delivery log…</p>;
   if (log.data.deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
   return (
     <table className="delivery-log">

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { describeError } from '../../api/api-error';
+import { loadFailure } from '../../api/load-failure';
 import type { CreatedWebhook } from '../../api/notification-schemas';
 import { notificationQueries } from '../../api/notifications';
-import { ErrorCallout } from '../../components/error-callout';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { SigningSecret } from './signing-secret';
 import { WebhookForm } from './webhook-form';
@@ -12,7 +12,10 @@ import { WebhookItem } from './webhook-item';
 /** /settings/notifications: webhooks that hear about operations after every tab is closed (issue 23). */
 export function NotificationsScreen() {
   useDocumentTitle('Notifications');
-  const webhooks = useQuery(notificationQueries.webhooks());
+  const webhooksOptions = notificationQueries.webhooks();
+  const webhooks = useQuery(webhooksOptions);
+  // Said at once, also while the console tries again by itself; a failed refresh keeps the list (the notices say it).
+  const failure = loadFailure(webhooks, webhooksOptions.queryKey);
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   return (
     <section className="notifications">
@@ -23,10 +26,10 @@ export function NotificationsScreen() {
       </p>
       {created ? <SigningSecret secret={created.secret} url={created.webhook.url} onDone={() => setCreated(null)} /> : <WebhookForm onCreated={setCreated} />}
       <h2>Webhooks</h2>
-      {webhooks.isPending ? (
+      {failure ? (
+        <LoadFailureCallout title="The webhooks could not be loaded" failure={failure} onRetry={() => void webhooks.refetch()} fetching={webhooks.isFetching} />
+      ) : webhooks.data === undefined ? (
         <p className="muted">Loading webhooks…</p>
-      ) : webhooks.isError ? (
-        <ErrorCallout title="The webhooks could not be loaded" {...describeError(webhooks.error)} onRetry={() => void webhooks.refetch()} />
       ) : webhooks.data.webhooks.length === 0 ? (
         <p className="muted">No webhooks yet.</p>
       ) : (

@@ -363,6 +363,30 @@ describe('creating a key', () => {
     expect(row).toHaveTextContent('acme-analytics-staging');
   });
 
+  it('says why the projects of an organization are not offered yet while their read is retried, then offers them', async () => {
+    // The organization's project list is refused twice (1 s, then 2 s of backoff) before it answers.
+    let refusals = 0;
+    sim.server.use(
+      http.get('*/api/v2/projects', ({ request }) => {
+        if (new URL(request.url).searchParams.get('org_id') !== sim.seed.orgIds.acme || refusals >= 2) return undefined;
+        refusals += 1;
+        return HttpResponse.json({ code: '', message: 'projects are busy' }, { status: 503 });
+      }),
+    );
+    const { user } = renderKeysScreen();
+    const form = await createForm();
+    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
+    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ })).toBeInTheDocument());
+    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ }));
+
+    const project = await within(form).findByRole('combobox', { name: 'Project (optional)' });
+    expect(await within(form).findByText(/The projects could not be loaded \(.*projects are busy.*\), so no project can be chosen; retrying in \d+ s\./)).toBeInTheDocument();
+    await waitFor(() => expect(project).toBeEnabled(), { timeout: 5_000 });
+    expect(refusals).toBe(2);
+    expect(within(project).getByRole('option', { name: /acme-analytics-staging/ })).toBeInTheDocument();
+    expect(within(form).queryByText(/could not be loaded/)).not.toBeInTheDocument();
+  });
+
   it('lets a member create only project-scoped keys, and asks for the project first', async () => {
     const { user } = renderKeysScreen();
     const form = await createForm();

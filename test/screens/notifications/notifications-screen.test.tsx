@@ -1,4 +1,5 @@
 import { screen, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -6,10 +7,12 @@ import { notificationsStandIn } from './notifications-stand-in';
 
 const sim = setupSimServer();
 
-function open() {
+/** Opens the screen over the stand-in; `before` sets up what the server holds (or how it fails) before the first read. */
+function open(before: (standIn: ReturnType<typeof notificationsStandIn>) => void = () => undefined) {
   const standIn = notificationsStandIn();
   sim.server.use(...standIn.handlers);
-  return { standIn, ...renderApp('/settings/notifications', { apiKey: sim.apiKey, retries: false }) };
+  before(standIn);
+  return { standIn, ...renderApp('/settings/notifications', { apiKey: sim.apiKey }) };
 }
 
 describe('Notifications screen', () => {
@@ -72,5 +75,29 @@ describe('Notifications screen', () => {
     await user.click(screen.getByRole('button', { name: 'Resume' }));
     expect(await screen.findByText('Active')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Resume' })).not.toBeInTheDocument();
+  });
+
+  it('a list the console server cannot give for a while (503) says so with a countdown, then shows by itself', async () => {
+    open((standIn) => {
+      standIn.webhooks.push({
+        id: 'wh_1',
+        url: 'https://hooks.example.com/ops',
+        format: 'json',
+        scope: { kind: 'all' },
+        events: ['operation.failed'],
+        state: 'active',
+        pausedReason: null,
+        consecutiveFailures: 0,
+        createdAt: '2026-11-22T12:00:00Z',
+      });
+      sim.server.use(http.get('*/notifications/webhooks', () => HttpResponse.json({ message: 'restarting' }, { status: 503 }), { once: true }));
+    });
+
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('The webhooks could not be loaded');
+    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(screen.queryByText('Loading webhooks…')).not.toBeInTheDocument();
+    expect(await screen.findByRole('heading', { level: 3, name: /https:\/\/hooks\.example\.com\/ops/ })).toBeInTheDocument();
+    expect(screen.queryByText('The webhooks could not be loaded')).not.toBeInTheDocument();
   });
 });
