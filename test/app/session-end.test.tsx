@@ -19,7 +19,7 @@ describe('a session that ends without the key being refused', () => {
         return HttpResponse.json({ code: SESSION_ENDED_CODES.restarted, message: SESSION_ENDED_MESSAGES.restarted }, { status: 401 });
       }),
     );
-    renderApp('/', { apiKey: sim.apiKey, retries: false });
+    renderApp('/', { apiKey: sim.apiKey });
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent("Your session ended: the console's server restarted. Sign in again.");
@@ -29,7 +29,7 @@ describe('a session that ends without the key being refused', () => {
 
   it('still blames the key when the API itself answers 401', async () => {
     sim.server.use(http.get('*/api/v2/projects', () => HttpResponse.json({ code: '', message: 'authentication failed' }, { status: 401 })));
-    renderApp('/', { apiKey: sim.apiKey, retries: false });
+    renderApp('/', { apiKey: sim.apiKey });
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(/rejected \(invalid or revoked\)/);

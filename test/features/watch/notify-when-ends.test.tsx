@@ -12,7 +12,7 @@ async function watchRunningOperation() {
   const op = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', durationMs: 600_000, fail: false, startAs: 'running' });
   const standIn = notificationsStandIn();
   sim.server.use(...standIn.handlers);
-  const rendered = renderApp(`/projects/${project.id}/operations/${op.id}`, { apiKey: sim.apiKey, retries: false });
+  const rendered = renderApp(`/projects/${project.id}/operations/${op.id}`, { apiKey: sim.apiKey });
   await rendered.user.click(await screen.findByRole('button', { name: /^Watch Apply config / }));
   const tray = screen.getByRole('complementary', { name: 'Watched operations' });
   const item = (await within(tray).findByRole('link', { name: 'Apply config' })).closest('li') as HTMLElement;

@@ -45,7 +45,7 @@ describe('signing in', () => {
 
   it('shows why a sign-in posted before the script arrived failed, on the first key screen only', async () => {
     window.history.pushState({}, '', '/');
-    const state = createAppState({ retries: false, signInProblem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-1' } });
+    const state = createAppState({ signInProblem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-1' } });
     const user = userEvent.setup();
     render(<App state={state} />);
     expect(screen.getByRole('alert')).toHaveTextContent('This key was rejected (invalid or revoked).Request id: req-1');
