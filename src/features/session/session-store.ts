@@ -78,6 +78,7 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
 
   channel?.onMessage((message) => {
     if (message.type === 'signed-in') adopt(message.session);
+    else if (message.reason === 'rejected' && holds > 0) rejectionWaiting = true;
     else if (state.signedIn) end(message.reason, true);
   });
 
