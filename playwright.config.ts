@@ -65,6 +65,9 @@ export default defineConfig({
   workers: node22 ? 3 : 2,
   retries: 0,
   timeout: 60_000,
+  // Three lanes on two cores make every step 2–3× slower than alone (a 4.5 s test took 16.6 s in CI): an
+  // assertion waits up to 10 s for what the page shows, not the default 5 s.
+  expect: { timeout: 10_000 },
   // .ci/run totals the run from this report.
   reporter: process.env.CI ? [['list'], ['json', { outputFile: process.env.E2E_REPORT ?? 'reports/e2e.json' }]] : 'list',
   use: {
