@@ -74,6 +74,7 @@ export function useKeyAccess(): KeyAccess {
   if (authFailure) return failed(authFailure, auth);
   if (auth.data === undefined) return { state: 'loading' };
   const organizationsFailure = loadFailure(organizations, organizationsOptions.queryKey);
+  const ownOrgKeysFailure = loadFailure(ownOrgKeys, ownOrgKeysOptions.queryKey);
   const ownOrg = organizations.data?.find((org) => org.id === accountId);
 
   switch (kind) {
@@ -88,16 +89,14 @@ export function useKeyAccess(): KeyAccess {
         organizationsFetching: organizations.isFetching,
       };
     case 'organization':
-      if (ownOrgKeys.isSuccess) return { state: 'organization', orgId: accountId, org: ownOrg };
+      // Its own organization's key list answered (kept through a failed refresh): an organization key.
+      if (ownOrgKeys.data !== undefined) return { state: 'organization', orgId: accountId, org: ownOrg };
       if (isProjectKey) {
         if (reachable.isPending) return { state: 'loading' };
         // A project-scoped key reaches exactly one project: the one it is for.
         return { state: 'project', orgId: accountId, org: ownOrg, project: reachable.data?.pages[0]?.projects[0] };
       }
-      {
-        const ownOrgKeysFailure = loadFailure(ownOrgKeys, ownOrgKeysOptions.queryKey);
-        return ownOrgKeysFailure ? failed(ownOrgKeysFailure, ownOrgKeys) : { state: 'loading' };
-      }
+      return ownOrgKeysFailure ? failed(ownOrgKeysFailure, ownOrgKeys) : { state: 'loading' };
     default:
       return { state: 'unknown', authMethod: auth.data.auth_method };
   }

@@ -108,6 +108,20 @@ describe('what the current key is', () => {
     expect(panel).toHaveTextContent('See or revoke the keys of Northwind Labs: only its administrators can');
   });
 
+  it('an organization key stays described, with its list, when a refresh of that list fails', async () => {
+    const key = issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-admin');
+    const { queryClient } = renderKeysScreen(key.secret);
+    const table = await within(await acmeKeys()).findByRole('table');
+    sim.server.use(
+      http.get('*/api/v2/organizations/:orgId/api_keys', () => HttpResponse.json({ code: '', message: 'bad request' }, { status: 400 }), { once: true }),
+    );
+    await queryClient().refetchQueries({ queryKey: ['api-keys'] });
+    expect(await region(/Signed in with: Organization key/)).toBeInTheDocument();
+    expect(within(table).getByRole('rowheader', { name: 'acme-admin' })).toBeInTheDocument();
+    expect(screen.queryByText('Could not check this API key.')).not.toBeInTheDocument();
+    expect(screen.queryByText('Checking what this key is and what it may do…')).not.toBeInTheDocument();
+  });
+
   it('shows an organization key as admin of its organization, without personal keys', async () => {
     const key = issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-admin');
     renderKeysScreen(key.secret);
