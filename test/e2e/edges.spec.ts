@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { expectNoSeriousViolations } from './support/axe';
 import { ControlApi, projectCensus } from './support/api';
 import { collectPageErrors } from './support/faults';
-import { projectPath } from './support/screens';
+import { projectPath, untilTakenOver } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 // The edges a newcomer meets (issue 14): addresses that cannot be decoded, a project that does not
@@ -48,6 +48,7 @@ test('with every connection gone, the branches say so too instead of loading for
   await page.goto(projectPath(big.id));
   await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
   await expect(page).toHaveTitle(`${big.name} · Operations · Ops Console`);
+  await untilTakenOver(page);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeFocused();
   await expect(page).toHaveTitle('Projects · Ops Console');

@@ -3,7 +3,7 @@ import { BROWSER_TIME_ZONE } from '../../playwright.config';
 import { ControlApi, projectCensus } from './support/api';
 import { createPersonalKeyOnScreen } from './support/api-keys';
 import { clearFaults, collectPageErrors, setFaults } from './support/faults';
-import { operationPath, projectPath } from './support/screens';
+import { operationPath, projectPath, untilTakenOver } from './support/screens';
 import { E2E_API_KEY, holdKey, SESSION_COOKIE } from './support/session';
 
 // Issue 20's edges as a person meets them: a browser in another time zone than the server hydrates every
@@ -138,6 +138,8 @@ test('Activity fits its box at 1024 and 1280 px (Date on screen), names branches
   await page.goto(projectPath(big.id));
   await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
   await expect(page.getByRole('table', { name: /branches/i })).toBeVisible();
+  // A click before the browser takes the page over is a full page load: the branches read would be gone.
+  await untilTakenOver(page);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
   const table = page.getByRole('table', { name: /activity across projects/i });
   const bigRows = table.locator('tbody tr').filter({ has: page.getByRole('link', { name: big.name, exact: true }) });

@@ -7,6 +7,16 @@ export function actionName(action: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/**
+ * Waits until React has taken the server's HTML over (`hydrateRoot` has run on #root). Before that a link is a
+ * plain link: a click loads the next page afresh, and what the console held in memory (its cache) is gone.
+ */
+export async function untilTakenOver(page: Page): Promise<void> {
+  await expect
+    .poll(() => page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer'))))
+    .toBe(true);
+}
+
 export function projectPath(projectId: string): string {
   return `/projects/${encodeURIComponent(projectId)}`;
 }
