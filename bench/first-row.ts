@@ -1,13 +1,7 @@
 import type { Browser, BrowserContext } from '@playwright/test';
 
-declare global {
-  interface Window {
-    __benchFirstRowMs?: number;
-  }
-}
-
 /**
- * Installed before any page script: notes performance.now() in the first animation frame after a
+ * Installed before any page script: reports performance.now() (a console message) in the first animation frame after a
  * `table tbody tr` with a link to an operation is in the DOM, i.e. when it is about to be painted.
  * A string, not a function: tsx (esbuild keepNames) would wrap inner functions in a `__name` helper
  * that does not exist in the page.
@@ -19,7 +13,7 @@ const WATCH_FOR_FIRST_ROW = `(() => {
     if (seen || !document.querySelector(selector)) return;
     seen = true;
     observer.disconnect();
-    requestAnimationFrame(() => { window.__benchFirstRowMs = performance.now(); console.debug('bench-first-row', window.__benchFirstRowMs); });
+    requestAnimationFrame(() => console.debug('bench-first-row', performance.now()));
   });
   observer.observe(document, { childList: true, subtree: true });
 })();`;

@@ -4,7 +4,7 @@ import { isApiError } from '../../api/api-error';
 import { apiKeyQueries, type KeyOwner } from '../../api/api-keys';
 import { loadFailure } from '../../api/load-failure';
 import type { ApiKey } from '../../api/schemas';
-import { ErrorCallout } from '../../components/error-callout';
+import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { KeysTable, ORGANIZATION_KEY_COLUMNS, PERSONAL_KEY_COLUMNS } from './keys-table';
 import { explainRefusal, type OwnerLabel, type SessionKeyKind } from './refusal';
@@ -51,17 +51,14 @@ export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, 
   } else if (failure) {
     const explained = explainRefusal(failure.error, 'list', ownerLabel, sessionKind);
     body = (
-      <ErrorCallout
+      <LoadFailureCallout
         title={`Could not load ${title.toLowerCase()}.`}
-        message={explained.reason}
-        requestId={explained.requestId}
-        nextTry={failure.nextTry}
-        faultId={failure.id}
+        failure={{ ...failure, message: explained.reason, requestId: explained.requestId }}
         onRetry={() => void keys.refetch()}
-        retrying={keys.isFetching && failure.nextTry === null}
+        fetching={keys.isFetching}
       >
         {explained.apiMessage && <p className="muted">The API said: {explained.apiMessage}</p>}
-      </ErrorCallout>
+      </LoadFailureCallout>
     );
   } else if (keys.data === undefined) {
     body = <TableSkeleton columns={columns} rows={3} label={`Loading ${title.toLowerCase()}…`} />;

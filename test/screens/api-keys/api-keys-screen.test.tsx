@@ -7,8 +7,7 @@ import { App } from '../../../src/app/app';
 import { heldKey, holdSession } from '../../support/console-server';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
-import { request } from '../../../src/api/request';
-import { CurrentUserSchema } from '../../../src/api/schemas';
+import { authQueries } from '../../../src/api/auth';
 
 const sim = setupSimServer();
 
@@ -64,6 +63,21 @@ function everythingKept(queryClient: QueryClient): string {
     mutations,
     url: window.location.href,
   });
+}
+
+/** A read through the console's query client, sent again now (a list still loading, a refresh). */
+function readMeAgain(client: QueryClient) {
+  return client.query({ ...authQueries.me(), staleTime: 0 });
+}
+
+/** In the create form, "Key for" set to Acme Analytics' organization key, once the form offers it. */
+async function chooseAcmeOrganizationKey(user: ReturnType<typeof userEvent.setup>) {
+  const form = await createForm();
+  const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
+  const acme = { name: /Acme Analytics: organization/ };
+  await waitFor(() => expect(within(keyFor).getByRole('option', acme)).toBeInTheDocument());
+  await user.selectOptions(keyFor, within(keyFor).getByRole('option', acme));
+  return form;
 }
 
 function issue(scope: Parameters<typeof sim.cp.issueApiKey>[0], name: string) {
@@ -357,10 +371,7 @@ describe('creating a key', () => {
 
   it('creates an organization key, or a project-scoped one when a project is chosen', async () => {
     const { user } = renderKeysScreen();
-    const form = await createForm();
-    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
-    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ })).toBeInTheDocument());
-    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ }));
+    const form = await chooseAcmeOrganizationKey(user);
     const project = await within(form).findByRole('combobox', { name: 'Project (optional)' });
     await waitFor(() => expect(project).toBeEnabled());
     await user.selectOptions(project, within(project).getByRole('option', { name: /acme-analytics-staging/ }));
@@ -388,10 +399,7 @@ describe('creating a key', () => {
       }),
     );
     const { user } = renderKeysScreen();
-    const form = await createForm();
-    const keyFor = await within(form).findByRole('combobox', { name: 'Key for' });
-    await waitFor(() => expect(within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ })).toBeInTheDocument());
-    await user.selectOptions(keyFor, within(keyFor).getByRole('option', { name: /Acme Analytics: organization/ }));
+    const form = await chooseAcmeOrganizationKey(user);
 
     const project = await within(form).findByRole('combobox', { name: 'Project (optional)' });
     expect(await within(form).findByText(/The projects could not be loaded \(.*projects are busy.*\), so no project can be chosen; retrying in \d+ s\./)).toBeInTheDocument();
@@ -518,9 +526,7 @@ describe('revoking a key', () => {
         '*/api/v2/api_keys/:keyId',
         async ({ params }) => {
           sim.cp.revokeApiKey(Number(params.keyId));
-          refused = await queryClient()
-            .query({ queryKey: ['auth', 'me'], queryFn: () => request('/users/me', CurrentUserSchema), staleTime: 0 })
-            .catch((error: unknown) => error);
+          refused = await readMeAgain(queryClient()).catch((error: unknown) => error);
           return HttpResponse.json({ id: Number(params.keyId), name: 'demo-console', revoked: true });
         },
         { once: true },
@@ -546,9 +552,7 @@ describe('revoking a key', () => {
           // Meanwhile the console's own key is revoked elsewhere, and a read is refused for it.
           const own = sim.cp.authenticate(sim.apiKey);
           if (own) sim.cp.revokeApiKey(own.keyId);
-          await queryClient()
-            .query({ queryKey: ['auth', 'me'], queryFn: () => request('/users/me', CurrentUserSchema), staleTime: 0 })
-            .catch(() => undefined);
+          await readMeAgain(queryClient()).catch(() => undefined);
           return HttpResponse.json({ code: '', message: 'not an admin' }, { status: 403 });
         },
         { once: true },
