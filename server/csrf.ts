@@ -19,7 +19,8 @@ function originHost(origin: string): string | undefined {
 /**
  * Why a request must be refused as a cross-site write, or null when it may go on: a method that can
  * change something, sent by a page of another site (`Sec-Fetch-Site: cross-site` or `same-site`, i.e. a
- * sibling host) or from an `Origin` whose host is not the one the request was sent to (`null` included).
+ * sibling host) or from an `Origin` whose host is not the one the request was sent to (`null` included,
+ * unless the browser says the request is same-origin).
  * The scheme is not compared: a TLS-terminating proxy in front makes the browser's https origin arrive here as http.
  */
 export function crossSiteWriteProblem(req: IncomingMessage): string | null {
@@ -27,6 +28,10 @@ export function crossSiteWriteProblem(req: IncomingMessage): string | null {
   const site = single(req.headers['sec-fetch-site'])?.toLowerCase();
   if (site === 'cross-site' || site === 'same-site') return `A ${req.method ?? ''} request from another site (Sec-Fetch-Site: ${site}) is refused.`;
   const origin = single(req.headers.origin)?.toLowerCase();
+  // A form our own page posts (the key screen, sign-out) comes with `Origin: null`: the console's
+  // Referrer-Policy is no-referrer, and browsers then send the origin of a form post as null. The
+  // browser's own Sec-Fetch-Site (no page can set it) still says where it came from.
+  if (origin === 'null' && site === 'same-origin') return null;
   if (origin !== undefined) {
     const host = req.headers.host?.toLowerCase();
     if (host === undefined || originHost(origin) !== host) {

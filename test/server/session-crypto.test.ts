@@ -96,6 +96,9 @@ describe('the cross-site write rule', () => {
     ['PUT from a foreign Origin without Sec-Fetch-Site', 'PUT', { origin: 'https://evil.example' }, /another origin \(https:\/\/evil\.example\)/],
     ['PATCH from another port of the same host', 'PATCH', { origin: 'http://console.example:6000' }, /another origin/],
     ['POST from an opaque origin', 'POST', { origin: 'null' }, /an opaque origin/],
+    ['POST from an opaque origin of another site (a sandboxed frame)', 'POST', { 'sec-fetch-site': 'cross-site', origin: 'null' }, /another site/],
+    // What Chromium sends for a form on a page whose Referrer-Policy is no-referrer, as the console's is.
+    ['a form post of our own page (Origin: null under no-referrer, Sec-Fetch-Site: same-origin)', 'POST', { 'sec-fetch-site': 'same-origin', origin: 'null' }, null],
   ])('%s', (_name, method, headers, expected) => {
     const problem = crossSiteWriteProblem(request(method, headers));
     if (expected === null) expect(problem).toBeNull();
