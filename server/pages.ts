@@ -1,6 +1,6 @@
 // The HTML step of the pipeline: the app's index.html with a per-request data block (src/api/page-data.ts)
-// and, for a signed-in request of a screen the server renders, that screen with its first data. Such a
-// page streams: the head (the CSS) goes out at once, the body (then the page's code) once the data and
+// and, for a signed-in request of a screen the server renders, that screen with its first data (signed
+// out, the key screen, which needs none). Such a page streams: the head (the CSS) goes out at once, the body (then the page's code) once the data and
 // the screen's code are in, or, past a short deadline, as the browser's plain shell (which then fetches
 // the data itself, as on a page the server does not render). The template, headers and escaping are here;
 // what renders the screen is a PageRenderer (server/server-render.ts over src/entry-server.tsx).
@@ -237,7 +237,9 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
   const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
-  const plan = render && req.method === 'GET' ? await render({ url, session, data, fetchApi, reactRenders: options.reactRenders }) : null;
+  // A page is rendered for a GET, and for the answer to a key screen's form post that failed (its key screen again).
+  const rendered = req.method === 'GET' || (req.method === 'POST' && data.signIn !== undefined);
+  const plan = render && rendered ? await render({ url, session, data, fetchApi, reactRenders: options.reactRenders }) : null;
   if (plan && !options.overloaded?.() && (options.slots?.enter() ?? true)) {
     try {
       await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });

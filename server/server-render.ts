@@ -1,6 +1,6 @@
 // Server rendering plugged into the page step (pages.ts): for a signed-in request of a screen the server
 // renders, the screen's code to preload in the head, and its render (src/entry-server.tsx) through a
-// transport of this request alone, carrying its session's key. Production loads the built entry once;
+// transport of this request alone, carrying its session's key; for a signed-out one, the key screen. Production loads the built entry once;
 // dev loads it through Vite on every page (ssrLoadModule), so an edit shows on the next reload.
 import * as z from 'zod/mini';
 import type * as EntryServerModule from '../src/entry-server';
@@ -8,14 +8,14 @@ import type { RenderMemo } from '../src/entry-server';
 import type { PageRenderer } from './pages';
 import { serverTransport } from './server-transport';
 
-export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen'>;
+export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen' | 'renderKeyScreen'>;
 export type ScreenName = NonNullable<ReturnType<EntryServer['serverRenderedScreen']>>;
 
 /** A module loaded by Vite (dev), checked for what the server calls. */
 export function asEntryServer(module: Record<string, unknown>): EntryServer {
-  const { serverRenderedScreen, renderScreen } = module;
-  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function') {
-    throw new Error('src/entry-server.tsx must export serverRenderedScreen and renderScreen');
+  const { serverRenderedScreen, renderScreen, renderKeyScreen } = module;
+  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function' || typeof renderKeyScreen !== 'function') {
+    throw new Error('src/entry-server.tsx must export serverRenderedScreen, renderScreen and renderKeyScreen');
   }
   return module as unknown as EntryServer;
 }
@@ -30,8 +30,14 @@ export interface PageRendererOptions {
 
 export function createPageRenderer({ entry, headTags = () => '', memo }: PageRendererOptions): PageRenderer {
   return async ({ url, session, data, fetchApi, reactRenders }) => {
-    if (!session) return null;
     const server = await entry();
+    if (!session) {
+      // Signed out, the key screen stands in for the page asked for; it ships with the entry (no tags).
+      // A page that signs out as it starts (the key refused during a render) is left to the browser.
+      if (data.session.signedIn || data.sessionEnded === 'rejected') return null;
+      const location = data.signIn?.returnTo ?? url;
+      return { headTags: '', render: (signal) => server.renderKeyScreen({ url: location, data, signal, renderSlot: reactRenders }) };
+    }
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
     const transport = serverTransport(fetchApi, session.key);

@@ -2,11 +2,11 @@ import { StrictMode, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { describeProblem, isApiError } from './api/api-error';
-import type { PageSession } from './api/page-data';
+import type { PageData, PageSession } from './api/page-data';
 import { dehydrateForPage, type RenderedQueries } from './api/rendered-queries';
 import type { Transport } from './api/request';
 import { AppProviders } from './app/app-providers';
-import { createServerAppState } from './app/app-state';
+import { createServerAppState, type AppState } from './app/app-state';
 import { firstScreenOf, type ScreenName } from './app/first-screen';
 import { AppRoutes } from './app/routes';
 import { loadRendered, renderedSources, screenModules } from './app/screen-modules';
@@ -106,6 +106,62 @@ function whenAborted(signal: AbortSignal | undefined): Promise<'aborted'> {
   });
 }
 
+/**
+ * The app as the browser renders it over this HTML (app.tsx): the same providers and routes, at `url`,
+ * inside the process's cap on React renders at once; with the queries it was rendered from, and the one
+ * clock reading of the render (the HTML's relative times, and the browser's first render over it).
+ */
+async function renderApp(
+  state: AppState,
+  { url, queries, signal, renderSlot }: { url: string; queries: RenderedQueries; signal: AbortSignal; renderSlot: ScreenRequest['renderSlot'] },
+): Promise<RenderedScreen | { kind: 'unavailable'; problem: string }> {
+  if (renderSlot && !renderSlot.enter()) return { kind: 'unavailable', problem: 'The server is rendering as many pages as it can at once.' };
+  const renderedAt = Date.now();
+  let html: string;
+  try {
+    html = await renderToHtml(
+      <StrictMode>
+        <AppProviders state={state} renderedAt={renderedAt}>
+          <StaticRouter location={url}>
+            <AppRoutes notices={state.notices} signInProblem={state.signInProblem} />
+          </StaticRouter>
+        </AppProviders>
+      </StrictMode>,
+      signal,
+    );
+  } finally {
+    renderSlot?.leave();
+  }
+  return { kind: 'rendered', html, queries, renderedAt };
+}
+
+export interface KeyScreenRequest {
+  /** The address the key screen stands in for (a failed form post's: the one it was posted from). */
+  url: string;
+  /** The page's data block: signed out, maybe with why the session ended or a form post failed. */
+  data: PageData;
+  signal: AbortSignal;
+  renderSlot?: ScreenRequest['renderSlot'];
+}
+
+/**
+ * A signed-out page: the key screen in place of the page asked for, as the browser would draw it, so a new
+ * person sees it (and can sign in, with the form's plain post) before any script has arrived. It reads no
+ * data; a page that signs out as it starts (`rejected`) is left to the browser.
+ */
+export async function renderKeyScreen({ url, data, signal, renderSlot }: KeyScreenRequest): Promise<ScreenRender> {
+  if (data.session.signedIn || data.sessionEnded === 'rejected') return { kind: 'broken', error: new Error('The key screen is rendered for a signed-out page only') };
+  const transport: Transport = () => Promise.reject(new Error('The key screen reads nothing from the API'));
+  const state = createServerAppState({ session: data.session, transport, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
+  try {
+    return await renderApp(state, { url, queries: dehydrateForPage(state.queryClient), signal, renderSlot });
+  } catch (error) {
+    return { kind: 'broken', error };
+  } finally {
+    state.queryClient.clear();
+  }
+}
+
 export async function renderScreen({ url, session, transport, signal, dataDeadline, memo, renderSlot }: ScreenRequest): Promise<ScreenRender> {
   const first = session.signedIn ? firstScreenOf(url, session.keyKind) : null;
   if (!first?.serverRendered) return { kind: 'broken', error: new Error(`${url} is not rendered on the server`) };
@@ -127,26 +183,8 @@ export async function renderScreen({ url, session, transport, signal, dataDeadli
     const inputs = memo ? renderInputs(url, session, queries) : '';
     const kept = memo?.get(inputs);
     if (kept) return kept;
-    if (renderSlot && !renderSlot.enter()) return { kind: 'unavailable', problem: 'The server is rendering as many pages as it can at once.' };
-    // The one clock reading of the render: the HTML's relative times, and the browser's first render over it.
-    const renderedAt = Date.now();
-    let html: string;
-    try {
-      html = await renderToHtml(
-        <StrictMode>
-          <AppProviders state={state} renderedAt={renderedAt}>
-            <StaticRouter location={url}>
-              <AppRoutes notices={state.notices} />
-            </StaticRouter>
-          </AppProviders>
-        </StrictMode>,
-        signal,
-      );
-    } finally {
-      renderSlot?.leave();
-    }
-    const rendered: RenderedScreen = { kind: 'rendered', html, queries, renderedAt };
-    memo?.set(inputs, rendered);
+    const rendered = await renderApp(state, { url, queries, signal, renderSlot });
+    if (rendered.kind === 'rendered') memo?.set(inputs, rendered);
     return rendered;
   } catch (error) {
     return { kind: 'broken', error };

@@ -2,6 +2,7 @@ import { PAGE_DATA_ELEMENT_ID, parsePageData } from './api/page-data';
 import { hydrateFromPage } from './api/rendered-queries';
 import { createAppState } from './app/app-state';
 import { holdEarlyClicks } from './app/early-clicks';
+import { noteEarlyEdits } from './app/early-edits';
 import { releaseHeldCode } from './app/held-code';
 import { startEarly } from './app/early-start';
 import { openSessionChannel } from './features/session/session-channel';
@@ -24,8 +25,9 @@ if (root) {
   if (ended === 'rejected') state.session.signOut('rejected');
   // A server-rendered page: the queries its HTML shows go into the cache before anything renders.
   const renderedAt = data.queries && data.renderedAt !== undefined && root.hasChildNodes() ? data.renderedAt : null;
-  // Its buttons can be pressed before React takes it over: those presses are kept for then.
-  const early = renderedAt === null ? null : holdEarlyClicks(root);
+  // Its buttons can be pressed, and its fields typed in, before React takes it over: kept for then.
+  const clicks = renderedAt === null ? null : holdEarlyClicks(root);
+  const edits = renderedAt === null ? null : noteEarlyEdits(root);
   if (data.queries && renderedAt !== null) hydrateFromPage(state.queryClient, data.queries);
   // A signed-in deep link's requests and screen code start now, not after React has evaluated (what
   // the server rendered with is fresh in the cache: only the screen's code is fetched then).
@@ -34,14 +36,14 @@ if (root) {
   // Handled here too, so a failure before the app arrives is not reported as unhandled.
   void screen?.catch(() => undefined);
   import('./app/mount-app').then(
-    ({ mountApp }) => mountApp(root, state, screen, renderedAt, early?.release),
+    ({ mountApp }) => mountApp(root, state, screen, renderedAt, clicks && edits ? { releaseClicks: clicks.release, replayEdits: edits.replay } : undefined),
     () => {
       const alert = document.createElement('p');
       alert.setAttribute('role', 'alert');
       alert.textContent = 'The console could not load its code. Check your connection and reload the page.';
       // Over a server-rendered page, the rows stay: the alert goes above them.
       // Nothing will take the held presses: the page's buttons stay as they are.
-      early?.release();
+      clicks?.release();
       if (renderedAt === null) root.replaceChildren(alert);
       else root.prepend(alert);
     },

@@ -81,11 +81,23 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
  * through `transport` (that request's key), and inert stores for what lives only in a browser (the watch
  * list's storage, notices, tab sharing: no storage read, no channel, no lock). Nothing outlives the request.
  */
-export function createServerAppState({ session: initial, transport }: { session: PageSession; transport: Transport }): AppState {
+export function createServerAppState({
+  session: initial,
+  transport,
+  signInProblem,
+  endedBecause,
+}: {
+  session: PageSession;
+  transport: Transport;
+  /** A signed-out page: why the key screen's form post failed, as the browser's state will say. */
+  signInProblem?: SignInProblem | undefined;
+  /** A signed-out page: why its session ended, as the browser's state will say. */
+  endedBecause?: SignOutReason | undefined;
+}): AppState {
   const notices = createNoticeStore();
   // A 401 is the server's to act on (it ends the session): the render reports it, nothing here signs out.
   const queryClient = createQueryClient({ onUnauthorized: () => undefined, notices, retries: false, transport });
-  const session = createSessionStore({ initial, onSignedOut: () => undefined });
+  const session = createSessionStore({ initial, endedBecause, onSignedOut: () => undefined });
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf, locks: undefined, channel: undefined, document: undefined });
-  return { queryClient, session, notices, watch: createWatchStore(), pollSharing };
+  return { queryClient, session, notices, watch: createWatchStore(), pollSharing, signInProblem };
 }

@@ -1,7 +1,16 @@
-import { StrictMode, type ErrorInfo } from 'react';
+import { StrictMode, useEffect, type ErrorInfo, type ReactNode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { App } from './app';
 import type { AppState } from './app-state';
+
+/** What a person did on the server's HTML before React listened, handed back once it does. */
+export interface EarlyInput {
+  releaseClicks: () => void;
+  /** Run after React has taken the page over (once; later runs find nothing). */
+  replayEdits: () => void;
+}
+
+const NO_EARLY_INPUT: EarlyInput = { releaseClicks: () => undefined, replayEdits: () => undefined };
 
 /** Longest a first render waits for the deep-linked screen's code before showing a loading state. */
 const PRELOAD_WAIT_MS = 2_000;
@@ -14,6 +23,19 @@ function reportRecovered(error: unknown, { componentStack }: ErrorInfo): void {
   const where = componentStack?.trim().split('\n')[0]?.trim();
   const message = error instanceof Error ? error.message : String(error);
   reportError(new Error(`React recovered from an error${where ? ` (${where})` : ''}: ${message}`, { cause: error }));
+}
+
+/**
+ * Runs `then` once React has taken the page over: after the first commit (this effect runs after the whole
+ * tree's), in a task of its own, where an event dispatched to a part React has yet to hydrate makes it do so
+ * at once (inside a commit it would not).
+ */
+export function AfterTakeover({ then, children }: { then: () => void; children: ReactNode }) {
+  useEffect(() => {
+    const timer = setTimeout(then, 0);
+    return () => clearTimeout(timer);
+  }, [then]);
+  return children;
 }
 
 /** Runs `then` once the browser has painted (a frame, then a task after it); at once in a hidden tab, which paints no frames. */
@@ -30,13 +52,15 @@ function afterNextPaint(then: () => void): void {
  * already be under way in its query client), or hydrates the server's HTML in it when the page was
  * rendered on the server at `renderedAt` (its queries are in the cache already). Given the opened
  * screen's code loading (`screen`), the first render waits for it, so the screen appears whole rather
- * than after a loading fallback (a server-rendered page shows its HTML meanwhile). `releaseClicks` gives
- * back the buttons pressed on that HTML before React listened (early-clicks.ts).
+ * than after a loading fallback (a server-rendered page shows its HTML meanwhile). `early` gives back the
+ * buttons pressed on that HTML before React listened (early-clicks.ts), and the fields typed in (early-edits.ts).
  */
-export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null, releaseClicks: () => void = () => undefined): void {
+export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null, early: EarlyInput = NO_EARLY_INPUT): void {
   const app = (
     <StrictMode>
-      <App state={state} renderedAt={renderedAt ?? undefined} />
+      <AfterTakeover then={early.replayEdits}>
+        <App state={state} renderedAt={renderedAt ?? undefined} />
+      </AfterTakeover>
     </StrictMode>
   );
   const render = () => {
@@ -46,7 +70,7 @@ export function mountApp(container: HTMLElement, state: AppState, screen: Promis
       afterNextPaint(() => {
         hydrateRoot(container, app, { onRecoverableError: reportRecovered });
         // React listens now: a button pressed before is pressed again, and React hydrates what it landed in first.
-        releaseClicks();
+        early.releaseClicks();
       });
   };
   if (!screen) {

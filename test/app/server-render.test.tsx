@@ -1,16 +1,19 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { StrictMode } from 'react';
 import { hydrateRoot, type Root } from 'react-dom/client';
 import { renderToReadableStream } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parsePageData, serializePageData } from '../../src/api/page-data';
+import { parsePageData, serializePageData, SIGNED_OUT, type PageData } from '../../src/api/page-data';
 import { hydrateFromPage } from '../../src/api/rendered-queries';
 import { sameOriginTransport } from '../../src/api/request';
 import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
-import { renderScreen } from '../../src/entry-server';
+import { AfterTakeover } from '../../src/app/mount-app';
+import { noteEarlyEdits } from '../../src/app/early-edits';
+import { renderKeyScreen, renderScreen } from '../../src/entry-server';
 import { createRenderMemo, RENDER_REUSE_MS } from '../../server/render-memo';
-import { holdSession } from '../support/console-server';
+import { heldKey, holdSession } from '../support/console-server';
 import { setupSimServer } from '../support/sim-server';
 
 // The handover from the server to the browser, as main.tsx does it, with React's development build
@@ -45,12 +48,13 @@ async function serverRendered(url: string) {
   return { session, html: rendered.html, data };
 }
 
-async function hydrate(url: string) {
+async function hydrate(url: string, { beforeTakeover = () => undefined, afterTakeover = () => undefined }: { beforeTakeover?: (container: HTMLElement) => void; afterTakeover?: () => void } = {}) {
   const { session, html, data } = await serverRendered(url);
   const container = document.createElement('div');
   container.innerHTML = html;
   document.body.append(container);
   window.history.pushState({}, '', url);
+  beforeTakeover(container);
   const state = createAppState({ session });
   hydrateFromPage(state.queryClient, data.queries!);
   requests = [];
@@ -62,7 +66,9 @@ async function hydrate(url: string) {
     root = hydrateRoot(
       container,
       <StrictMode>
-        <App state={state} renderedAt={data.renderedAt} />
+        <AfterTakeover then={afterTakeover}>
+          <App state={state} renderedAt={data.renderedAt} />
+        </AfterTakeover>
       </StrictMode>,
       { onRecoverableError: (error) => void recovered.push(error) },
     );
@@ -99,6 +105,119 @@ describe('a server-rendered page taken over by the browser', () => {
     const lists = state.queryClient.getQueryCache().findAll({ queryKey: ['projects', 'list'] });
     expect(lists.map((query) => (query.state.data as { pageParams: unknown[] }).pageParams)).toEqual([[undefined]]);
     expect(requests).toEqual([]);
+  });
+});
+
+describe('fields typed in before the browser takes the page over (app/early-edits.ts)', () => {
+  it('filters the projects list by a search typed on the server’s HTML, and keeps it through the next render', async () => {
+    const named = { name: 'Typed before takeover' };
+    sim.cp.addProject({ name: named.name, ownerId: sim.seed.userId, compute: 'idle' });
+    let edits: ReturnType<typeof noteEarlyEdits> | undefined;
+    const { recovered, logged } = await hydrate('/', {
+      beforeTakeover: (container) => {
+        edits = noteEarlyEdits(container);
+        const search = container.querySelector<HTMLInputElement>('input[type="search"]');
+        if (!search) throw new Error('the rendered projects list has no search field');
+        // What typing does to the field before React listens: its value, then an input event nobody handles.
+        search.value = named.name;
+        search.dispatchEvent(new Event('input', { bubbles: true }));
+      },
+      // As mount-app.tsx does: once React has taken the page over.
+      afterTakeover: () => edits?.replay(),
+    });
+    expect(recovered).toEqual([]);
+    expect(logged()).toEqual([]);
+    // Once React has taken the page over, the list is filtered by what was typed, and the field still shows it.
+    const table = await screen.findByRole('table', { name: `Projects, filtered by “${named.name}”: 1 shown` });
+    const search = screen.getByLabelText('Search projects');
+    expect(search).toHaveValue(named.name);
+    expect(within(table).getByRole('link', { name: named.name })).toBeInTheDocument();
+    // A later render keeps what was typed, and typing on goes on from it.
+    await userEvent.setup().type(search, ' x');
+    expect(search).toHaveValue(`${named.name} x`);
+    expect(await screen.findByRole('table', { name: `Projects, filtered by “${named.name} x”: 0 shown` })).toBeInTheDocument();
+  });
+});
+
+describe('a signed-out page: the key screen, rendered by the server', () => {
+  async function hydrateKeyScreen(url: string, page: PageData, beforeTakeover: (container: HTMLElement) => void = () => undefined) {
+    const rendered = await renderKeyScreen({ url, data: page, signal: new AbortController().signal });
+    if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
+    await (await renderToReadableStream(null)).allReady;
+    const data = parsePageData(serializePageData({ ...page, queries: rendered.queries, renderedAt: rendered.renderedAt }));
+    const container = document.createElement('div');
+    container.innerHTML = rendered.html;
+    document.body.append(container);
+    window.history.pushState({}, '', url);
+    beforeTakeover(container);
+    const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded === 'rejected' ? undefined : data.sessionEnded });
+    hydrateFromPage(state.queryClient, data.queries!);
+    const recovered: unknown[] = [];
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const logged = () => spy.mock.calls.map((call) => call.map(String).join(' ')).filter((line) => !line.startsWith('Detected multiple renderers'));
+    await act(async () => {
+      root = hydrateRoot(
+        container,
+        <StrictMode>
+          <App state={state} renderedAt={data.renderedAt} />
+        </StrictMode>,
+        { onRecoverableError: (error) => void recovered.push(error) },
+      );
+      await Promise.resolve();
+    });
+    return { html: rendered.html, recovered, logged, state };
+  }
+
+  it('is a form that posts without the script, and keeps a key typed (and the box ticked) before the browser took it over', async () => {
+    requests = [];
+    const { html, recovered, logged, state } = await hydrateKeyScreen('/projects/p-9?status=failed', { session: SIGNED_OUT }, (container) => {
+      // A person types and ticks on the server's HTML, before React has arrived.
+      const key = container.querySelector<HTMLInputElement>('input[name="api-key"]');
+      const remember = container.querySelector<HTMLInputElement>('input[name="remember"]');
+      if (!key || !remember) throw new Error('the rendered key screen has no key field or no remember box');
+      key.value = sim.apiKey;
+      remember.checked = true;
+    });
+    // The HTML as sent: a form that posts the key to the console's server, back to the address asked for.
+    const sent = document.createElement('template');
+    sent.innerHTML = html;
+    const form = sent.content.querySelector('form');
+    expect([form?.getAttribute('method'), form?.getAttribute('action')]).toEqual(['post', '/session']);
+    expect(form?.querySelector('input[name="return-to"]')?.getAttribute('value')).toBe('/projects/p-9?status=failed');
+    expect(recovered).toEqual([]);
+    expect(logged()).toEqual([]);
+    // Nothing asked of the API to draw it.
+    expect(requests).toEqual([]);
+
+    const key = screen.getByLabelText(/API key/);
+    expect(key).toHaveValue(sim.apiKey);
+    // A re-render (the key shown as text) leaves what was typed in place.
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Show key' }));
+    expect(key).toHaveAttribute('type', 'text');
+    expect(key).toHaveValue(sim.apiKey);
+
+    await user.click(screen.getByRole('button', { name: 'Sign in' }));
+    await waitFor(() => expect(heldKey()).toBe(sim.apiKey));
+    // Signed in with the box as it was ticked, on the address asked for.
+    expect(state.session.getState()).toMatchObject({ signedIn: true, remembered: true });
+    expect(window.location.pathname).toBe('/projects/p-9');
+  });
+
+  it('says why a form post failed, or why the session ended, as the browser would', async () => {
+    const failed = await hydrateKeyScreen('/', { session: SIGNED_OUT, signIn: { problem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-7' }, returnTo: '/' } });
+    expect(failed.html).toContain('This key was rejected (invalid or revoked).');
+    expect(failed.recovered).toEqual([]);
+    expect(failed.logged()).toEqual([]);
+    expect(screen.getByRole('alert')).toHaveTextContent('This key was rejected (invalid or revoked).Request id: req-7');
+    act(() => root?.unmount());
+    root = undefined;
+    document.body.replaceChildren();
+
+    const restarted = await hydrateKeyScreen('/', { session: SIGNED_OUT, sessionEnded: 'restarted' });
+    expect(restarted.recovered).toEqual([]);
+    expect(restarted.logged()).toEqual([]);
+    expect(screen.getByRole('alert')).toHaveTextContent(/restart/i);
   });
 });
 

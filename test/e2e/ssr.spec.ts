@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
 import { collectPageErrors } from './support/faults';
-import { detailStatus, operationPath, operationsTable, projectPath } from './support/screens';
+import { detailStatus, operationPath, operationsTable, projectPath, untilTakenOver } from './support/screens';
 import { SIGN_OUT_PATH } from '../../src/config/session';
 import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
 
@@ -59,17 +59,23 @@ test('the projects list, a project and an operation arrive rendered, and the bro
   expect(errors, 'no error React recovered from, nor any other').toEqual([]);
 });
 
-test('with JavaScript off, a deep link shows its first rows with their status labels, and its links lead on', async ({ browser, request }) => {
+test('with JavaScript off, the key screen signs in, a deep link shows its first rows with their status labels, and its links lead on', async ({ browser, request }) => {
   const api = new ControlApi(request, E2E_API_KEY);
   const context = await browser.newContext({ javaScriptEnabled: false });
   try {
     const page = await context.newPage();
-    // Signed out, the key screen needs the script: the page says so to a browser without it instead of staying
-    // blank. (Read from the HTML: Playwright turns scripts off without the parser's scripting flag, so Chromium
-    // here does not draw <noscript>, as a browser with JavaScript switched off in its settings does.)
-    const shell = await page.goto('/');
-    expect(await shell?.text()).toMatch(/<noscript><p class="callout">JavaScript is off\. Signing in needs it[^<]*<\/p><\/noscript>/);
-    await holdKey(context);
+    // Signed out, the key screen arrives rendered, and its form posts to the console's server: a wrong key is
+    // answered with the key screen saying why, on the address asked for; the right one opens that address.
+    await page.goto(projectPath(big.id));
+    const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
+    await field.fill('not-a-key-anyone-has');
+    await field.press('Enter');
+    await expect(page.getByRole('alert')).toContainText('rejected');
+    await field.fill(E2E_API_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(projectPath(big.id));
+    await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
+    expect(await sessionCookies(context)).toHaveLength(1);
 
     // Live work may change a status between the API's answer and the page's: read both again until they agree.
     await expect(async () => {
@@ -207,4 +213,58 @@ test('a button pressed before the browser takes the page over is answered once i
   await expect(page.getByLabel(/API key/).and(page.locator('input[type="password"]'))).toBeVisible();
   await expect.poll(() => sessionCookies(context)).toEqual([]);
   expect(signOutRequests).toHaveLength(1);
+});
+
+test('a new person’s key screen arrives rendered: a key typed before the browser takes it over signs in, on the address asked for', async ({ page, context }) => {
+  const errors = collectPageErrors(page);
+  // React's code held back: the key screen is painted and can be typed in, but nothing of React listens yet.
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(projectPath(big.id), { waitUntil: 'domcontentloaded' });
+  const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
+  await expect(field).toBeVisible();
+  await field.fill(E2E_API_KEY);
+  await page.getByRole('checkbox', { name: 'Remember on this device' }).check();
+  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+
+  letThrough();
+  await untilTakenOver(page);
+  await expect(field).toHaveValue(E2E_API_KEY);
+  // Signed in by the script (no page load): the address stays, the project opens, the box ticked counts.
+  const loads: string[] = [];
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) loads.push(frame.url());
+  });
+  await field.press('Enter');
+  await expect(page.getByRole('heading', { level: 1, name: big.name })).toBeVisible();
+  expect(new URL(page.url()).pathname).toBe(projectPath(big.id));
+  expect(loads).toEqual([]);
+  const [cookie] = await sessionCookies(context);
+  expect(cookie?.expires, 'a remembered session lasts beyond the browser').toBeGreaterThan(Date.now() / 1000 + 29 * 24 * 3600);
+  expect(errors, 'no error React recovered from, nor any other').toEqual([]);
+});
+
+test('a search typed before the browser takes the projects list over filters it once it has', async ({ page, context }) => {
+  await holdKey(context);
+  await context.addInitScript({ content: SLOW_POLLS });
+  const errors = collectPageErrors(page);
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(big.organization ? `/?org=${encodeURIComponent(big.organization.id)}` : '/', { waitUntil: 'domcontentloaded' });
+  const search = page.getByLabel('Search projects');
+  await search.fill(big.name);
+  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+
+  letThrough();
+  await expect(page.getByRole('table', { name: `Projects, filtered by “${big.name}”: 1 shown` })).toBeAttached();
+  await expect(search).toHaveValue(big.name);
+  expect(errors, 'no error React recovered from, nor any other').toEqual([]);
 });

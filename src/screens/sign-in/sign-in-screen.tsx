@@ -53,23 +53,26 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
 }
 
 /**
- * The key screen. The form is a real form posting to the console's server (it works before the script
- * has arrived); with the script, the key is posted the same way by fetch, the check can be cancelled,
- * and the person stays on the address they asked for.
+ * The key screen, rendered by the server for a signed-out page. The form is a real form posting to the
+ * console's server (it works before the script has arrived, or without it); with the script, the key is
+ * posted the same way by fetch, the check can be cancelled, and the person stays on the address they asked for.
  */
 export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, sessionsEndOnRestart = false, signedOutElsewhere = false, initialProblem, onSignIn }: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
   const { pathname, search, hash } = useLocation();
-  const [apiKey, setApiKey] = useState('');
   const [visible, setVisible] = useState(false);
-  const [remember, setRemember] = useState(false);
   const [checking, setChecking] = useState<AbortController | null>(null);
   const [problem, setProblem] = useState<SignInProblem | null>(initialProblem ?? null);
 
-  async function submit(event: SyntheticEvent) {
+  async function submit(event: SyntheticEvent<HTMLFormElement>) {
     event.preventDefault();
-    const key = apiKey.trim();
+    // Read from the form, not kept in state: the server renders this screen, and what was typed (or
+    // ticked) before the script took the page over is in the fields, where React leaves it.
+    const fields = new FormData(event.currentTarget);
+    const typed = fields.get('api-key');
+    const key = typeof typed === 'string' ? typed.trim() : '';
+    const remember = fields.get('remember') !== null;
     const formatProblem = keyFormatProblem(key);
     if (formatProblem) {
       setProblem({ kind: 'invalid', message: formatProblem });
@@ -111,8 +114,6 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, session
             autoComplete="off"
             spellCheck={false}
             autoFocus
-            value={apiKey}
-            onChange={(e) => setApiKey(e.target.value)}
             aria-describedby={hintId}
             aria-invalid={problem?.kind === 'rejected' || problem?.kind === 'invalid' ? true : undefined}
           />
@@ -124,7 +125,7 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, session
           Talking to {apiTarget}.{isSimulator && ' The demo key is printed in the terminal where the console was started.'}
         </p>
         <label className="checkbox">
-          <input type="checkbox" name="remember" checked={remember} onChange={(e) => setRemember(e.target.checked)} />
+          <input type="checkbox" name="remember" />
           Remember on this device
         </label>
         <p className="muted small">
