@@ -11,7 +11,7 @@ import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
 import { AfterTakeover } from '../../src/app/mount-app';
 import { noteEarlyEdits } from '../../src/app/early-edits';
-import { renderKeyScreen, renderScreen } from '../../src/entry-server';
+import { renderKeyScreen, renderScreen, type ScreenRender } from '../../src/entry-server';
 import { createRenderMemo, RENDER_REUSE_MS } from '../../server/render-memo';
 import { heldKey, holdSession } from '../support/console-server';
 import { setupSimServer } from '../support/sim-server';
@@ -36,26 +36,35 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-async function serverRendered(url: string) {
-  const session = holdSession(sim.apiKey);
-  const rendered = await renderScreen({ url, session, transport: sameOriginTransport, signal: new AbortController().signal });
+/** What the server sends for a page: its HTML, and its data block read back through the block's own text. */
+interface SentPage {
+  html: string;
+  data: PageData;
+}
+
+async function asSent(page: PageData, rendered: ScreenRender): Promise<SentPage> {
   if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
   // The server renderer leaves its last context values in place until its next render (on a server it
   // runs alone); one empty render puts them back before the browser's renderer runs in this same process.
   await (await renderToReadableStream(null)).allReady;
-  // Through the data block's own text, as the page carries it.
-  const data = parsePageData(serializePageData({ session, queries: rendered.queries, renderedAt: rendered.renderedAt }));
-  return { session, html: rendered.html, data };
+  return { html: rendered.html, data: parsePageData(serializePageData({ ...page, queries: rendered.queries, renderedAt: rendered.renderedAt })) };
 }
 
-async function hydrate(url: string, { beforeTakeover = () => undefined, afterTakeover = () => undefined }: { beforeTakeover?: (container: HTMLElement) => void; afterTakeover?: () => void } = {}) {
-  const { session, html, data } = await serverRendered(url);
+interface Takeover {
+  /** What a person does on the server's HTML before React has arrived. */
+  beforeTakeover?: (container: HTMLElement) => void;
+  /** What mount-app.tsx runs once React has taken the page over. */
+  afterTakeover?: () => void;
+}
+
+/** The browser's side, as main.tsx and mount-app.tsx do it: the state from the data block, the cache hydrated, then hydrateRoot over the HTML. */
+async function takeOver(url: string, { html, data }: SentPage, { beforeTakeover = () => undefined, afterTakeover = () => undefined }: Takeover = {}) {
   const container = document.createElement('div');
   container.innerHTML = html;
   document.body.append(container);
   window.history.pushState({}, '', url);
   beforeTakeover(container);
-  const state = createAppState({ session });
+  const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded === 'rejected' ? undefined : data.sessionEnded });
   hydrateFromPage(state.queryClient, data.queries!);
   requests = [];
   const recovered: unknown[] = [];
@@ -75,6 +84,13 @@ async function hydrate(url: string, { beforeTakeover = () => undefined, afterTak
     await Promise.resolve();
   });
   return { recovered, logged, state };
+}
+
+/** A signed-in screen rendered by entry-server, then taken over. */
+async function hydrate(url: string, takeover: Takeover = {}) {
+  const session = holdSession(sim.apiKey);
+  const sent = await asSent({ session }, await renderScreen({ url, session, transport: sameOriginTransport, signal: new AbortController().signal }));
+  return takeOver(url, sent, takeover);
 }
 
 describe('a server-rendered page taken over by the browser', () => {
@@ -140,36 +156,12 @@ describe('fields typed in before the browser takes the page over (app/early-edit
 });
 
 describe('a signed-out page: the key screen, rendered by the server', () => {
-  async function hydrateKeyScreen(url: string, page: PageData, beforeTakeover: (container: HTMLElement) => void = () => undefined) {
-    const rendered = await renderKeyScreen({ url, data: page, signal: new AbortController().signal });
-    if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
-    await (await renderToReadableStream(null)).allReady;
-    const data = parsePageData(serializePageData({ ...page, queries: rendered.queries, renderedAt: rendered.renderedAt }));
-    const container = document.createElement('div');
-    container.innerHTML = rendered.html;
-    document.body.append(container);
-    window.history.pushState({}, '', url);
-    beforeTakeover(container);
-    const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded === 'rejected' ? undefined : data.sessionEnded });
-    hydrateFromPage(state.queryClient, data.queries!);
-    const recovered: unknown[] = [];
-    const spy = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const logged = () => spy.mock.calls.map((call) => call.map(String).join(' ')).filter((line) => !line.startsWith('Detected multiple renderers'));
-    await act(async () => {
-      root = hydrateRoot(
-        container,
-        <StrictMode>
-          <App state={state} renderedAt={data.renderedAt} />
-        </StrictMode>,
-        { onRecoverableError: (error) => void recovered.push(error) },
-      );
-      await Promise.resolve();
-    });
-    return { html: rendered.html, recovered, logged, state };
+  async function hydrateKeyScreen(url: string, page: PageData, beforeTakeover?: (container: HTMLElement) => void) {
+    const sent = await asSent(page, await renderKeyScreen({ url, data: page, signal: new AbortController().signal }));
+    return { html: sent.html, ...(await takeOver(url, sent, { beforeTakeover })) };
   }
 
   it('is a form that posts without the script, and keeps a key typed (and the box ticked) before the browser took it over', async () => {
-    requests = [];
     const { html, recovered, logged, state } = await hydrateKeyScreen('/projects/p-9?status=failed', { session: SIGNED_OUT }, (container) => {
       // A person types and ticks on the server's HTML, before React has arrived.
       const key = container.querySelector<HTMLInputElement>('input[name="api-key"]');

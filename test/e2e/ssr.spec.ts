@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
 import { collectPageErrors } from './support/faults';
-import { detailStatus, operationPath, operationsTable, projectPath, untilTakenOver } from './support/screens';
+import { detailStatus, holdAppCode, isTakenOver, operationPath, operationsTable, projectPath, untilTakenOver } from './support/screens';
 import { SIGN_OUT_PATH } from '../../src/config/session';
 import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
 
@@ -147,7 +147,7 @@ test('a rendered page is painted before any script takes it over: hydration wait
 
   await expect.poll(() => page.evaluate(() => (window as { __firstRowFrame?: { hydrated: boolean } }).__firstRowFrame)).toEqual({ hydrated: false });
   // And then the browser does take it over.
-  await expect.poll(() => page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(true);
+  await untilTakenOver(page);
 });
 
 /** From the first paint on: the size of each layout shift, and the timeline's element as the server sent it. */
@@ -190,12 +190,7 @@ test('a button pressed before the browser takes the page over is answered once i
   await holdKey(context);
   await context.addInitScript({ content: SLOW_POLLS });
   // React's code held back: the page is painted and can be pressed, but nothing of React listens yet.
-  let letThrough!: () => void;
-  const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const letThrough = await holdAppCode(page);
   const signOutRequests: string[] = [];
   page.on('request', (req) => {
     if (new URL(req.url()).pathname === SIGN_OUT_PATH && req.method() === 'POST') signOutRequests.push(req.url());
@@ -207,7 +202,7 @@ test('a button pressed before the browser takes the page over is answered once i
   const signOut = page.getByRole('button', { name: 'Sign out' });
   await signOut.click();
   await signOut.click();
-  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+  expect(await isTakenOver(page)).toBe(false);
 
   letThrough();
   await expect(page.getByLabel(/API key/).and(page.locator('input[type="password"]'))).toBeVisible();
@@ -218,18 +213,13 @@ test('a button pressed before the browser takes the page over is answered once i
 test('a new person’s key screen arrives rendered: a key typed before the browser takes it over signs in, on the address asked for', async ({ page, context }) => {
   const errors = collectPageErrors(page);
   // React's code held back: the key screen is painted and can be typed in, but nothing of React listens yet.
-  let letThrough!: () => void;
-  const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const letThrough = await holdAppCode(page);
   await page.goto(projectPath(big.id), { waitUntil: 'domcontentloaded' });
   const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
   await expect(field).toBeVisible();
   await field.fill(E2E_API_KEY);
   await page.getByRole('checkbox', { name: 'Remember on this device' }).check();
-  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+  expect(await isTakenOver(page)).toBe(false);
 
   letThrough();
   await untilTakenOver(page);
@@ -252,16 +242,11 @@ test('a search typed before the browser takes the projects list over filters it 
   await holdKey(context);
   await context.addInitScript({ content: SLOW_POLLS });
   const errors = collectPageErrors(page);
-  let letThrough!: () => void;
-  const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  const letThrough = await holdAppCode(page);
   await page.goto(big.organization ? `/?org=${encodeURIComponent(big.organization.id)}` : '/', { waitUntil: 'domcontentloaded' });
   const search = page.getByLabel('Search projects');
   await search.fill(big.name);
-  expect(await page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')))).toBe(false);
+  expect(await isTakenOver(page)).toBe(false);
 
   letThrough();
   await expect(page.getByRole('table', { name: `Projects, filtered by “${big.name}”: 1 shown` })).toBeAttached();

@@ -12,9 +12,26 @@ export function actionName(action: string): string {
  * plain link: a click loads the next page afresh, and what the console held in memory (its cache) is gone.
  */
 export async function untilTakenOver(page: Page): Promise<void> {
-  await expect
-    .poll(() => page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer'))))
-    .toBe(true);
+  await expect.poll(() => isTakenOver(page)).toBe(true);
+}
+
+/** Whether React has taken the server's HTML over (`hydrateRoot` has run on #root). */
+export function isTakenOver(page: Page): Promise<boolean> {
+  return page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')));
+}
+
+/**
+ * Holds React's code back (the chunk that mounts the app): the server's HTML is painted and can be used, but
+ * nothing of React listens until the returned function lets the code through.
+ */
+export async function holdAppCode(page: Page): Promise<() => void> {
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return letThrough;
 }
 
 export function projectPath(projectId: string): string {
