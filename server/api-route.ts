@@ -3,10 +3,9 @@
 // the cookie). A request that brings its own Authorization (curl, neonctl, the API client) is passed
 // on as it is: the session is for the console's pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerSafely, jsonErrorResponse, readApiCall, readBody, sendFetchResponse, type ApiFetch } from './node-adapter';
-import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../src/config/session';
+import { answerSafely, readApiCall, readBody, sendFetchResponse, type ApiFetch } from './node-adapter';
 import type { ForwardServe } from './forward-proxy';
-import type { Sessions } from './session/sessions';
+import { sessionClosedResponse, type Sessions } from './session/sessions';
 
 export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi, serve }: { sessions: Sessions; fetchApi: ApiFetch; serve?: ForwardServe | undefined }): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
@@ -17,20 +16,16 @@ export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, 
       if (current.state !== 'open') {
         // Read first (a body past its limit is still a 413), so the answer reaches a client still sending.
         await readBody(req);
-        // The server's own 401, coded so the page never blames the key for it (only the API's 401 does).
-        const answer =
-          current.state === 'ended'
-            ? jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why])
-            : jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
+        // The server's own 401, coded so the page never blames the key for it unless the API did.
         if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
-        await sendFetchResponse(res, answer, req.method);
+        await sendFetchResponse(res, sessionClosedResponse(current), req.method);
         return;
       }
       key = current.session.key;
     }
     const authorization = key === undefined ? undefined : `Bearer ${key}`;
     const endOnRefusal = (status: number) => {
-      if (authorization !== undefined && status === 401) res.setHeader('Set-Cookie', sessions.end(req));
+      if (authorization !== undefined && status === 401) res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
     };
     // The forwarding proxy answers Node's request itself (no Fetch objects: every open page's polls come
     // this way), passing on only the headers the API needs; the simulator speaks Fetch.

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import type { RevokedSessions } from './session/revoked-sessions';
 
-const RevokeMessage = z.object({ type: z.literal('ops-console:revoke'), sid: z.string(), exp: z.number() });
+const RevokeMessage = z.object({ type: z.literal('ops-console:revoke'), sid: z.string(), exp: z.number(), reason: z.enum(['signed-out', 'rejected']) });
 const ListeningMessage = z.object({ type: z.literal('ops-console:listening'), url: z.string() });
 const ShutdownMessage = z.object({ type: z.literal('ops-console:shutdown') });
 const ClusterMessage = z.union([RevokeMessage, ListeningMessage, ShutdownMessage]);
@@ -27,13 +27,13 @@ export interface Channel {
  */
 export function sharedRevocations(local: RevokedSessions, channel: Channel): RevokedSessions {
   channel.onMessage((message) => {
-    if (message.type === 'ops-console:revoke') local.revoke(message.sid, message.exp);
+    if (message.type === 'ops-console:revoke') local.revoke(message.sid, message.exp, message.reason);
   });
   return {
     ...local,
-    revoke(sid, exp) {
-      local.revoke(sid, exp);
-      channel.send({ type: 'ops-console:revoke', sid, exp });
+    revoke(sid, exp, reason = 'signed-out') {
+      local.revoke(sid, exp, reason);
+      channel.send({ type: 'ops-console:revoke', sid, exp, reason });
     },
   };
 }

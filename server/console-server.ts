@@ -136,7 +136,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       data: data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
       // The API refused the key while the page was rendered: the session ends here as on any 401.
-      endSession: () => void sessions.end(req),
+      endSession: () => void sessions.end(req, 'rejected'),
       log,
     });
   };

@@ -33,8 +33,7 @@ export function createPageRenderer({ entry, headTags = () => '', memo }: PageRen
     const server = await entry();
     if (!session) {
       // Signed out, the key screen stands in for the page asked for; it ships with the entry (no tags).
-      // A page that signs out as it starts (the key refused during a render) is left to the browser.
-      if (data.session.signedIn || data.sessionEnded === 'rejected') return null;
+      if (data.session.signedIn) return null;
       const location = data.signIn?.returnTo ?? url;
       return { headTags: '', render: (signal) => server.renderKeyScreen({ url: location, data, signal, renderSlot: reactRenders }) };
     }

@@ -146,11 +146,10 @@ export interface KeyScreenRequest {
 
 /**
  * A signed-out page: the key screen in place of the page asked for, as the browser would draw it, so a new
- * person sees it (and can sign in, with the form's plain post) before any script has arrived. It reads no
- * data; a page that signs out as it starts (`rejected`) is left to the browser.
+ * person sees it (and can sign in, with the form's plain post) before any script has arrived. It reads no data.
  */
 export async function renderKeyScreen({ url, data, signal, renderSlot }: KeyScreenRequest): Promise<ScreenRender> {
-  if (data.session.signedIn || data.sessionEnded === 'rejected') return { kind: 'broken', error: new Error('The key screen is rendered for a signed-out page only') };
+  if (data.session.signedIn) return { kind: 'broken', error: new Error('The key screen is rendered for a signed-out page only') };
   const transport: Transport = () => Promise.reject(new Error('The key screen reads nothing from the API'));
   const state = createServerAppState({ session: data.session, transport, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
   try {

@@ -7,12 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
-import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../src/config/session';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
 import { apiReader } from '../collector/api-reader';
-import { jsonErrorResponse, readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
+import { readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
 import type { Session } from '../session/session-crypto';
-import type { Sessions } from '../session/sessions';
+import { sessionClosedResponse, type Sessions } from '../session/sessions';
 import type { Db } from '../store';
 import { coveredProjects, projectCoverage, sourceProjects } from '../store/archive-projects';
 import { operationsPage, recentOperations, type StoredOperation } from '../store/operations';
@@ -110,9 +109,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
   if (current.state !== 'open') {
     // The server's own 401, as /api/v2's (api-route.ts): coded so the page never blames the key for it.
     if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
-    const answer =
-      current.state === 'ended' ? jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why]) : jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
-    await sendFetchResponse(res, answer, method);
+    await sendFetchResponse(res, sessionClosedResponse(current), method);
     return;
   }
   const session = current.session;
@@ -189,7 +186,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     const access = await context.access.check(session.sid, session.key, projectId);
     if (!access.allowed) {
       // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
-      if (access.status === 401) res.setHeader('Set-Cookie', sessions.end(req));
+      if (access.status === 401) res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
       res.statusCode = access.status;
       res.setHeader('Content-Type', 'application/json');
       if (access.requestId) res.setHeader('x-neon-ret-request-id', access.requestId);

@@ -2,23 +2,30 @@
 // this instance, not expired), started after a key was checked, ended by sign-out or a 401 from the API.
 import type { IncomingMessage } from 'node:http';
 import { SIGNED_OUT, type PageSession } from '../../src/api/page-data';
-import type { SessionEnd } from '../../src/config/session';
-import { createRevokedSessions, type RevokedSessions } from './revoked-sessions';
+import { KEY_REJECTED_CODE, KEY_REJECTED_MESSAGE, NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES, type SessionEnd } from '../../src/config/session';
+import { jsonErrorResponse } from '../node-adapter';
+import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';
 
 export type SessionRead =
   | { state: 'none'; secure: boolean }
-  /** A cookie that no longer opens a session (expired, signed out, tampered with, another secret): to be expired. */
-  | { state: 'ended'; secure: boolean; why: SessionEnd }
+  /**
+   * A cookie that no longer opens a session (expired, signed out, tampered with, another secret, or its key
+   * refused by the API on an earlier request): to be expired.
+   */
+  | { state: 'ended'; secure: boolean; why: SessionEnd | 'rejected' }
   | { state: 'open'; secure: boolean; session: Session };
 
 export interface Sessions {
   read: (req: IncomingMessage) => SessionRead;
   /** A new session for a checked key; returns it with its Set-Cookie header. */
   start: (req: IncomingMessage, key: string, kind: Session['kind'], remember: boolean) => { session: Session; cookie: string };
-  /** Revokes the request's session (if any) on this instance; returns the Set-Cookie header that expires it. */
-  end: (req: IncomingMessage) => string;
+  /**
+   * Revokes the request's session (if any) on every instance, because the person signed out (the default)
+   * or the API refused its key; returns the Set-Cookie header that expires it.
+   */
+  end: (req: IncomingMessage, reason?: RevocationReason) => string;
   /** The Set-Cookie header that expires the session cookie, for a request in this context. */
   expire: (req: IncomingMessage) => string;
   /** What the page may know about a session. */
@@ -63,7 +70,8 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
       opened.delete(value);
       return { state: 'ended', secure, why: 'expired' };
     }
-    if (revoked.isRevoked(result.session.sid)) return { state: 'ended', secure, why: 'signed-out' };
+    const revocation = revoked.reasonOf(result.session.sid);
+    if (revocation !== undefined) return { state: 'ended', secure, why: revocation };
     return { state: 'open', secure, session: result.session };
   };
   const fingerprint = (session: Session) => {
@@ -83,9 +91,9 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
       // Only a remembered session outlives the browser; a browser-session cookie gets no Max-Age.
       return { session, cookie: sessionCookie(crypto.seal(session), { secure, maxAgeSeconds: remember ? ttl / 1000 : undefined }) };
     },
-    end(req) {
+    end(req, reason = 'signed-out') {
       const current = read(req);
-      if (current.state === 'open') revoked.revoke(current.session.sid, current.session.exp);
+      if (current.state === 'open') revoked.revoke(current.session.sid, current.session.exp, reason);
       return expiredSessionCookie(current.secure);
     },
     expire: (req) => expiredSessionCookie(isSecureContext(req)),
@@ -95,4 +103,14 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
       return { signedIn: true, fingerprint: fingerprint(session), keyKind: session.kind, remembered: session.remember, ...restart };
     },
   };
+}
+
+/**
+ * The server's own 401 for a request that opens no session: coded so the page says why (SESSION_ENDED_CODES),
+ * and never blames the key unless the API refused it on an earlier request of the session.
+ */
+export function sessionClosedResponse(current: Exclude<SessionRead, { state: 'open' }>): Response {
+  if (current.state === 'none') return jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
+  if (current.why === 'rejected') return jsonErrorResponse(401, KEY_REJECTED_MESSAGE, KEY_REJECTED_CODE);
+  return jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why]);
 }

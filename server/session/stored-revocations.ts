@@ -7,7 +7,7 @@
 // meanwhile): sign-outs before that are written then, and from then on they outlive a restart.
 import type { Db } from '../store';
 import { pruneRevocations, revocationsSince, storeRevocation } from '../store/revoked-sessions';
-import { createRevokedSessions, type RevokedSessions } from './revoked-sessions';
+import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 
 export const REVOCATION_POLL_MS = 1_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -37,7 +37,7 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const poll = async (db: Db) => {
     const started = now();
-    for (const row of await revocationsSince(db, Math.max(0, readUpTo - OVERLAP_MS), new Date(started))) local.revoke(row.sid, row.expires_ms);
+    for (const row of await revocationsSince(db, Math.max(0, readUpTo - OVERLAP_MS), new Date(started))) local.revoke(row.sid, row.expires_ms, row.reason);
     readUpTo = started;
     if (started - prunedAt > PRUNE_EVERY_MS) {
       prunedAt = started;
@@ -45,9 +45,9 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
     }
   };
   // Sign-outs before the store opened (PGlite opens when the archive is first used): written once it is.
-  const pending: { sid: string; exp: number }[] = [];
-  const write = (db: Db, sid: string, exp: number) => {
-    const written = storeRevocation(db, sid, new Date(exp), new Date(now())).catch((error: unknown) =>
+  const pending: { sid: string; exp: number; reason: RevocationReason }[] = [];
+  const write = (db: Db, sid: string, exp: number, reason: RevocationReason) => {
+    const written = storeRevocation(db, sid, new Date(exp), new Date(now()), reason).catch((error: unknown) =>
       log(`Sessions: a sign-out could not be written to the store (${describe(error)}); it holds on this instance only`),
     );
     writes.add(written);
@@ -57,7 +57,7 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
     const state = { opened: false };
     store.onOpen((db) => {
       state.opened = true;
-      for (const { sid, exp } of pending.splice(0)) if (exp > now()) write(db, sid, exp);
+      for (const { sid, exp, reason } of pending.splice(0)) if (exp > now()) write(db, sid, exp, reason);
       polling = poll(db).catch((error: unknown) => log(`Sessions: could not read sign-outs from the store (${describe(error)}); trying again`));
       void polling.then(resolve);
       if (stopped) return;
@@ -72,13 +72,14 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
   return {
     ready,
     isRevoked: local.isRevoked,
+    reasonOf: local.reasonOf,
     size: local.size,
-    revoke(sid, exp) {
-      local.revoke(sid, exp);
+    revoke(sid, exp, reason = 'signed-out') {
+      local.revoke(sid, exp, reason);
       if (exp <= now()) return;
       const db = store.opened();
-      if (db) write(db, sid, exp);
-      else pending.push({ sid, exp });
+      if (db) write(db, sid, exp, reason);
+      else pending.push({ sid, exp, reason });
     },
     async stop() {
       stopped = true;

@@ -1,22 +1,24 @@
-// revoked_sessions: signed-out sessions, refused by every instance that shares the store until they
+// revoked_sessions: sessions ended (signed out, or their key refused by the API) and why, refused by every instance that shares the store until they
 // would have expired anyway (server/session/stored-revocations.ts keeps the in-memory cache of them).
+import type { RevocationReason } from '../session/revoked-sessions';
 import type { Queryable } from './db';
 
-export async function storeRevocation(db: Queryable, sid: string, expiresAt: Date, now: Date): Promise<void> {
-  await db.query('INSERT INTO revoked_sessions (sid, expires_at, revoked_at) VALUES ($1, $2, $3) ON CONFLICT (sid) DO NOTHING', [sid, expiresAt, now]);
+export async function storeRevocation(db: Queryable, sid: string, expiresAt: Date, now: Date, reason: RevocationReason = 'signed-out'): Promise<void> {
+  await db.query('INSERT INTO revoked_sessions (sid, expires_at, revoked_at, reason) VALUES ($1, $2, $3, $4) ON CONFLICT (sid) DO NOTHING', [sid, expiresAt, now, reason]);
 }
 
 export interface RevocationRow {
   sid: string;
   expires_ms: number;
   revoked_ms: number;
+  reason: RevocationReason;
 }
 
 /** Revocations still in force, recorded at or after `since` (epoch ms; 0: all of them). */
 export async function revocationsSince(db: Queryable, since: number, now: Date): Promise<RevocationRow[]> {
   return (
     await db.query<RevocationRow>(
-      `SELECT sid, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM revoked_at) * 1000)::float8 AS revoked_ms
+      `SELECT sid, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms, (extract(epoch FROM revoked_at) * 1000)::float8 AS revoked_ms, reason
        FROM revoked_sessions WHERE revoked_at >= to_timestamp($1::float8 / 1000) AND expires_at > $2 ORDER BY revoked_at`,
       [since, now],
     )

@@ -36,7 +36,14 @@ export const SESSION_ENDED_MESSAGES: Record<SessionEnd, string> = {
   'signed-out': 'Your session ended: it was signed out. Sign in again.',
 };
 
-/** The session end a 401's `code` names; undefined for any other 401 (the API's: the key was rejected). */
+/**
+ * The `code` of the server's own 401 for a request of a session the API already refused (a 401 from the API
+ * on another of its requests ended it): the key was rejected, as that request was told. Not a SessionEnd:
+ * the page reads it as any 401 of the API's.
+ */
+export const KEY_REJECTED_CODE = 'session_key_rejected';
+
+/** The session end a 401's `code` names; undefined for any other 401 (the API's, or KEY_REJECTED_CODE: the key was rejected). */
 export function sessionEndOfCode(code: string | undefined): SessionEnd | undefined {
   if (code === NOT_SIGNED_IN_CODE) return 'signed-out';
   return SessionEndSchema.options.find((end) => SESSION_ENDED_CODES[end] === code);

@@ -64,7 +64,7 @@ async function takeOver(url: string, { html, data }: SentPage, { beforeTakeover 
   document.body.append(container);
   window.history.pushState({}, '', url);
   beforeTakeover(container);
-  const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded === 'rejected' ? undefined : data.sessionEnded });
+  const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
   hydrateFromPage(state.queryClient, data.queries!);
   requests = [];
   const recovered: unknown[] = [];

@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schedulingPolicy } from '../../server/cluster';
+import { KEY_REJECTED_CODE } from '../../src/config/session';
 import { rawRequest, type RawRequest } from './http-helpers';
 
 // `npm start` on two workers (server/cluster.ts): every request sees one simulated world whichever worker
@@ -100,6 +101,20 @@ describe('two workers', () => {
 
     const after = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
     expect(after.map((read) => read.status)).toEqual(Array.from({ length: TRIES }, () => 401));
+  });
+
+  it('tells every worker why a session ended: its key refused by the API through one is refused by all, never "signed out"', async () => {
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', origin: origin() };
+    const created = await request({ method: 'POST', path: '/api/v2/api_keys', headers: auth, body: '{"key_name":"refused across workers"}' });
+    expect(created.status, created.body).toBe(200);
+    const { id, key } = JSON.parse(created.body) as { id: number; key: string };
+    const signIn = await request({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() }, body: JSON.stringify({ key }) });
+    const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
+    expect((await request({ method: 'DELETE', path: `/api/v2/api_keys/${id}`, headers: auth })).status).toBe(200);
+
+    expect((await request({ path: '/api/v2/projects?limit=1', headers: { cookie } })).status).toBe(401);
+    const after = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
+    expect(after.map((read) => [read.status, (JSON.parse(read.body) as { code?: string }).code])).toEqual(Array.from({ length: TRIES }, () => [401, KEY_REJECTED_CODE]));
   });
 
   // The drain may take up to its grace (20 s) by design: a test bound shorter than that would test the machine.

@@ -69,6 +69,11 @@ describe('sessions signed out on this instance', () => {
     const revoked = createRevokedSessions(() => now, 3);
     revoked.revoke('a', NOW + 1_000);
     expect(revoked.isRevoked('a')).toBe(true);
+    expect(revoked.reasonOf('a')).toBe('signed-out');
+    // The API refused another session's key: that is its reason, and a sign-out after it does not change it.
+    revoked.revoke('r', NOW + 1_000, 'rejected');
+    revoked.revoke('r', NOW + 1_000);
+    expect(revoked.reasonOf('r')).toBe('rejected');
     now = NOW + 1_000;
     expect(revoked.isRevoked('a')).toBe(false);
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KEY_REJECTED_CODE, KEY_REJECTED_MESSAGE, sessionEndOfCode } from '../../src/config/session';
 import { close, closedPort, listen, type RawResponse } from './http-helpers';
 import { parseSetCookie, removeTestClientDir, startTestServer, type TestServer } from './start-test-server';
 
@@ -128,6 +129,15 @@ describe('a session on the simulator', () => {
     expect(refused.status).toBe(401);
     expect(setCookieOf(refused).attributes.get('max-age')).toBe('0');
     expect((await server.request({ path: '/session', headers: { cookie } })).body).toContain('"signedIn":false');
+
+    // A request the page sent alongside (or after) meets the ended session: it is told the key was refused,
+    // as the first one was, never that the person signed out; so is a page loaded with the old cookie.
+    const alongside = await server.request({ path: '/api/v2/projects/p-1/operations', headers: { cookie } });
+    expect(alongside.status).toBe(401);
+    expect(JSON.parse(alongside.body)).toMatchObject({ code: KEY_REJECTED_CODE, message: KEY_REJECTED_MESSAGE });
+    expect(sessionEndOfCode(KEY_REJECTED_CODE), 'the page reads it as the API’s own refusal').toBeUndefined();
+    const page = await server.request({ path: '/', headers: { cookie } });
+    expect(page.body).toContain('"sessionEnded":"rejected"');
   });
 
   it('refuses a tampered cookie or one sealed under another secret, and expires it', async () => {

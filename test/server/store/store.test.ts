@@ -92,6 +92,12 @@ describe.each(DRIVERS)('the store on %s', (driver) => {
     expect(await isRevokedInStore(db, 'sid-1', later(20))).toBe(true);
     expect(await isRevokedInStore(db, 'sid-old', later(20))).toBe(false);
     expect((await revocationsSince(db, 0, later(20))).map((row) => row.sid)).toEqual(['sid-1']);
+    // Why it ended travels with it, for every instance to answer the same.
+    await storeRevocation(db, 'sid-refused', later(3_600), later(30), 'rejected');
+    expect((await revocationsSince(db, 0, later(40))).map((row) => [row.sid, row.reason])).toEqual([
+      ['sid-1', 'signed-out'],
+      ['sid-refused', 'rejected'],
+    ]);
     expect(await pruneRevocations(db, later(20))).toBe(1);
   });
 });
