@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page, type Response } from '@playwright/test';
 import { ControlApi } from './support/api';
 import { clearFaults, setFaults } from './support/faults';
 import { E2E_API_KEY, holdKey, sessionCookies, signInThroughKeyScreen } from './support/session';
@@ -138,7 +138,7 @@ test('the key screen explains a key with a non-ASCII character, and a check that
 test('assets come back precompressed and immutable; pages carrying the session are never cached', async ({ page, context }) => {
   await holdKey(context);
   const assets: Promise<{ url: string; asked: string; encoding: string | undefined; cache: string | undefined }>[] = [];
-  page.on('response', (response) => {
+  const onResponse = (response: Response) => {
     if (new URL(response.url()).pathname.startsWith('/assets/') && response.url().endsWith('.js')) {
       assets.push(
         Promise.all([response.request().allHeaders(), response.allHeaders()]).then(([sent, got]) => ({
@@ -149,9 +149,13 @@ test('assets come back precompressed and immutable; pages carrying the session a
         })),
       );
     }
-  });
+  };
+  page.on('response', onResponse);
   const document = await page.goto('/');
   await expect(projectsHeading(page)).toBeVisible();
+  // Every chunk the page asks for is in; no later one is read after the page has closed (its headers would be gone).
+  await page.waitForLoadState('networkidle');
+  page.off('response', onResponse);
 
   expect((await document?.allHeaders())?.['cache-control']).toBe('no-store');
   const served = await Promise.all(assets);
