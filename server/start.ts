@@ -19,6 +19,14 @@ import { resolveSessionSecret, secretBannerLine } from './session/session-secret
 import { deliverOnceStoreOpens, linkBase, startNotifications } from './notify/start-notifications';
 import { createDrain, type Drain } from './shutdown';
 
+
+/**
+ * How long an idle keep-alive connection stays open: longer than what a load balancer or proxy in front keeps
+ * one (60 s on most). A server that closes first races the client's next request on that socket, which then
+ * fails (ECONNRESET; a proxy answers 502): Node's default of 5 s did that to a test client that waited 5 s.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 export type Mode = 'production' | 'dev';
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
@@ -100,6 +108,8 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const archiveRoutes = (req: http.IncomingMessage, res: http.ServerResponse) =>
     serveArchiveRoute(req, res, { open: archive.db, opened: archive.openedAnywhere, sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
   const server = http.createServer();
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { KEEP_ALIVE_MS } from '../../server/start';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen, rawRequest } from './http-helpers';
 import { removeTestClientDir, startTestServer, type TestServer } from './start-test-server';
@@ -61,13 +62,15 @@ describe('bodies over the limit on the simulator', () => {
         req.end();
       });
       expect(big).toBe(413);
-      const next = await new Promise<number>((resolve, reject) => {
+      const next = await new Promise<{ status: number; keepAlive: string | undefined }>((resolve, reject) => {
         http.get({ host: '127.0.0.1', port: server.port, path: '/healthz', agent }, (res) => {
           res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive']?.toString() }));
         }).on('error', reject);
       });
-      expect(next).toBe(200);
+      expect(next.status).toBe(200);
+      // An idle connection outlives a proxy's (60 s on most), so a client never reuses one the server is closing.
+      expect(next.keepAlive).toBe(`timeout=${KEEP_ALIVE_MS / 1000}`);
       expect(server.logged).toEqual([]);
     } finally {
       agent.destroy();
