@@ -2,7 +2,7 @@
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AnswerError, answerSafely, API_PREFIX, isApiPath, jsonErrorResponse, readBody, sendChunks, sendFetchResponse, type ApiFetch, type NodeHandler } from './node-adapter';
-import { acceptedEncodings, exchange, type Exchange } from './upstream-exchange';
+import { acceptedEncodings, clientGoneFromSignal, exchange, type ClientGone, type Exchange, type ExchangeTarget } from './upstream-exchange';
 
 /** `code` of the errors the console's server writes itself when the API cannot be reached. */
 export const UPSTREAM_ERROR_CODE = 'CONSOLE_API_UNREACHABLE';
@@ -47,9 +47,9 @@ export function isSafeApiPath(path: string): boolean {
   // and percent-encoded slash, backslash, percent or NUL (double decoding) are never part of an API path.
   if (/[\s\\]|\/\/|%(?:2f|5c|25|00)/i.test(path)) return false;
   for (const segment of path.slice(1).split('/')) {
-    let decoded: string;
+    let decoded = segment;
     try {
-      decoded = decodeURIComponent(segment);
+      if (segment.includes('%')) decoded = decodeURIComponent(segment);
     } catch {
       return false;
     }
@@ -58,7 +58,7 @@ export function isSafeApiPath(path: string): boolean {
   return true;
 }
 
-function buildTarget(base: URL, rawUrl: string): URL | undefined {
+function buildTarget(base: URL, rawUrl: string): ExchangeTarget | undefined {
   // The mount normally filters this; checked again here because an absolute-form target
   // (`GET http://evil.example/api/v2/… HTTP/1.1`) or `//host/…` would otherwise be sliced into a path.
   if (!isApiPath(rawUrl)) return undefined;
@@ -71,7 +71,9 @@ function buildTarget(base: URL, rawUrl: string): URL | undefined {
   const target = new URL(`${base.origin}${basePath}${path}${query}`);
   // Belt and braces: whatever the checks above missed, the parsed target must still sit under the base.
   const underBase = target.pathname === basePath || target.pathname.startsWith(`${basePath}/`);
-  return target.origin === base.origin && underBase ? target : undefined;
+  if (target.origin !== base.origin || !underBase) return undefined;
+  // node:http wants the host without an IPv6 address's brackets.
+  return { protocol: base.protocol === 'https:' ? 'https:' : 'http:', hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: base.port, path: `${target.pathname}${target.search}` };
 }
 
 /** A request header by its lower-case name, null when absent (Fetch's Headers, or Node's request headers). */
@@ -131,7 +133,7 @@ interface Forwarding {
   target: string;
   header: HeaderOf;
   body: Uint8Array | undefined;
-  signal: AbortSignal | undefined;
+  clientGone: ClientGone | undefined;
 }
 
 /** What the API said: the exchange to pass on, or the console's own answer (its error, or nothing at all). */
@@ -140,12 +142,12 @@ type Forwarded = { kind: 'own'; response: Response } | { kind: 'answer'; status:
 function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
   const base = parseApiBase(apiUrl);
   const own = (response: Response): Forwarded => ({ kind: 'own', response });
-  return async ({ method, target: rawTarget, header, body, signal }) => {
+  return async ({ method, target: rawTarget, header, body, clientGone }) => {
     if (!FORWARDED_METHODS.has(method)) return own(jsonErrorResponse(405, `Method ${method} is not forwarded.`));
     const target = buildTarget(base, rawTarget);
     if (!target) return own(jsonErrorResponse(400, 'Invalid API path.'));
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
-    const what = `${method} ${target.pathname}`;
+    const what = `${method} ${target.path.split('?')[0] ?? ''}`;
     const problem = (kind: 'deadline' | 'too-large' | 'broken', detail?: string) => {
       const [status, message] =
         kind === 'deadline'
@@ -159,9 +161,9 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
     const accepted = acceptedEncodings(header('accept-encoding'));
     let upstream: Exchange;
     try {
-      upstream = await exchange({ target, method, headers: forwardedHeaders(header, body !== undefined, accepted), body, signal, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
+      upstream = await exchange({ target, method, headers: forwardedHeaders(header, body !== undefined, accepted), body, clientGone, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
     } catch (error) {
-      if (signal?.aborted) return own(Response.error());
+      if (clientGone?.aborted) return own(Response.error());
       if (error instanceof AnswerError) return own(jsonErrorResponse(error.status, error.message, error.code));
       const message = `Could not reach the API at ${base.host}: ${failureCause(error)}.`;
       log(`${message} (${what})`);
@@ -191,7 +193,7 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
 export function createForwardFetch(options: ForwardFetchOptions): ApiFetch {
   const forward = createForwarder(options);
   return async ({ method, target, headers, body, signal }) => {
-    const forwarded = await forward({ method, target, header: (name) => headers.get(name), body, signal });
+    const forwarded = await forward({ method, target, header: (name) => headers.get(name), body, clientGone: signal ? clientGoneFromSignal(signal) : undefined });
     if (forwarded.kind === 'own') return forwarded.response;
     const { status, upstream, empty } = forwarded;
     return new Response(empty ? null : upstream.body(), { status, headers: forwarded.headers });
@@ -213,16 +215,30 @@ export function createForwardServe(options: ForwardFetchOptions): ForwardServe {
   const forward = createForwarder(options);
   return async (req, res, { authorization, onStatus } = {}) => {
     const body = await readBody(req);
-    const clientGone = new AbortController();
-    const onClose = () => clientGone.abort();
+    // The response closes before it is finished only when the client went away.
+    let gone = false;
+    let onGone: (() => void) | undefined;
+    const onClose = () => {
+      gone = true;
+      onGone?.();
+    };
     res.once('close', onClose);
+    const clientGone: ClientGone = {
+      get aborted() {
+        return gone;
+      },
+      watch: (listener) => {
+        onGone = listener;
+        return () => (onGone = undefined);
+      },
+    };
     const header = (name: string): string | null => {
       if (name === 'authorization' && authorization !== undefined) return authorization;
       const value = req.headers[name];
       return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : null;
     };
     try {
-      const forwarded = await forward({ method: req.method ?? 'GET', target: req.url ?? '/', header, body, signal: clientGone.signal });
+      const forwarded = await forward({ method: req.method ?? 'GET', target: req.url ?? '/', header, body, clientGone });
       if (forwarded.kind === 'own') {
         onStatus?.(forwarded.response.status);
         await sendFetchResponse(res, forwarded.response, req.method);

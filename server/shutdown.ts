@@ -44,7 +44,8 @@ const drains = new WeakMap<Server, Drain>();
 export function createDrain(server: Server, { log = () => undefined }: DrainOptions = {}): Drain {
   // Each socket with the number of its responses not yet finished (0: idle, never used, or upgraded).
   const sockets = new Map<Socket, number>();
-  const inFlight = new Map<ServerResponse, string>();
+  // Described only when shutdown names them: not on every request.
+  const inFlight = new Map<ServerResponse, IncomingMessage>();
   let draining = false;
   let done: Promise<DrainResult> | undefined;
 
@@ -63,7 +64,7 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
-    inFlight.set(res, describe(req));
+    inFlight.set(res, req);
     if (draining) res.setHeader('Connection', 'close');
     const finished = () => {
       if (!inFlight.delete(res)) return;
@@ -81,9 +82,9 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
     start(graceMs = SHUTDOWN_GRACE_MS) {
       done ??= new Promise((resolve) => {
         draining = true;
-        const waitedFor = [...inFlight.values()];
+        const waitedFor = [...inFlight.values()].map(describe);
         const deadline = setTimeout(() => {
-          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list(inFlight.values())}`);
+          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list([...inFlight.values()].map(describe))}`);
           for (const socket of sockets.keys()) socket.destroy();
           resolve({ forced: true, waitedFor });
         }, graceMs);

@@ -228,6 +228,45 @@ describe('a client that leaves', () => {
   });
 });
 
+describe('an API that breaks off', () => {
+  it('answers a clear 502 when the API closes the connection partway through a short answer', async () => {
+    reply = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10_000) });
+      res.write('{"operations":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const result = await receive(port);
+    expect(result.status).toBe(502);
+    expect(JSON.parse(result.text)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', message: expect.stringMatching(/^The API at 127\.0\.0\.1:\d+ broke off its answer: aborted\.$/) as string });
+    expect(logged).toEqual([expect.stringMatching(/broke off its answer: aborted\. \(GET \/api\/v2\/projects\/p-1\/operations\)$/)]);
+  });
+
+  it('cuts the client off when the API breaks off an answer that is already on its way', async () => {
+    reply = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(4 * MIB) });
+      res.write(ZEROS, () => setTimeout(() => res.socket?.destroy(), 20));
+    };
+    const result = await receive(port);
+    expect(result.status).toBe(200);
+    expect(result.complete).toBe(false);
+    expect(result.bytes).toBeGreaterThanOrEqual(64 * 1024);
+    expect(result.bytes).toBeLessThan(4 * MIB);
+    expect(logged).toEqual([expect.stringMatching(/broke off its answer/)]);
+  });
+
+  it('drops the exchange at once when the client leaves before the API has answered', async () => {
+    let upstreamClosed = false;
+    reply = (req) => req.socket.once('close', () => (upstreamClosed = true));
+    const req = http.get({ host: '127.0.0.1', port, path: '/api/v2/projects', headers: { authorization: `Bearer ${KEY}` } });
+    req.on('error', () => undefined);
+    await expect.poll(() => upstreamSaw.length).toBe(1);
+    req.destroy();
+    // Long before the proxy's 30 s deadline.
+    await expect.poll(() => upstreamClosed, { timeout: 2_000 }).toBe(true);
+    expect(logged).toEqual([]);
+  });
+});
+
 describe('compressed answers', () => {
   const gzipped = (body: Buffer) => (_req: http.IncomingMessage, res: http.ServerResponse) =>
     void res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length) }).end(body);
