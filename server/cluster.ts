@@ -4,7 +4,8 @@
 // - the session secret, read (or made) once and given to each worker's environment;
 // - the simulator (one simulated world, its fault plan and its demo key), served to the workers on a
 //   loopback port (server/simulator-link.ts) when API_URL is unset;
-// - sign-outs, told by the worker that saw them to every other (server/cluster-messages.ts);
+// - sign-outs, told by the worker that saw them to every other, and to a worker that starts later
+//   (server/cluster-messages.ts);
 // - the archive's embedded store (PGlite in DATA_DIR): it opens here, in the primary, which collects and
 //   lends it to the workers over loopback (server/store/db-link.ts); with DATABASE_URL every process opens
 //   its own pool and the primary alone tries for the collector's lock.
@@ -13,9 +14,10 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createApiBackend } from './api-backend';
-import { readClusterMessage, sharedRevocations, type Channel, type ClusterMessage } from './cluster-messages';
+import { readClusterMessage, SPREAD_WAIT_MS, workerRevocations, type Channel, type ClusterMessage } from './cluster-messages';
 import { readConfig, type ServerConfig } from './config';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
+import type { RevocationReason } from './session/revoked-sessions';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 import { isLoopbackHost } from './session/session-cookie';
 import { resolveSessionSecret, secretBannerLine, type ResolvedSecret } from './session/session-secret';
@@ -26,6 +28,8 @@ import { deliverOnceStoreOpens, linkBase, startNotifications } from './notify/st
 import { STORE_LINK_ENV, STORE_TOKEN_ENV } from './store/db-link';
 
 const MAX_WORKERS = 64;
+/** Revocations the primary keeps for workers that start later. */
+const MAX_RELAYED = 50_000;
 
 /** WEB_CONCURRENCY, or the machine's cores when unset. */
 export function workerCount(env: NodeJS.ProcessEnv): number {
@@ -94,6 +98,8 @@ function workerChannel(): Channel {
 
 async function runWorker(clientDir: string, serve: Serve): Promise<void> {
   const channel = workerChannel();
+  // Listening for sign-outs from the start, and serving only once those made before it are known.
+  const revocations = workerRevocations(channel);
   const link = process.env[SIMULATOR_LINK_ENV];
   const storeOrigin = process.env[STORE_LINK_ENV];
   const storeToken = process.env[STORE_TOKEN_ENV];
@@ -124,9 +130,10 @@ async function runWorker(clientDir: string, serve: Serve): Promise<void> {
     channel.send({ type: 'ops-console:listening', url: running.url });
     if (stopAsked) stopNow();
   };
+  await revocations.ready;
   await serve(clientDir, {
     ...(link ? { backend: linkedSimulatorBackend(link) } : {}),
-    shareRevocations: (local) => sharedRevocations(local, channel),
+    shareRevocations: revocations.share,
     archive: { collect: false, link: storeOrigin && storeToken ? { origin: storeOrigin, token: storeToken } : undefined },
     print: () => undefined,
     started,
@@ -156,8 +163,44 @@ async function runPrimary(count: number, config: ServerConfig, env: NodeJS.Proce
   const workers = new Set<Worker>();
   let stopping = false;
   let listening = false;
-  const broadcast = (from: Worker, message: ClusterMessage) => {
-    for (const worker of workers) if (worker !== from && worker.isConnected()) worker.send(message);
+  const broadcast = (from: Worker, message: ClusterMessage): Worker[] => {
+    const told = [...workers].filter((worker) => worker !== from && worker.isConnected());
+    for (const worker of told) worker.send(message);
+    return told;
+  };
+  // Every revocation relayed and still in force, for a worker that starts later (its hello is answered with them),
+  // and the workers listening for them (those that said hello).
+  const relayed = new Map<string, { sid: string; exp: number; reason: RevocationReason }>();
+  const hearing = new Set<Worker>();
+  const hello = (worker: Worker) => {
+    const now = Date.now();
+    for (const [sid, { exp }] of relayed) if (exp <= now) relayed.delete(sid);
+    hearing.add(worker);
+    worker.send({ type: 'ops-console:revocations', revocations: [...relayed.values()] } satisfies ClusterMessage);
+  };
+  // Revocations whose sender waits to hear that every other worker has them: who it is, and who has not said so yet.
+  const spreading = new Map<string, { from: Worker; waiting: Set<Worker>; at: number }>();
+  const heard = (id: string, worker?: Worker) => {
+    const entry = spreading.get(id);
+    if (!entry) return;
+    if (worker) entry.waiting.delete(worker);
+    if (entry.waiting.size > 0) return;
+    spreading.delete(id);
+    if (entry.from.isConnected()) entry.from.send({ type: 'ops-console:revoked', id } satisfies ClusterMessage);
+  };
+  const spread = (from: Worker, message: Extract<ClusterMessage, { type: 'ops-console:revoke' }>) => {
+    const { sid, exp, reason } = message;
+    if (!relayed.has(sid)) relayed.set(sid, { sid, exp, reason });
+    // Bounded as a worker's own list is: past it the oldest go (they are in the store where there is one).
+    if (relayed.size > MAX_RELAYED) relayed.delete(relayed.keys().next().value ?? '');
+    // Told to all; waited for only from those listening (one still starting has it in its hello's answer).
+    const told = broadcast(from, message).filter((worker) => hearing.has(worker));
+    if (message.id === undefined) return;
+    // The sender stops waiting after SPREAD_WAIT_MS: an entry a stuck worker never answered goes soon after.
+    const now = Date.now();
+    for (const [id, entry] of spreading) if (now - entry.at > 2 * SPREAD_WAIT_MS) spreading.delete(id);
+    spreading.set(message.id, { from, waiting: new Set(told), at: now });
+    heard(message.id);
   };
   const banner = (url: string) => {
     const lines = [`Ops Console: ${url}`, `Workers: ${count} processes (WEB_CONCURRENCY)`, ...backend.banner];
@@ -172,7 +215,9 @@ async function runPrimary(count: number, config: ServerConfig, env: NodeJS.Proce
     workers.add(worker);
     worker.on('message', (raw: unknown) => {
       const message = readClusterMessage(raw);
-      if (message?.type === 'ops-console:revoke') broadcast(worker, message);
+      if (message?.type === 'ops-console:revoke') spread(worker, message);
+      if (message?.type === 'ops-console:revoked') heard(message.id, worker);
+      if (message?.type === 'ops-console:hello') hello(worker);
       if (message?.type === 'ops-console:listening' && !listening) {
         listening = true;
         banner(message.url);
@@ -180,6 +225,9 @@ async function runPrimary(count: number, config: ServerConfig, env: NodeJS.Proce
     });
     worker.on('exit', (code) => {
       workers.delete(worker);
+      hearing.delete(worker);
+      // Nothing more to hear from it.
+      for (const id of [...spreading.keys()]) heard(id, worker);
       if (stopping) {
         if (workers.size === 0) void finish(0);
         return;

@@ -15,6 +15,11 @@ export interface RevokedSessions {
   /** Why the session was ended; undefined while it is not (or no longer need be) refused. */
   reasonOf: (sid: string) => RevocationReason | undefined;
   size: () => number;
+  /**
+   * Resolves once the revocations made here so far are in force wherever this process tells them at once (the
+   * other workers of a cluster): sign-out answers after it. At once where there is no one to tell.
+   */
+  spread: () => Promise<void>;
 }
 
 export function createRevokedSessions(now: () => number = Date.now, maxEntries = MAX_ENTRIES): RevokedSessions {
@@ -44,5 +49,6 @@ export function createRevokedSessions(now: () => number = Date.now, maxEntries =
     isRevoked: (sid) => reasonOf(sid) !== undefined,
     reasonOf,
     size: () => revoked.size,
+    spread: () => Promise.resolve(),
   };
 }

@@ -131,8 +131,10 @@ async function signIn(req: IncomingMessage, res: ServerResponse, { sessions, fet
   }
 }
 
-function signOut(req: IncomingMessage, res: ServerResponse, { sessions }: SessionRouteContext): void {
+async function signOut(req: IncomingMessage, res: ServerResponse, { sessions }: SessionRouteContext): Promise<void> {
   res.setHeader('Set-Cookie', sessions.end(req));
+  // Answered once every worker refuses the session: the next request may reach any of them.
+  await sessions.spread();
   if (isForm(req)) {
     res.statusCode = 303;
     res.setHeader('Location', '/');
@@ -151,7 +153,7 @@ export async function serveSessionRoute(req: IncomingMessage, res: ServerRespons
     return true;
   }
   if (path === SIGN_OUT_PATH && req.method === 'POST') {
-    signOut(req, res, context);
+    await signOut(req, res, context);
     return true;
   }
   if (path === SESSION_PATH && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -26,6 +26,8 @@ export interface Sessions {
    * or the API refused its key; returns the Set-Cookie header that expires it.
    */
   end: (req: IncomingMessage, reason?: RevocationReason) => string;
+  /** Resolves once the sessions ended here so far are refused by every worker of the cluster (sign-out waits for it). */
+  spread: () => Promise<void>;
   /** The Set-Cookie header that expires the session cookie, for a request in this context. */
   expire: (req: IncomingMessage) => string;
   /** What the page may know about a session. */
@@ -96,6 +98,7 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
       if (current.state === 'open') revoked.revoke(current.session.sid, current.session.exp, reason);
       return expiredSessionCookie(current.secure);
     },
+    spread: () => revoked.spread(),
     expire: (req) => expiredSessionCookie(isSecureContext(req)),
     describe(session) {
       const restart = secret === undefined ? { endsOnRestart: true } : {};

@@ -74,6 +74,8 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
     isRevoked: local.isRevoked,
     reasonOf: local.reasonOf,
     size: local.size,
+    // Other instances read the store every pollMs (above): not waited for.
+    spread: local.spread,
     revoke(sid, exp, reason = 'signed-out') {
       local.revoke(sid, exp, reason);
       if (exp <= now()) return;
