@@ -1,6 +1,6 @@
 // What the primary and its workers tell each other over cluster IPC, checked on arrival like any wire.
 import * as z from 'zod/mini';
-import type { RevocationReason, RevokedSessions } from './session/revoked-sessions';
+import type { RevokedSessions } from './session/revoked-sessions';
 
 const Revocation = { sid: z.string(), exp: z.number(), reason: z.enum(['signed-out', 'rejected']) };
 /** A revocation; with an `id`, its sender waits to hear (RevokedMessage) that every other worker has it. */
@@ -16,6 +16,8 @@ const ShutdownMessage = z.object({ type: z.literal('ops-console:shutdown') });
 const ClusterMessage = z.union([RevokeMessage, RevokedMessage, HelloMessage, RevocationsMessage, ListeningMessage, ShutdownMessage]);
 
 export type ClusterMessage = z.infer<typeof ClusterMessage>;
+/** A revocation as the primary and its workers pass it on. */
+export type Revocation = z.infer<typeof RevocationsMessage>['revocations'][number];
 
 /** A message from the other side, or null for anything else (another library's IPC, a malformed one). */
 export function readClusterMessage(message: unknown): ClusterMessage | null {
@@ -48,9 +50,9 @@ export interface WorkerRevocations {
  *   whichever worker it reaches.
  */
 export function workerRevocations(channel: Channel, { waitMs = SPREAD_WAIT_MS }: { waitMs?: number } = {}): WorkerRevocations {
-  const heard: { sid: string; exp: number; reason: RevocationReason }[] = [];
+  const heard: Revocation[] = [];
   let local: RevokedSessions | undefined;
-  const take = (revocation: { sid: string; exp: number; reason: RevocationReason }) => {
+  const take = (revocation: Revocation) => {
     if (local) local.revoke(revocation.sid, revocation.exp, revocation.reason);
     else heard.push(revocation);
   };
@@ -79,7 +81,7 @@ export function workerRevocations(channel: Channel, { waitMs = SPREAD_WAIT_MS }:
     ready,
     share(list) {
       local = list;
-      for (const revocation of heard.splice(0)) list.revoke(revocation.sid, revocation.exp, revocation.reason);
+      heard.splice(0).forEach(take);
       return {
         ...list,
         revoke(sid, exp, reason = 'signed-out') {

@@ -14,10 +14,9 @@ import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { createApiBackend } from './api-backend';
-import { readClusterMessage, SPREAD_WAIT_MS, workerRevocations, type Channel, type ClusterMessage } from './cluster-messages';
+import { readClusterMessage, SPREAD_WAIT_MS, workerRevocations, type Channel, type ClusterMessage, type Revocation } from './cluster-messages';
 import { readConfig, type ServerConfig } from './config';
 import { FAULTS_CONTROL_PATH } from './node-adapter';
-import type { RevocationReason } from './session/revoked-sessions';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 import { isLoopbackHost } from './session/session-cookie';
 import { resolveSessionSecret, secretBannerLine, type ResolvedSecret } from './session/session-secret';
@@ -170,7 +169,7 @@ async function runPrimary(count: number, config: ServerConfig, env: NodeJS.Proce
   };
   // Every revocation relayed and still in force, for a worker that starts later (its hello is answered with them),
   // and the workers listening for them (those that said hello).
-  const relayed = new Map<string, { sid: string; exp: number; reason: RevocationReason }>();
+  const relayed = new Map<string, Revocation>();
   const hearing = new Set<Worker>();
   const hello = (worker: Worker) => {
     const now = Date.now();

@@ -58,7 +58,19 @@ export function isSafeApiPath(path: string): boolean {
   return true;
 }
 
-function buildTarget(base: URL, rawUrl: string): ExchangeTarget | undefined {
+/** What of API_URL every target shares, worked out once: node:http wants the host without an IPv6 address's brackets. */
+interface ApiBase {
+  url: URL;
+  /** The base's path without its trailing slashes. */
+  path: string;
+  upstream: Omit<ExchangeTarget, 'path'>;
+}
+
+function apiBaseOf(url: URL): ApiBase {
+  return { url, path: url.pathname.replace(/\/+$/, ''), upstream: { protocol: url.protocol === 'https:' ? 'https:' : 'http:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port } };
+}
+
+function buildTarget({ url: base, path: basePath, upstream }: ApiBase, rawUrl: string): ExchangeTarget | undefined {
   // The mount normally filters this; checked again here because an absolute-form target
   // (`GET http://evil.example/api/v2/… HTTP/1.1`) or `//host/…` would otherwise be sliced into a path.
   if (!isApiPath(rawUrl)) return undefined;
@@ -67,13 +79,11 @@ function buildTarget(base: URL, rawUrl: string): ExchangeTarget | undefined {
   const path = queryStart === -1 ? rest : rest.slice(0, queryStart);
   const query = queryStart === -1 ? '' : rest.slice(queryStart);
   if (!isSafeApiPath(path)) return undefined;
-  const basePath = base.pathname.replace(/\/+$/, '');
   const target = new URL(`${base.origin}${basePath}${path}${query}`);
   // Belt and braces: whatever the checks above missed, the parsed target must still sit under the base.
   const underBase = target.pathname === basePath || target.pathname.startsWith(`${basePath}/`);
   if (target.origin !== base.origin || !underBase) return undefined;
-  // node:http wants the host without an IPv6 address's brackets.
-  return { protocol: base.protocol === 'https:' ? 'https:' : 'http:', hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: base.port, path: `${target.pathname}${target.search}` };
+  return { ...upstream, path: `${target.pathname}${target.search}` };
 }
 
 /** A request header by its lower-case name, null when absent (Fetch's Headers, or Node's request headers). */
@@ -140,11 +150,12 @@ interface Forwarding {
 type Forwarded = { kind: 'own'; response: Response } | { kind: 'answer'; status: number; headers: [string, string][]; upstream: Exchange; empty: boolean };
 
 function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
-  const base = parseApiBase(apiUrl);
+  const api = apiBaseOf(parseApiBase(apiUrl));
+  const base = api.url;
   const own = (response: Response): Forwarded => ({ kind: 'own', response });
   return async ({ method, target: rawTarget, header, body, clientGone }) => {
     if (!FORWARDED_METHODS.has(method)) return own(jsonErrorResponse(405, `Method ${method} is not forwarded.`));
-    const target = buildTarget(base, rawTarget);
+    const target = buildTarget(api, rawTarget);
     if (!target) return own(jsonErrorResponse(400, 'Invalid API path.'));
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
     const what = `${method} ${target.path.split('?')[0] ?? ''}`;
@@ -215,23 +226,7 @@ export function createForwardServe(options: ForwardFetchOptions): ForwardServe {
   const forward = createForwarder(options);
   return async (req, res, { authorization, onStatus } = {}) => {
     const body = await readBody(req);
-    // The response closes before it is finished only when the client went away.
-    let gone = false;
-    let onGone: (() => void) | undefined;
-    const onClose = () => {
-      gone = true;
-      onGone?.();
-    };
-    res.once('close', onClose);
-    const clientGone: ClientGone = {
-      get aborted() {
-        return gone;
-      },
-      watch: (listener) => {
-        onGone = listener;
-        return () => (onGone = undefined);
-      },
-    };
+    const { clientGone, release } = clientGoneFromResponse(res);
     const header = (name: string): string | null => {
       if (name === 'authorization' && authorization !== undefined) return authorization;
       const value = req.headers[name];
@@ -257,9 +252,30 @@ export function createForwardServe(options: ForwardFetchOptions): ForwardServe {
       }
       await sendChunks(res, head, upstream.chunks(), upstream.cancel);
     } finally {
-      res.off('close', onClose);
+      release();
     }
   };
+}
+
+/** A Node response's early close as a ClientGone (it closes before it is finished only when the client went away); `release` stops listening. */
+function clientGoneFromResponse(res: ServerResponse): { clientGone: ClientGone; release: () => void } {
+  let gone = false;
+  let onGone: (() => void) | undefined;
+  const onClose = () => {
+    gone = true;
+    onGone?.();
+  };
+  res.once('close', onClose);
+  const clientGone: ClientGone = {
+    get aborted() {
+      return gone;
+    },
+    watch: (listener) => {
+      onGone = listener;
+      return () => (onGone = undefined);
+    },
+  };
+  return { clientGone, release: () => void res.off('close', onClose) };
 }
 
 export function createForwardProxy(options: ForwardFetchOptions): NodeHandler {

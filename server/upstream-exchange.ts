@@ -92,7 +92,7 @@ export interface ExchangeTarget {
  * what `stream[Symbol.asyncIterator]()` does, without the generator and end-of-stream machinery it sets up
  * for every answer (a tenth of the proxy's own cost per request in a profile under load).
  */
-export function chunksOf(source: Readable): AsyncIterator<Buffer, undefined> {
+function chunksOf(source: Readable): AsyncIterator<Buffer, undefined> {
   let ended = false;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
