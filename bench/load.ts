@@ -309,7 +309,9 @@ export function heapWithinBound(load: LoadResult): boolean {
 export function loadTargets(load: LoadResult): [string, string, string, boolean][] {
   const [api, page, overload] = load.runs;
   const lines: [string, string, string, boolean][] = [];
-  if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
+  // How many of those answers were rendered pages rather than the shell (what a page becomes past the render cap), per second.
+  const renderedPerSecond = page?.rendered === undefined ? '' : ` (${(page.rendered / load.seconds).toFixed(0)}/s rendered)`;
+  if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s${renderedPerSecond}, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
   if (api) lines.push([`Load: proxied read, ${api.connections} conn.`, `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`, api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms]);
   if (overload) lines.push([`Load: ${overload.connections} conn., slowest answer`, `${overload.maxMs.toFixed(0)} ms`, `≤ ${TARGETS.overloadMaxMs} ms`, overload.maxMs <= TARGETS.overloadMaxMs]);
   // An answer that never came (refused, or past 30 s) is no answer at all: missed, not fast.
