@@ -29,7 +29,10 @@ export function negotiateEncoding(acceptEncoding: string | string[] | undefined)
   return null;
 }
 
-/** Where a page writes: `write` resolves once the part is on its way to the socket (not held back by the compressor). */
+/**
+ * Where a page writes: `write` resolves once the part is on its way to the socket (not held back by the
+ * compressor), or once the connection has closed: it never waits on a person who left.
+ */
 export interface PageBody {
   write: (text: string) => Promise<void>;
   end: (text?: string) => void;
@@ -45,9 +48,20 @@ function setEncodingHeaders(res: ServerResponse, encoding: Encoding | null): voi
 export function pageBody(req: IncomingMessage, res: ServerResponse): PageBody {
   const encoding = negotiateEncoding(req.headers['accept-encoding']);
   setEncodingHeaders(res, encoding);
+  // Node drops the callback of a write to a connection it has torn down but not yet reported closed (a
+  // person who left under load): waiting on the callback alone held the page, and its render slot, forever.
+  const leftOrClosed = (send: (left: () => void) => void) =>
+    new Promise<void>((resolve) => {
+      const settle = () => {
+        res.off('close', settle);
+        resolve();
+      };
+      res.once('close', settle);
+      send(settle);
+    });
   if (!encoding) {
     return {
-      write: (text) => new Promise<void>((resolve) => res.write(text, () => resolve())),
+      write: (text) => leftOrClosed((left) => res.write(text, () => left())),
       end: (text) => void res.end(text),
     };
   }
@@ -60,10 +74,10 @@ export function pageBody(req: IncomingMessage, res: ServerResponse): PageBody {
   res.once('close', () => zip.destroy());
   return {
     write: (text) =>
-      new Promise<void>((resolve) => {
+      leftOrClosed((left) => {
         zip.write(text);
         // The flush hands the compressed part to `data` above; the response's own write callback then says it left.
-        zip.flush(flushKind, () => res.write('', () => resolve()));
+        zip.flush(flushKind, () => res.write('', () => left()));
       }),
     end: (text) => {
       if (text !== undefined) zip.end(text);

@@ -205,9 +205,11 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   // The head now: the browser fetches the CSS and the screen's code while the server fetches its data.
   // Waiting for the write to reach the socket matters: Node corks a response's socket until the next
   // tick, and an in-process API answers in microtasks, so the head would otherwise leave with the body.
-  await body.write(head);
   const stop = new AbortController();
   res.once('close', () => stop.abort());
+  await body.write(head);
+  // The person left before the head went out: nothing to render for.
+  if (stop.signal.aborted) return;
   const data = new AbortController();
   const dataTimer = setTimeout(() => data.abort(), page.deadlineMs);
   const finishMs = page.slots?.full ? 0 : RENDER_FINISH_MS;
