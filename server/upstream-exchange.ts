@@ -176,7 +176,9 @@ export function exchange(options: ExchangeOptions): Promise<Exchange> {
     const client = target.protocol === 'https:' ? https : http;
     // A declared length, not chunks: some front doors refuse a chunked request body.
     const { protocol, hostname, port, path } = target;
-    const request = client.request({ protocol, hostname, port, path, method, highWaterMark: ANSWER_HIGH_WATER_MARK, headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers });
+    // node:http takes `highWaterMark` for the answer and its socket (Node 20 and 22); @types/node does not list it.
+    const requestOptions: http.RequestOptions & { highWaterMark: number } = { protocol, hostname, port, path, method, highWaterMark: ANSWER_HIGH_WATER_MARK, headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers };
+    const request = client.request(requestOptions);
     let source: Readable | undefined;
     let settled = false;
     const settle = () => {
