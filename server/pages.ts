@@ -202,11 +202,12 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
   pageHeaders(res, page.status ?? 200);
   const body = pageBody(req, res);
+  // Heard from before anything is written: a person who leaves while the head is on its way stops the render too.
+  const stop = new AbortController();
+  res.once('close', () => stop.abort());
   // The head now: the browser fetches the CSS and the screen's code while the server fetches its data.
   // Waiting for the write to reach the socket matters: Node corks a response's socket until the next
   // tick, and an in-process API answers in microtasks, so the head would otherwise leave with the body.
-  const stop = new AbortController();
-  res.once('close', () => stop.abort());
   await body.write(head);
   // The person left before the head went out: nothing to render for.
   if (stop.signal.aborted) return;
