@@ -42,3 +42,13 @@ export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure |
   }
   return null;
 }
+
+/**
+ * Why "Load more" has not brought its page yet: a failure the query client is retrying by itself
+ * (a 5xx, no answer, …), with when it tries again, so a page that keeps failing never looks like plain
+ * loading for a minute. Null while the page loads normally, and once it is in.
+ */
+export function loadMoreFailure(query: Omit<QueryLike, 'data' | 'isError'> & { isFetchingNextPage: boolean }, queryKey: QueryKey): LoadFailure | null {
+  if (!query.isFetchingNextPage || query.failureCount === 0) return null;
+  return failure(queryKey, query.failureReason, nextRetry(query.failureCount, query.failureReason));
+}

@@ -2,7 +2,7 @@ import { hashKey, type UseInfiniteQueryResult, type InfiniteData } from '@tansta
 import { Suspense, useId, useMemo, useRef } from 'react';
 import { describeError } from '../../api/api-error';
 import { oldestLoaded } from '../../api/history-walk';
-import { loadFailure } from '../../api/load-failure';
+import { loadFailure, loadMoreFailure } from '../../api/load-failure';
 import { operationQueries, type HistoryPage } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
 import { CopyButton } from '../../components/copy-button';
@@ -81,6 +81,7 @@ export function HistorySection(props: HistorySectionProps) {
 
   const historyKey = operationQueries.history(projectId).queryKey;
   const historyFailure = loadFailure(history, historyKey);
+  const moreFailure = loadMoreFailure(history, historyKey);
   const newest = operations[0] ? Date.parse(operations[0].created_at) : undefined;
   const oldest = oldestLoaded(history.data);
   const searchStart = Math.max(filters.from ? Date.parse(filters.from) : -Infinity, projectCreatedAt ? Date.parse(projectCreatedAt) : -Infinity);
@@ -181,6 +182,10 @@ export function HistorySection(props: HistorySectionProps) {
               {history.isFetchingNextPage ? 'Loading more operations…' : `${operations.length} operations loaded`}
             </span>
           </div>
+          {moreFailure && (
+            // Retry sends the page's request now: fetchNextPage cancels the wait for the next try.
+            <LoadFailureCallout title="Could not load more operations." failure={moreFailure} onRetry={() => void history.fetchNextPage()} fetching={false} />
+          )}
           {history.isFetchNextPageError && (
             <ErrorCallout
               title="Could not load more operations."

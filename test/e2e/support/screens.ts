@@ -187,14 +187,29 @@ export function pickOperation(ops: readonly ApiOperation[], index: number): ApiO
  * aria-rowcount: a long table renders only the rows near the viewport). `onClick` runs after each.
  * A click that starts nothing within `settleMs` is made again: now and then Playwright's real click
  * lands while the windowed table is still settling from the scroll that brought the button into view.
+ * A page that keeps failing is retried now, by its Retry, once the console would wait longer than
+ * `patienceS` seconds for its next try (it waits up to a minute), as a person would.
  */
-export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10_000 } = {}): Promise<{ clicks: number; repeated: number }> {
+export async function loadMoreToEnd(
+  page: Page,
+  { maxClicks = 300, settleMs = 10_000, patienceS = 5 } = {},
+): Promise<{ clicks: number; repeated: number; retried: number }> {
   const table = operationsTable(page);
   const loadMore = page.getByRole('button', { name: /Load more/ });
   const moved = async (before: number) => (await loadMore.count()) === 0 || (await loadedRowCount(table)) > before;
   let clicks = 0;
   let repeated = 0;
+  let retried = 0;
   const loading = page.getByText('Loading more operations…');
+  const failing = page.getByRole('alert').filter({ hasText: 'Could not load more operations.' });
+  const retryIfLongWait = async () => {
+    const wait = /Retrying in (\d+) s/.exec((await failing.textContent({ timeout: 1_000 }).catch(() => null)) ?? '');
+    if (!wait || Number(wait[1]) <= patienceS) return;
+    await failing.getByRole('button', { name: 'Retry' }).click({ timeout: 1_000 }).then(
+      () => retried++,
+      () => undefined, // The page came meanwhile and took the alert with it.
+    );
+  };
   // The first page first: until it is in, there is no "Load more" and the loop below would not start.
   await expect(loadMore.or(page.getByText(/^End of history\./))).toBeVisible();
   while (clicks < maxClicks && (await loadMore.count()) > 0) {
@@ -207,7 +222,11 @@ export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10
     const clickedAt = Date.now();
     // Rows came, or nothing has been loading for `settleMs` (a page being retried keeps "Loading more").
     await expect
-      .poll(async () => (await moved(before)) || ((await loading.count()) === 0 && Date.now() - clickedAt > settleMs), {
+      .poll(async () => {
+        if (await moved(before)) return true;
+        if ((await failing.count()) > 0) await retryIfLongWait();
+        return (await loading.count()) === 0 && Date.now() - clickedAt > settleMs;
+      }, {
         timeout: 120_000,
         intervals: [50],
       })
@@ -215,7 +234,7 @@ export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10
     if (!(await moved(before))) repeated++;
   }
   await expect(loadMore).toHaveCount(0);
-  return { clicks, repeated };
+  return { clicks, repeated, retried };
 }
 
 /** Opens the detail of the big project's newest operation and waits for its heading and status. */

@@ -172,6 +172,49 @@ describe('operation history', () => {
     expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(200);
   });
 
+  it('says inline, by "Load more", that its page keeps failing and when it tries again; Retry sends it now', async () => {
+    const project = newProject();
+    addHistory(project.id, 101);
+    let failing = true;
+    sim.server.use(
+      http.get('*/api/v2/projects/:projectId/operations', ({ request }) =>
+        failing && new URL(request.url).searchParams.has('cursor')
+          ? HttpResponse.json(
+              { code: '', message: 'internal server error', request_id: 'req-more' },
+              { status: 500, headers: { 'x-neon-ret-request-id': 'req-more' } },
+            )
+          : undefined,
+      ),
+    );
+    const pageTwoRequests = () => operationRequests(project.id).filter((u) => u.searchParams.has('cursor')).length;
+
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    const firstPage = await table();
+    await waitFor(() => expect(bodyRows(firstPage)).toHaveLength(100));
+    await user.click(screen.getByRole('button', { name: /Load more/ }));
+    await waitFor(() => expect(pageTwoRequests()).toBe(1));
+    // The console tries again by itself, waiting twice as long each time: 1, 2, 4 and 8 s.
+    for (const [wait, tries] of [[1_000, 2], [2_000, 3], [4_000, 4], [8_000, 5]] as const) {
+      await elapse(wait);
+      await waitFor(() => expect(pageTwoRequests()).toBe(tries));
+    }
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Could not load more operations.');
+    expect(alert).toHaveTextContent('internal server error');
+    expect(alert).toHaveTextContent('req-more');
+    expect(alert).toHaveTextContent(/Retrying in 1[56] s\./);
+    // Said once, by the button, not again in the page-wide notices.
+    expect(screen.queryByText(/Could not load more:/)).not.toBeInTheDocument();
+    expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(100);
+
+    failing = false;
+    await user.click(within(alert).getByRole('button', { name: 'Retry' }));
+    await screen.findByText(/End of history/, {}, { timeout: 5_000 });
+    expect(pageTwoRequests()).toBe(6);
+    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(101));
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
   it('refreshes in-flight rows in place with one request per interval, however many pages are loaded', async () => {
     const project = newProject();
     addHistory(project.id, 150);
