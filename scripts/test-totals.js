@@ -1,6 +1,8 @@
 // Sums what `npm test` ran into one line, `N passed, N failed`, for .ci/run.
-// `npm test` chains its steps with `&&` (typecheck and lint side by side first), so the steps that ran are the `> pkg@version <script>` banners
-// npm printed, in order; every step before the last one passed, and the last passed iff the exit code is 0.
+// `npm test` (scripts/test.sh) runs its steps one after another, so the steps that ran are the `> pkg@version <script>` banners
+// npm printed, in order; every step before the last one passed, and the last passed iff the exit code is 0. The
+// first steps (typecheck, lint, the unit tests) run side by side instead: each leaves its exit code in
+// <reports-dir>/<step>.status, which says whether it passed wherever its banner comes.
 // Vitest and Playwright contribute their test counts from their JSON reports; other steps (typecheck,
 // lint, or a suite whose report is missing) count as one check each. A suite that failed without a failing test (crash, config error, web
 // server that never came up) counts as one failure, and so does a run that stopped before any step.
@@ -47,10 +49,21 @@ function readReport(step) {
   return found.reduce((sum, counts) => ({ passed: sum.passed + counts.passed, failed: sum.failed + counts.failed }), { passed: 0, failed: 0 });
 }
 
+/** A step's own exit code, for the steps that ran side by side; undefined for the others. */
+function statusOf(step) {
+  try {
+    const code = Number(readFileSync(path.join(reportsDir, `${step}.status`), 'utf8').trim());
+    return Number.isInteger(code) ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 let passed = 0;
 let failed = 0;
 steps.forEach((step, index) => {
-  const stepFailed = index === steps.length - 1 && exitCode !== 0;
+  const status = statusOf(step);
+  const stepFailed = status === undefined ? index === steps.length - 1 && exitCode !== 0 : status !== 0;
   const counts = readReport(step) ?? { passed: stepFailed ? 0 : 1, failed: stepFailed ? 1 : 0 };
   if (stepFailed && counts.failed === 0) counts.failed = 1;
   console.log(`${step}: ${counts.passed} passed, ${counts.failed} failed`);
