@@ -9,7 +9,7 @@ import { AppProviders } from './app/app-providers';
 import { createServerAppState, type AppState } from './app/app-state';
 import { firstScreenOf, type ScreenName } from './app/first-screen';
 import { AppRoutes } from './app/routes';
-import { loadRendered, renderedSources, screenModules } from './app/screen-modules';
+import { renderedSources, screenModules } from './app/screen-modules';
 
 // The console rendered on the server (server/pages.ts streams it): a signed-in request's screen with its
 // first data, fetched through that request's own transport into that request's own query client. Nothing
@@ -72,7 +72,7 @@ export const screenSources = Object.fromEntries(
 
 /** Loads every screen's code, so no page waits for it (the server calls this once, before it listens). */
 export async function loadScreens(): Promise<void> {
-  await Promise.all(Object.values(screenModules).map(loadRendered));
+  await Promise.all(Object.values(screenModules).map((screen) => screen.load()));
 }
 
 /** The screen the server renders at `url` with its data, or null when the page is left to the browser. */

@@ -32,7 +32,7 @@ if (root) {
   // A signed-in deep link's requests and screen code start now, not after React has evaluated (what
   // the server rendered with is fresh in the cache: only the screen's code is fetched then).
   const { pathname, search } = window.location;
-  const screen = state.session.getState().signedIn ? startEarly(`${pathname}${search}`, state.queryClient, data.session.keyKind, renderedAt !== null) : null;
+  const screen = state.session.getState().signedIn ? startEarly(`${pathname}${search}`, state.queryClient, data.session.keyKind) : null;
   // Handled here too, so a failure before the app arrives is not reported as unhandled.
   void screen?.catch(() => undefined);
   import('./app/mount-app').then(

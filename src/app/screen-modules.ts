@@ -5,24 +5,26 @@ import { projectTimeline } from '../screens/project/project-timeline-module';
 /** A screen whose code loads on demand. */
 export interface ScreenModule extends CodeModule<ComponentType> {
   /**
-   * Code the screen loads apart from its own (after its first rows, when the browser draws it), which a
-   * server-rendered copy of the screen shows at once: loaded (and preloaded) with the screen there.
+   * Code of its own that the screen shows besides (the project's timeline, above its table): loaded with
+   * the screen, and preloaded with it by the server.
    */
   readonly alongside: readonly CodeModule<unknown>[];
 }
 
-/** The screen's code and what its server-rendered HTML shows besides: what the browser has before taking that HTML over. */
-export function loadRendered(screen: ScreenModule): Promise<unknown> {
-  return Promise.all([screen.load(), ...screen.alongside.map((code) => code.load())]);
-}
-
-/** The source files of `loadRendered`'s code, for the server to preload. */
+/** The source files of a screen's code, what it shows besides included, for the server to preload. */
 export function renderedSources(screen: ScreenModule): readonly string[] {
   return [screen.source, ...screen.alongside.map((code) => code.source)];
 }
 
+/**
+ * A screen's code is its own and what it shows besides, loaded together wherever the screen is loaded
+ * (the router, a deep link's early start, the server's render): a part drawn in after the rest, above
+ * the rows, would push them down under the pointer (the project's timeline did, 171 px, ~400 ms after
+ * its table, and a click aimed at a row landed elsewhere). Both chunks load side by side.
+ */
 function screenModule(source: string, importScreen: () => Promise<ComponentType>, alongside: readonly CodeModule<unknown>[] = []): ScreenModule {
-  return Object.assign(codeModule(source, importScreen), { alongside });
+  const importAll = async () => (await Promise.all([importScreen(), ...alongside.map((code) => code.load())]))[0];
+  return Object.assign(codeModule(source, importAll), { alongside });
 }
 
 // The screens not needed at first paint, each behind one import(), so the router (routes.tsx), a deep

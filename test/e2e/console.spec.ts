@@ -129,6 +129,9 @@ test('a key revoked mid-session sends the person to the key screen, and signing 
   await signInThroughKeyScreen(page, key.key);
   await (await showProjectInList(page, project)).click();
   await expect(page.getByRole('heading', { level: 1, name: project.name })).toBeVisible();
+  // Aimed at once the branches above the history are in: their placeholder has two rows, and a project
+  // with one branch moves the history up by a row when they arrive.
+  await expect(page.getByRole('table', { name: 'Branches and computes' })).toBeVisible();
   await operationsTable(page).locator(`a[href="${operationPath(project.id, op.id)}"]`).click();
   const here = operationPath(project.id, op.id);
   await expect(page).toHaveURL(here);
