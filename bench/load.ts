@@ -33,6 +33,8 @@ export const LOAD_WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS 
  * proxied reads a second (2026-11-26, ten runs): a single run says more about the machine than the server.
  */
 export const LOAD_TRIALS = Math.max(1, Number(process.env.BENCH_LOAD_TRIALS ?? 3));
+/** Node flags for the loaded server and its workers, to look into a figure (`BENCH_NODE_FLAGS="--trace-gc"`, with BENCH_SERVER_LOG). */
+const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** The live heap after a full collection may grow this much over the runs before the bench calls it unbounded. */
 export const MEMORY_BOUND_MIB = 32;
 /** People who arrive at once while the 200 connections keep the server busy, and when. */
@@ -194,7 +196,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
   const stub = await startHelper('api-stub.ts', [`${scratch}-answers.json`]);
   const apiEnv: NodeJS.ProcessEnv = { ...env, API_URL: `http://127.0.0.1:${stub.port}/api/v2`, BENCH_HEAP_FILE: heapFile };
   delete apiEnv.SIM_API_KEY;
-  const server = await startConsole(apiEnv, ['--expose-gc', '--import', HEAP_PROBE]);
+  const server = await startConsole(apiEnv, ['--expose-gc', ...SERVER_NODE_FLAGS, '--import', HEAP_PROBE]);
   const helpers: ChildProcess[] = [stub.child];
   try {
     // The workers announce themselves once listening: give them a moment to all be up before counting them.

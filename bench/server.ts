@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { createServer } from 'node:net';
 
@@ -83,6 +84,8 @@ export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly st
       killGroup(child, 'SIGKILL');
       await exited;
     }
+    // What the server printed (its banner, warnings, a --trace-gc), kept when asked: the bench prints only figures.
+    if (process.env.BENCH_SERVER_LOG) appendFileSync(process.env.BENCH_SERVER_LOG, output);
   };
 
   try {
