@@ -179,7 +179,8 @@ export function HistorySection(props: HistorySectionProps) {
               <p className="muted">End of history. The platform may prune operations older than 6 months.</p>
             )}
             <span id="ops-count" className="muted" role="status">
-              {history.isFetchingNextPage ? 'Loading more operations…' : `${operations.length} operations loaded`}
+              {/* While the next page waits for its next try, the callout below says so: not "Loading…" beside it. */}
+              {history.isFetchingNextPage && !moreFailure ? 'Loading more operations…' : `${operations.length} operations loaded`}
             </span>
           </div>
           {moreFailure && (

@@ -217,11 +217,14 @@ export async function loadMoreToEnd(
     await page.keyboard.press('Enter');
     clicks++;
     const clickedAt = Date.now();
-    // Rows came, or nothing has been loading for `settleMs` (a page being retried keeps "Loading more").
+    // Rows came, or nothing has been loading for `settleMs` (a page waiting for its next try shows its callout).
     await expect
       .poll(async () => {
         if (await moved(before)) return true;
-        if ((await failing.count()) > 0) await retryIfLongWait();
+        if ((await failing.count()) > 0) {
+          await retryIfLongWait();
+          return false;
+        }
         return (await loading.count()) === 0 && Date.now() - clickedAt > settleMs;
       }, {
         timeout: 120_000,

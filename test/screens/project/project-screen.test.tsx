@@ -206,6 +206,8 @@ describe('operation history', () => {
     // Said once, by the button, not again in the page-wide notices.
     expect(screen.queryByText(/Could not load more:/)).not.toBeInTheDocument();
     expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(100);
+    // The footer says what is loaded, not "Loading…" beside a callout that says it is waiting to try again.
+    expect(screen.getByRole('button', { name: /Load more/ })).toHaveAccessibleDescription('100 operations loaded');
 
     failing = false;
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
