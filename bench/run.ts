@@ -4,10 +4,10 @@
 // `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
@@ -15,7 +15,7 @@ import { measureActivity, reportActivity } from './activity';
 import { measureArchive, reportArchive, type ArchiveResult } from './archive';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
-import { initialScripts, type ScriptSize } from './initial-js';
+import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
 import { measureRows, reportRows } from './rows';
 import { loadTargets, measureLoad, reportLoad, type LoadResult } from './load';
@@ -143,6 +143,14 @@ function reportScripts(scripts: readonly ScriptSize[]): void {
   }
 }
 
+function reportOrigins(origins: InitialJsOrigins): void {
+  const libraries = origins.libraries.reduce((sum, library) => sum + library.gzipBytes, 0);
+  console.log(`\nWhere the initial JS comes from (gzip, each script's share by the characters each source wrote):`);
+  console.log(`  libraries ${kib(libraries).toFixed(1)} KiB: ${origins.libraries.map((library) => `${library.name} ${kib(library.gzipBytes).toFixed(1)}`).join(', ')}`);
+  console.log(`  the console's own code ${kib(origins.ownGzipBytes).toFixed(1)} KiB in ${origins.ownModules} modules; the largest: ${origins.largestOwn.map((module) => `${module.file} ${kib(module.gzipBytes).toFixed(1)}`).join(', ')}`);
+  console.log(`  the libraries alone leave ${(TARGET_INITIAL_JS_KIB - kib(libraries)).toFixed(1)} KiB of the ${TARGET_INITIAL_JS_KIB} KiB target for the console's own code`);
+}
+
 function report(result: FirstRows): void {
   const { initialJs, firstRow, project } = result;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
@@ -173,6 +181,8 @@ function report(result: FirstRows): void {
 interface Results {
   firstRows?: FirstRows;
   scripts?: ScriptSize[];
+  /** `--only` with bundle: the initial JS by library and the console's own code. */
+  initialJsOrigins?: InitialJsOrigins;
   requests?: Awaited<ReturnType<typeof measureRequests>>;
   rows?: Awaited<ReturnType<typeof measureRows>>;
   walk?: Awaited<ReturnType<typeof measureWalk>>;
@@ -243,6 +253,16 @@ async function main(): Promise<void> {
     await run('npm', ['run', '-s', 'build'], env);
     if (parts.has('first-row')) await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
     results.scripts = await initialScripts(DIST);
+    if (parts.has('bundle')) {
+      // The same client build with source maps, apart: what of the initial JS is which library, and what the console's own.
+      const mapped = await mkdtemp(join(tmpdir(), 'ops-console-sourcemaps-'));
+      try {
+        await run('npx', ['vite', 'build', '--sourcemap', '--outDir', mapped, '--emptyOutDir'], env);
+        results.initialJsOrigins = await initialJsOrigins(mapped);
+      } finally {
+        await rm(mapped, { recursive: true, force: true });
+      }
+    }
   }
   if (parts.has('first-row') && results.scripts) {
     console.log('Starting the console server on a free loopback port…');
@@ -267,6 +287,7 @@ async function main(): Promise<void> {
 
   if (results.firstRows) report(results.firstRows);
   else if (parts.has('bundle') && results.scripts) reportScripts(results.scripts);
+  if (results.initialJsOrigins) reportOrigins(results.initialJsOrigins);
   if (results.requests) reportRequests(results.requests);
   if (results.rows) reportRows(results.rows);
   if (results.walk) reportWalk(results.walk);

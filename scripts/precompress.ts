@@ -1,5 +1,5 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin, ResolvedConfig } from 'vite';
@@ -33,7 +33,7 @@ export function precompress(): Plugin {
     },
     async closeBundle() {
       if (config.build.ssr) return;
-      const outDir = join(config.root, config.build.outDir);
+      const outDir = resolve(config.root, config.build.outDir);
       const work: Promise<void>[] = [];
       for await (const path of files(outDir)) {
         if (!COMPRESSIBLE.test(path)) continue;
