@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getResponse, type RequestHandler } from 'msw';
+import { routeIndex } from './simulator-dispatch';
 
 /** The mount point of the control API on the console's own origin. */
 export const API_PREFIX = '/api/v2';
@@ -282,10 +283,12 @@ export function nodeHandler(fetchApi: ApiFetch): NodeHandler {
 
 /** The simulator's MSW handlers as an {@link ApiFetch}; a request no handler takes gets the platform's 404. */
 export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
+  const routes = routeIndex(handlers);
   return async ({ method, target, headers, body, signal }) => {
     // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
-    const request = new Request(new URL(target, 'http://localhost'), { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
-    const response = await getResponse(handlers, request);
+    const url = new URL(target, 'http://localhost');
+    const request = new Request(url, { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
+    const response = await getResponse(routes.for(request.method, url.pathname), request);
     return response ?? jsonErrorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
   };
 }
