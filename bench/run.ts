@@ -57,8 +57,11 @@ async function serveStaticPage(server: ConsoleServer) {
   const big = await api.bigProject();
   const [operations, branches, endpoints] = await Promise.all([api.firstOperations(big.id, OPERATIONS_PAGE_SIZE), api.branches(big.id), api.endpoints(big.id)]);
   const html = Buffer.from(staticOperationsPage({ project: big, operations, branches, endpoints, now: Date.now() }));
-  const bare = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': html.length });
+  // At /coop the same bytes with the console's Cross-Origin-Opener-Policy: a page with it gets a renderer
+  // process of its own, not the one of the new context's about:blank, which the page without it reuses.
+  const bare = http.createServer((req, res) => {
+    const coop = req.url === '/coop' ? { 'cross-origin-opener-policy': 'same-origin' } : {};
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': html.length, ...coop });
     res.end(html);
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
@@ -81,21 +84,22 @@ async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<
   const urls = {
     app: `${origin}/projects/${encodeURIComponent(big.id)}`,
     static: staticUrl,
+    staticCoop: `${staticUrl}coop`,
     floor: `${origin}/floor/index.html?project=${encodeURIComponent(big.id)}`,
   };
   const signIn = (context: BrowserContext) => signInContext(context, origin, API_KEY);
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
   const browser = await chromium.launch({ ...launchOptions, headless: true });
-  const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], floor: [] };
+  const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], staticCoop: [], floor: [] };
   let appRendered = 0;
   try {
     for (let round = 0; round < WARMUPS + RUNS; round++) {
-      // Interleaved, rotating which goes first, so drift on the machine hits all three alike.
-      const kinds = ['app', 'static', 'floor'] as const;
+      // Interleaved, rotating which goes first, so drift on the machine hits all four alike.
+      const kinds = ['app', 'static', 'staticCoop', 'floor'] as const;
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length] ?? 'app');
       for (const which of order) {
         // The static page needs no session; the console and the floor app read the API through it.
-        const { ms, serverRendered } = await timeToFirstRow(browser, { url: urls[which], ...(which === 'static' ? {} : { signIn }) });
+        const { ms, serverRendered } = await timeToFirstRow(browser, { url: urls[which], ...(which === 'static' || which === 'staticCoop' ? {} : { signIn }) });
         if (round < WARMUPS) continue;
         samples[which].push(ms);
         if (which === 'app' && serverRendered) appRendered++;
@@ -130,6 +134,9 @@ async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<
       floorMedianMs: floorMedian,
       floorRatio: floorMedian / staticMedian,
       floorSamplesMs: samples.floor,
+      /** The static page with the console's Cross-Origin-Opener-Policy: what that header alone costs the first row. */
+      staticCoopMedianMs: median(samples.staticCoop),
+      staticCoopSamplesMs: samples.staticCoop,
     },
     /** Both timings are inflated when other work competes for the 2 cores; the ratio less so. */
     loadAverage1m: loadAverage,
@@ -167,11 +174,13 @@ function report(result: FirstRows): void {
     ['(e) floor React app: first row', `${firstRow.floorMedianMs.toFixed(0)} ms`, '', ''],
     ['(f) ratio (e)/(c)', firstRow.floorRatio.toFixed(2), '', '(the stack itself)'],
     ['(g) ratio (b)/(e)', (firstRow.appMedianMs / firstRow.floorMedianMs).toFixed(2), '', '(the console over the floor)'],
+    ['(h) static page with COOP', `${firstRow.staticCoopMedianMs.toFixed(0)} ms`, '', "(the console's Cross-Origin-Opener-Policy added)"],
+    ['(i) ratio (b)/(h)', (firstRow.appMedianMs / firstRow.staticCoopMedianMs).toFixed(2), '', '(the console over the same headers)'],
   ];
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(28)} ${b.padStart(10)}  ${c.padEnd(12)} ${d}`);
   const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
   console.log(
-    `\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}, floor app ${spread(firstRow.floorSamplesMs)}`,
+    `\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}, static with COOP ${spread(firstRow.staticCoopSamplesMs)}, floor app ${spread(firstRow.floorSamplesMs)}`,
   );
   console.log('  (floor app: bench/floor, React DOM + React Query + router + zod/mini fetching and rendering the same 100 rows, nothing else)');
   console.log(`  console pages rendered by the server: ${firstRow.appServerRendered} of ${firstRow.runs}`);
