@@ -190,7 +190,7 @@ function report(result: FirstRows): void {
 interface Results {
   firstRows?: FirstRows;
   scripts?: ScriptSize[];
-  /** `--only` with bundle: the initial JS by library and the console's own code. */
+  /** With the bundle part: the initial JS by library and the console's own code. */
   initialJsOrigins?: InitialJsOrigins;
   requests?: Awaited<ReturnType<typeof measureRequests>>;
   rows?: Awaited<ReturnType<typeof measureRows>>;

@@ -289,7 +289,7 @@ export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
     const url = new URL(target, 'http://localhost');
     const request = new Request(url, { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
     const response = await getResponse(routes.for(request.method, url.pathname), request);
-    return response ?? jsonErrorResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+    return response ?? jsonErrorResponse(404, `no route for ${request.method} ${url.pathname}`);
   };
 }
 
