@@ -6,8 +6,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApiBackend, type ApiBackend } from '../server/api-backend';
-import { startServer } from '../server/start';
+import { createApiBackend, type ApiBackend } from '../server/proxy/api-backend';
+import { startServer } from '../server/process/compose';
 import { ARCHIVE_ACTIVITY_PATH } from '../src/api/archive-schemas';
 import { DEFAULT_POLL_INTERVAL_MS } from '../src/lib/operation-status';
 

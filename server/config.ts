@@ -1,7 +1,7 @@
 // The server's environment, read once at start-up (DESIGN §1 names every variable); a bad value stops
 // start-up with a message instead of failing requests later.
 import * as z from 'zod/mini';
-import { parseApiBase } from './forward-proxy';
+import { parseApiBase } from './proxy/forward-proxy';
 
 export interface ServerConfig {
   host: string;

@@ -5,8 +5,8 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer } from 'vite';
-import { asEntryServer, createPageRenderer } from './server-render';
-import { exitOnSignals, startServer, stderrLog } from './start';
+import { asEntryServer, createPageRenderer } from './pages/server-render';
+import { exitOnSignals, startServer, stderrLog } from './process/compose';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

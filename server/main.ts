@@ -4,5 +4,5 @@
 import { fileURLToPath } from 'node:url';
 
 process.env.NODE_ENV ??= 'production';
-const { runServer } = await import('./cluster');
+const { runServer } = await import('./process/run');
 await runServer(fileURLToPath(new URL('../client/', import.meta.url)));

@@ -5,8 +5,8 @@
 // a worker behaves exactly as the single process that holds the simulator itself.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApiBackend } from './api-backend';
-import { API_PREFIX, isApiPath, isFaultControlPath, nodeHandler, readBody, sendJsonError, FAULTS_CONTROL_PATH, type ApiFetch, type NodeHandler } from './node-adapter';
+import type { ApiBackend } from './proxy/api-backend';
+import { API_PREFIX, isApiPath, isFaultControlPath, nodeHandler, readBody, sendJsonError, FAULTS_CONTROL_PATH, type ApiFetch, type NodeHandler } from './http/node-bridge';
 
 /** The environment variable that hands a worker the primary's simulator address. */
 export const SIMULATOR_LINK_ENV = 'OPS_CONSOLE_SIMULATOR_URL';

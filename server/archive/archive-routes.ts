@@ -8,15 +8,15 @@ import * as z from 'zod/mini';
 import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
-import { apiReader } from '../collector/api-reader';
-import { readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
+import { apiReader } from '../proxy/api-reader';
+import { readBody, sendFetchResponse, sendJson, type ApiFetch } from '../http/node-bridge';
 import type { Session } from '../session/session-crypto';
 import { sessionClosedResponse, type Sessions } from '../session/sessions';
 import type { Db } from '../store';
 import { coveredProjects, projectCoverage, sourceProjects } from '../store/archive-projects';
 import { operationsPage, recentOperations, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
-import type { ProjectAccess } from './project-access';
+import type { ProjectAccess } from '../proxy/project-access';
 import type { KeySealer } from './sealed-keys';
 
 export const MAX_ARCHIVE_LIMIT = 1_000;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { startCollector, type Collector } from '../collector/collector';
 import { collectWhileHoldingLock, type Lease } from '../collector/lease';
 import type { ServerConfig } from '../config';
-import type { ApiFetch } from '../node-adapter';
+import type { ApiFetch } from '../http/node-bridge';
 import { openStore, STORE_DIR, type Db } from '../store';
 import { linkedStore, serveStoreLink } from '../store/db-link';
 import { createKeySealer, type KeySealer } from './sealed-keys';

@@ -1,11 +1,11 @@
 // The collector (one per deployment, server/collector/lease.ts decides where): reads every enabled kept
 // source into the store, each in its own loop with its own budget (server/collector/source-reader.ts).
 // It looks for added, removed and disabled sources every `refreshMs`, or at once when woken.
-import type { ApiFetch } from '../node-adapter';
+import type { ApiFetch } from '../http/node-bridge';
 import type { KeySealer } from '../archive/sealed-keys';
 import type { Db } from '../store';
 import { enabledSources, recordSourceError } from '../store/sources';
-import { apiReader } from './api-reader';
+import { apiReader } from '../proxy/api-reader';
 import { createPacer, realClock, type Clock, type Pacer } from './pacer';
 import { readSource } from './source-reader';
 

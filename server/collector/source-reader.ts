@@ -10,7 +10,7 @@ import type { Db } from '../store';
 import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectSeen } from '../store/archive-projects';
 import { markGone, upsertOperations, type ListedOperation } from '../store/operations';
 import { recordSourceError, recordSourceRead } from '../store/sources';
-import type { ApiReader } from './api-reader';
+import type { ApiReader } from '../proxy/api-reader';
 import type { Clock, Pacer } from './pacer';
 
 export const HISTORY_PAGE_SIZE = 1_000;

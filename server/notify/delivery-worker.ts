@@ -3,7 +3,7 @@
 // own events, never the collector (a separate loop) nor other webhooks. Every attempt is recorded on its
 // row; the webhook's failures in a row pause it at PAUSE_AFTER_FAILURES.
 import { nextAttemptAt, PAUSE_AFTER_FAILURES, retryAfterMs, verdictOf } from './backoff';
-import { claimDue, recordAttempt, releaseDelivery, type DeliveryRow } from './deliveries-table';
+import { claimDue, recordAttempt, releaseDelivery, type DeliveryRow } from '../store/deliveries';
 import type { Db } from '../store/db';
 import { renderBody, type NotificationEvent } from './payload';
 import type { ProjectAccess } from './project-access';
@@ -12,7 +12,7 @@ import type { SendWebhook } from './send-webhook';
 import { EVENT_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 import type { Resolve } from './url-guard';
 import { checkWebhookUrl } from './url-guard';
-import { getWebhook, pauseWebhook, recordOutcome, scopeOf, type WebhookRow } from './webhooks-table';
+import { getWebhook, pauseWebhook, recordOutcome, scopeOf, type WebhookRow } from '../store/webhooks';
 
 /** A claimed delivery is another instance's to take over once this long has passed without an answer recorded. */
 export const LEASE_MS = 60_000;

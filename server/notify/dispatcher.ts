@@ -6,10 +6,10 @@
 import type { NotificationEventType } from '../../src/api/notification-schemas';
 import { isTerminal } from '../../src/lib/operation-status';
 import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
-import { enqueueDelivery } from './deliveries-table';
+import { enqueueDelivery } from '../store/deliveries';
 import type { Db, Queryable } from '../store/db';
 import type { OperationObject } from './payload';
-import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from './webhooks-table';
+import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from '../store/webhooks';
 import type { TransitionRow as StoredTransition } from '../store/operations';
 
 export const CURSOR_NAME = 'operation_transitions';

@@ -4,14 +4,14 @@
 // (webhook, event) and its leased, SKIP LOCKED claims keep each event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';
 import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
-import { deliveryLog, type DeliveryRow } from './deliveries-table';
+import { deliveryLog, type DeliveryRow } from '../store/deliveries';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
 import { dispatchLongerThanUsual, dispatchTransitions } from './dispatcher';
 import type { Db } from '../store/db';
 import type { NotificationEvent } from './payload';
 import { newWebhookSecret } from './signature';
 import { checkWebhookUrl } from './url-guard';
-import { deleteWebhook, getWebhook, insertWatch, insertWebhook, listWatches, listWebhooks, resumeWebhook, scopeOf, type WebhookRow } from './webhooks-table';
+import { deleteWebhook, getWebhook, insertWatch, insertWebhook, listWatches, listWebhooks, resumeWebhook, scopeOf, type WebhookRow } from '../store/webhooks';
 
 /** How often the loop looks for new transitions and due deliveries. */
 export const NOTIFY_TICK_MS = 1_000;

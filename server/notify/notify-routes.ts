@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { CreateWebhookSchema, INVALID_WEBHOOK_URL_CODE, NO_WEBHOOK_CODE, NOTIFICATIONS_API_PATH, WatchRequestSchema, WATCHES_PATH, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
 import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE } from '../../src/config/session';
-import { readBody, sendJson, sendJsonError } from '../node-adapter';
+import { readBody, sendJson, sendJsonError } from '../http/node-bridge';
 import type { Sessions } from '../session/sessions';
 import type { Notifications, Owner } from './notifications';
 

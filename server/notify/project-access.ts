@@ -2,7 +2,7 @@
 // that project (DESIGN §5: never tell anyone about a project their key cannot read). One project read per
 // (webhook, project), cached a few minutes; the read also gives the project's name and organization.
 import * as z from 'zod/mini';
-import { API_PREFIX, type ApiFetch } from '../node-adapter';
+import { API_PREFIX, type ApiFetch } from '../http/node-bridge';
 
 export const ACCESS_TTL_MS = 5 * 60_000;
 

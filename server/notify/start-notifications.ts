@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Archive } from '../archive/archive-service';
 import type { ServerConfig } from '../config';
-import type { ApiFetch } from '../node-adapter';
+import type { ApiFetch } from '../http/node-bridge';
 import type { Db } from '../store/db';
 import { createNotifications, type Notifications } from './notifications';
 import { createProjectAccess } from './project-access';

@@ -8,9 +8,9 @@ import type { PageData, SignInProblem } from '../../src/api/page-data';
 import { AuthDetailsSchema, ApiErrorBodySchema } from '../../src/api/schemas';
 import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
 import { keyFormatProblem } from '../../src/features/session/key-format';
-import { UPSTREAM_ERROR_CODE } from '../forward-proxy';
-import { API_PREFIX, jsonErrorResponse, readBody, sendFetchResponse, sendJson, type ApiFetch } from '../node-adapter';
-import { sameOriginPath } from '../pages';
+import { UPSTREAM_ERROR_CODE } from '../proxy/forward-proxy';
+import { API_PREFIX, jsonErrorResponse, readBody, sendFetchResponse, sendJson, type ApiFetch } from '../http/node-bridge';
+import { sameOriginPath } from '../pages/page';
 import type { Sessions } from './sessions';
 
 /** How long the key check may take before the key screen hears that the API did not answer. */

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import { SIGNED_OUT, type PageSession } from '../../src/api/page-data';
 import { KEY_REJECTED_CODE, KEY_REJECTED_MESSAGE, NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES, type SessionEnd } from '../../src/config/session';
-import { jsonErrorResponse } from '../node-adapter';
+import { jsonErrorResponse } from '../http/node-bridge';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';

@@ -12,7 +12,7 @@ import { createAppState } from '../../src/app/app-state';
 import { AfterTakeover } from '../../src/app/mount-app';
 import { noteEarlyEdits } from '../../src/app/early-edits';
 import { renderKeyScreen, renderScreen, type ScreenRender } from '../../src/entry-server';
-import { createRenderMemo, RENDER_REUSE_MS } from '../../server/render-memo';
+import { createRenderMemo, RENDER_REUSE_MS } from '../../server/pages/render-memo';
 import { heldKey, holdSession } from '../support/console-server';
 import { setupSimServer } from '../support/sim-server';
 

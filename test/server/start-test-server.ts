@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startServer, type RunningServer, type ServingParts } from '../../server/start';
-import { createStaticAssets } from '../../server/static-assets';
+import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
+import { createStaticAssets } from '../../server/http/static-assets';
 import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
 
 export const TEST_HTML =

@@ -13,7 +13,7 @@ import {
   type FaultPlan,
 } from '../../sim/faults';
 import { createHandlers, REQUEST_ID_HEADER } from '../../sim/handlers';
-import { createSimulatorHandler, isApiPath } from '../../server/node-adapter';
+import { createSimulatorHandler, isApiPath } from '../../server/http/node-bridge';
 import { seededRandom } from '../../sim/random';
 import { seedDemo } from '../../sim/seed';
 import { OperationsPageSchema, ProjectsPageSchema } from '../../src/api/schemas';

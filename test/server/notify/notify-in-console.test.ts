@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRequestHandler } from '../../../server/console-server';
+import { createRequestHandler } from '../../../server/routes';
 import { startNotifications, type NotificationsRuntime } from '../../../server/notify/start-notifications';
 import type { Db } from '../../../server/store/db';
 import { createSessions } from '../../../server/session/sessions';

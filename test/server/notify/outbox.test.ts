@@ -7,7 +7,7 @@ import { createProjectAccess } from '../../../server/notify/project-access';
 import { createNotifySeal } from '../../../server/notify/secret-seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
 import { verifySignature } from '../../../server/notify/signature';
-import type { ApiCall } from '../../../server/node-adapter';
+import type { ApiCall } from '../../../server/http/node-bridge';
 import { startReceiver } from './loopback-receiver';
 import { DRIVERS, openTestStore } from '../store/store-drivers';
 import { emptyNotifyTables, recordTransition } from './notify-test-db';

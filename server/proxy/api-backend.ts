@@ -1,0 +1,50 @@
+// What answers `/api/v2` on the console's own origin: the seeded in-process simulator, or, with API_URL
+// set, the forwarding proxy (and then no simulator at all). The one place that mounts sim/.
+import { systemClock } from '../../sim/clock';
+import { createControlPlane } from '../../sim/control-plane';
+import { createFaultControl, createFaultInjector } from '../../sim/faults';
+import { createHandlers } from '../../sim/handlers';
+import { seedDemo } from '../../sim/seed';
+import { createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
+import { API_PREFIX, createSimulatorFetch, type ApiFetch, type NodeHandler } from '../http/node-bridge';
+
+export interface ApiBackend {
+  fetch: ApiFetch;
+  /** The forwarding proxy's own way to answer `/api/v2` on the console's origin (Node streams end to end); the simulator has none. */
+  serve?: ForwardServe;
+  /** The simulator's fault plan control route (sim/faults.ts); never with the forwarding proxy. */
+  faultControl?: NodeHandler;
+  /** Start-up banner lines: the mode, and how to use it. */
+  banner: string[];
+}
+
+export interface ApiBackendOptions {
+  apiUrl?: string | undefined;
+  simApiKey?: string | undefined;
+  simHugeProject?: boolean;
+  /** False: no platform rate limits in the simulator (the bench's load test). */
+  simRateLimits?: boolean;
+  /** Where the proxy reports an API it cannot reach. */
+  log?: UpstreamLog;
+}
+
+export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log }: ApiBackendOptions): ApiBackend {
+  if (apiUrl) {
+    const proxy = { apiUrl, ...(log ? { log } : {}) };
+    return {
+      fetch: createForwardFetch(proxy),
+      serve: createForwardServe(proxy),
+      banner: ['Mode: forwarding proxy (no simulator)', `Forwarding ${API_PREFIX} to ${apiUrl}`],
+    };
+  }
+  const controlPlane = createControlPlane({ clock: systemClock() });
+  // SIM_HUGE_PROJECT=1 adds a project with 20,000 operations (the scale test and bench); off by default, it slows start-up.
+  const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject });
+  // Off until someone sets a plan through the control route (which the server decides to mount).
+  const faults = createFaultInjector();
+  return {
+    fetch: createSimulatorFetch(createHandlers(controlPlane, { faults, ...(simRateLimits ? {} : { rateLimits: false as const }) })),
+    faultControl: createFaultControl(faults),
+    banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
+  };
+}

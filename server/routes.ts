@@ -1,0 +1,211 @@
+// The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
+// response, /healthz, the Host check, the cross-site write rule, the simulator's fault control, /api/v2 with the
+// session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
+// other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PageData } from '../src/api/page-data';
+import { SESSION_PATH } from '../src/config/session';
+import type { ApiBackend } from './proxy/api-backend';
+import { isArchivePath } from './archive/archive-routes';
+import { serveApi } from './session/api-route';
+import { crossSiteWriteProblem } from './http/csrf';
+import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './http/node-bridge';
+import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages/page';
+import { MISDIRECTED } from './http/host-check';
+import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './http/security-headers';
+import type { Notifications } from './notify/notifications';
+import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
+import { serveSessionRoute } from './session/session-routes';
+import type { Sessions } from './session/sessions';
+import { ASSETS_PREFIX, type AssetHandler } from './http/static-assets';
+import { createTurnBudget, OVERLOADED_WAITING, type TurnBudget } from './http/turn-budget';
+
+export const HEALTH_PATH = '/healthz';
+
+export interface ConsoleServerOptions {
+  backend: ApiBackend;
+  sessions: Sessions;
+  template: PageTemplate;
+  /** Built files (production) or Vite's middlewares (dev); calls `next` for anything it does not serve. */
+  assets: AssetHandler;
+  /** Dev serves no CSP: Vite's HMR needs inline scripts. */
+  withCsp: boolean;
+  /** Hashes of the <style> the template carries inline, for the CSP's style-src. */
+  styleHashes?: readonly string[];
+  faultControl: boolean;
+  /** True once shutdown has begun: /healthz says so. */
+  draining?: () => boolean;
+  render?: PageRenderer;
+  /** How long a rendered page waits for its data before it goes out as the shell (pages.ts's default otherwise). */
+  renderDeadlineMs?: number;
+  /** Renders at once in this process before pages go out as the shell (pages.ts's MAX_CONCURRENT_RENDERS otherwise). */
+  maxRenders?: number;
+  /** React renders at once in this process, their data in (pages.ts's MAX_CONCURRENT_REACT_RENDERS otherwise). */
+  maxReactRenders?: number;
+  /** Where an internal error is reported (stderr by default). */
+  log?: (line: string) => void;
+  /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
+  pagesFirst?: (req: IncomingMessage) => boolean;
+  /** Whether a Host header names a host the console is served on (server/host-check.ts); every host without it. */
+  hostAllowed?: (host: string | undefined) => boolean;
+  /** PUBLIC_URL: https there turns HSTS on. */
+  publicUrl?: URL | undefined;
+  /** The /archive routes (server/archive/archive-routes.ts); without them, those paths are pages like any other. */
+  archive?: RequestHandlerAsync;
+  /** Webhooks and their deliveries (server/notify/); without a store, /notifications answers 503. */
+  notifications?: Notifications | undefined;
+  /** How many requests start per turn of the event loop (server/turn-budget.ts's TURN_BUDGET_MS otherwise). */
+  turns?: TurnBudget;
+}
+
+type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0] ?? '/';
+}
+
+function isUnderSession(path: string): boolean {
+  return path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`);
+}
+
+/**
+ * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
+ * still sending (answering first makes Node close the connection under it); readBody drops what passes its limit.
+ */
+async function discardBody(req: IncomingMessage): Promise<void> {
+  await readBody(req).catch(() => undefined);
+}
+
+/** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message || error.name || 'an error without a message';
+}
+
+async function sendText(req: IncomingMessage, res: ServerResponse, status: number, text: string): Promise<void> {
+  await discardBody(req);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(text);
+}
+
+/** A navigation from another site: the SameSite=Strict cookie was not sent with it. */
+function isCrossSiteNavigation(req: IncomingMessage): boolean {
+  return req.headers['sec-fetch-site'] === 'cross-site' && req.headers['sec-fetch-mode'] === 'navigate';
+}
+
+export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
+  const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
+  const fail = (res: ServerResponse, error: unknown) => {
+    // A body past its limit (POST /session's 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
+    if (error instanceof BodyTooLargeError) {
+      res.setHeader('Cache-Control', 'no-store');
+      sendJsonError(res, 413, error.message);
+      return;
+    }
+    log(`Internal error: ${describeError(error)}`);
+    sendJsonError(res, 500, 'Internal error while answering the request.');
+  };
+  const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
+  const slots = createRenderSlots(options.maxRenders);
+  // A few requests started per turn of the event loop (server/turn-budget.ts); /healthz is never held.
+  const turns = options.turns ?? createTurnBudget();
+  const reactRenders = createRenderSlots(options.maxReactRenders ?? MAX_CONCURRENT_REACT_RENDERS);
+
+  const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
+    const current = sessions.read(req);
+    if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
+    if (current.state !== 'open' && isCrossSiteNavigation(req)) {
+      serveBounce(req, res);
+      return;
+    }
+    const session = current.state === 'open' ? current.session : null;
+    await servePage(req, res, {
+      template,
+      session,
+      render,
+      slots,
+      overloaded: () => turns.waiting >= OVERLOADED_WAITING,
+      reactRenders,
+      status,
+      fetchApi: backend.fetch,
+      // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
+      data: data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) },
+      ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
+      // The API refused the key while the page was rendered: the session ends here as on any 401.
+      endSession: () => void sessions.end(req, 'rejected'),
+      log,
+    });
+  };
+  const sessionContext = { sessions, fetchApi: backend.fetch, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    if (wantsStrictTransport(req, options.publicUrl)) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+    const path = pathOf(req);
+
+    if (path === HEALTH_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Content-Type', 'application/json');
+      res.statusCode = draining() ? 503 : 200;
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
+      return;
+    }
+    // After /healthz (a load balancer's check may name the instance by its address), before anything else.
+    if (options.hostAllowed && !options.hostAllowed(req.headers.host)) {
+      await sendText(req, res, 421, MISDIRECTED);
+      return;
+    }
+    const refused = crossSiteWriteProblem(req);
+    if (refused) {
+      await discardBody(req);
+      res.setHeader('Cache-Control', 'no-store');
+      sendJsonError(res, 403, refused);
+      return;
+    }
+    if (isFaultControlPath(req.url)) {
+      res.setHeader('Cache-Control', 'no-store');
+      // Unmounted, it answers like any unknown path would, not with the app's HTML.
+      if (options.faultControl && backend.faultControl) await backend.faultControl(req, res);
+      else await sendText(req, res, 404, 'Not found');
+      return;
+    }
+    if (isApiPath(req.url)) {
+      await serveApi(req, res, { sessions, fetchApi: backend.fetch, serve: backend.serve });
+      return;
+    }
+    if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
+    if (options.archive && isArchivePath(path)) {
+      await options.archive(req, res);
+      return;
+    }
+    if (isNotifyPath(path)) {
+      await serveNotifyRoute(req, res, { sessions, notifications: options.notifications });
+      return;
+    }
+
+    const isGet = req.method === 'GET' || req.method === 'HEAD';
+    if (isGet && options.pagesFirst?.(req)) {
+      await page(req, res);
+      return;
+    }
+    assets(req, res, () => {
+      // Any other GET is a page the client's router resolves (its own "Page not found" included); never a missing asset.
+      const answer = isGet && !path.startsWith(ASSETS_PREFIX) ? page(req, res) : sendText(req, res, isGet ? 404 : 405, isGet ? 'Not found' : 'Method not allowed');
+      answer.catch((error: unknown) => fail(res, error));
+    });
+  };
+
+  const start = (req: IncomingMessage, res: ServerResponse) => {
+    // Gone while it waited for its turn: nobody to answer.
+    if (res.destroyed) return;
+    handle(req, res).catch((error: unknown) => fail(res, error));
+  };
+  return (req, res) => {
+    if (pathOf(req) === HEALTH_PATH) start(req, res);
+    else turns.admit(() => start(req, res));
+  };
+}

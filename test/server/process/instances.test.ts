@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schedulingPolicy } from '../../../server/process/run';
+import { KEY_REJECTED_CODE } from '../../../src/config/session';
+import { rawRequest, type RawRequest } from '../http-helpers';
+
+// `npm start` on two workers (server/cluster.ts): every request sees one simulated world whichever worker
+// answers it, a sign-out through one worker holds on the other, and SIGTERM drains both and exits 0.
+// Each request goes on a fresh connection. In production each worker accepts its own (schedulingPolicy):
+// which worker takes a connection is then the kernel's pick, and all eight could land on one. These tests
+// are about what the workers share, so they ask for round-robin, where the primary hands the connections
+// to the workers in turn and both answer half of them.
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/instances-server.ts', import.meta.url));
+const KEY = 'cluster-test-key-00000000000000000';
+const TRIES = 8;
+
+describe('how connections reach the workers', () => {
+  it('has each worker accept its own, so a burst is not handed over one connection per busy turn', () => {
+    expect(schedulingPolicy({})).toBe(cluster.SCHED_NONE);
+    expect(schedulingPolicy({ NODE_CLUSTER_SCHED_POLICY: 'none' })).toBe(cluster.SCHED_NONE);
+  });
+
+  it("keeps Node's round-robin when the operator asks for it", () => {
+    expect(schedulingPolicy({ NODE_CLUSTER_SCHED_POLICY: 'rr' })).toBe(cluster.SCHED_RR);
+  });
+});
+
+describe('two workers', () => {
+  let child: ChildProcess;
+  let output = '';
+  let port = 0;
+  let exited: Promise<number | null>;
+  const request = (options: RawRequest) => rawRequest(port, { ...options, headers: { connection: 'close', ...options.headers } });
+  const origin = () => `http://127.0.0.1:${port}`;
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+      env: { ...process.env, NODE_CLUSTER_SCHED_POLICY: 'rr', PORT: '0', HOST: '127.0.0.1', WEB_CONCURRENCY: '2', SIM_API_KEY: KEY, SIM_FAULTS: '1', API_URL: '', SESSION_SECRET: '', NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    // The banner names the port once a worker listens; an early exit is a failure to start.
+    port = await new Promise<number>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString();
+        const found = /Ops Console: http:\/\/127\.0\.0\.1:(\d+)\//.exec(output)?.[1];
+        if (found) resolve(Number(found));
+      };
+      child.stdout?.on('data', read);
+      child.stderr?.on('data', read);
+      void exited.then((code) => reject(new Error(`the server exited (${code}) before listening:\n${output}`)));
+    });
+  }, 90_000);
+  afterAll(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('prints one banner, with one demo key, for both workers', () => {
+    expect(output.match(/Ops Console: /g)).toHaveLength(1);
+    expect(output).toContain('Workers: 2 processes');
+    expect(output).toContain(`Demo API key: ${KEY}`);
+  });
+
+  it('shows every request the same simulated world: a project made through one worker is listed by all', async () => {
+    const auth = { authorization: `Bearer ${KEY}`, accept: 'application/json' };
+    const made = await request({
+      method: 'POST',
+      path: '/api/v2/projects',
+      headers: { ...auth, 'content-type': 'application/json', origin: origin() },
+      body: JSON.stringify({ project: { name: 'made-through-one-worker' } }),
+    });
+    expect(made.status, made.body).toBe(201);
+
+    const listings = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=400', headers: auth })));
+
+    for (const listing of listings) expect(listing.body).toContain('made-through-one-worker');
+  });
+
+  it('keeps one fault plan, set through any worker', async () => {
+    const set = await request({ method: 'PUT', path: '/__sim/faults', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules: [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects' }] }) });
+    expect(set.status, set.body).toBe(200);
+
+    const answers = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects', headers: { authorization: `Bearer ${KEY}` } })));
+
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: TRIES }, () => 503));
+    expect((await request({ method: 'DELETE', path: '/__sim/faults' })).status).toBe(200);
+  });
+
+  it('ends a signed-out session on every worker, not only the one that signed it out', async () => {
+    const signIn = await request({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() }, body: JSON.stringify({ key: KEY }) });
+    expect(signIn.status, signIn.body).toBe(200);
+    const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
+    const reads = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
+    expect(reads.map((read) => read.status)).toEqual(Array.from({ length: TRIES }, () => 200));
+
+    const signOut = await request({ method: 'POST', path: '/session/sign-out', headers: { cookie, origin: origin() } });
+    expect(signOut.status).toBeLessThan(400);
+
+    const after = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
+    expect(after.map((read) => read.status)).toEqual(Array.from({ length: TRIES }, () => 401));
+  });
+
+  it('tells every worker why a session ended: its key refused by the API through one is refused by all, never "signed out"', async () => {
+    const auth = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', origin: origin() };
+    const created = await request({ method: 'POST', path: '/api/v2/api_keys', headers: auth, body: '{"key_name":"refused across workers"}' });
+    expect(created.status, created.body).toBe(200);
+    const { id, key } = JSON.parse(created.body) as { id: number; key: string };
+    const signIn = await request({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() }, body: JSON.stringify({ key }) });
+    const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
+    expect((await request({ method: 'DELETE', path: `/api/v2/api_keys/${id}`, headers: auth })).status).toBe(200);
+
+    expect((await request({ path: '/api/v2/projects?limit=1', headers: { cookie } })).status).toBe(401);
+    const after = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
+    expect(after.map((read) => [read.status, (JSON.parse(read.body) as { code?: string }).code])).toEqual(Array.from({ length: TRIES }, () => [401, KEY_REJECTED_CODE]));
+  });
+
+  // The drain may take up to its grace (20 s) by design: a test bound shorter than that would test the machine.
+  it('drains and exits 0 on SIGTERM, workers and all', { timeout: 25_000 }, async () => {
+    child.kill('SIGTERM');
+
+    expect(await exited).toBe(0);
+    expect(output).toContain('SIGTERM: the workers finish the requests in flight');
+    await expect(rawRequest(port, { path: '/healthz' })).rejects.toThrow();
+  });
+});
