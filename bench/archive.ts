@@ -1,12 +1,15 @@
 // The archive's part of the bench (`npm run bench -- --only=archive`): a console server in this process
-// on the simulator with the 20,000-operation project (SIM_HUGE_PROJECT=1) and a fresh PGlite store; keep
-// the demo key, then time the backfill of every project (and count the collector's API requests) and a
-// filter over the big project answered from the store (the server's own time, Server-Timing).
+// over the simulator with the 20,000-operation project (SIM_HUGE_PROJECT=1), served here as its API
+// (API_URL) so every request the console sends it is counted, and a fresh PGlite store; keep the demo key,
+// then time the backfill of every project (and count the collector's API requests) and a filter over the
+// big project answered from the store (the server's own time, Server-Timing).
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createApiBackend, type ApiBackend } from '../server/proxy/api-backend';
+import type { AddressInfo } from 'node:net';
+import { nodeHandler } from '../server/http/node-bridge';
+import { createApiBackend } from '../server/proxy/api-backend';
 import { startServer } from '../server/process/compose';
 import { ARCHIVE_ACTIVITY_PATH } from '../src/api/archive-schemas';
 import { DEFAULT_POLL_INTERVAL_MS } from '../src/lib/operation-status';
@@ -26,19 +29,19 @@ export interface ArchiveResult {
   activity: { viewers: number; apiRequestsPerMinute: number }[];
 }
 
-/** The simulator backend with a count of every request the server sends the API (proxy, collector, access checks). */
-function countedBackend(): { backend: ApiBackend; sent: () => number } {
-  const backend = createApiBackend({ simApiKey: KEY, simHugeProject: true });
+/** The simulator served as an API on loopback, with a count of every request the console sends it (proxy, collector, access checks). */
+async function countedSimulator(): Promise<{ apiUrl: string; sent: () => number; close: () => Promise<void> }> {
+  const answer = nodeHandler(createApiBackend({ simApiKey: KEY, simHugeProject: true }).fetch);
   let sent = 0;
+  const server = http.createServer((req, res) => {
+    sent += 1;
+    void answer(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    backend: {
-      ...backend,
-      fetch: (apiCall) => {
-        sent += 1;
-        return backend.fetch(apiCall);
-      },
-    },
+    apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2`,
     sent: () => sent,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
@@ -79,11 +82,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 export async function measureArchive(): Promise<ArchiveResult> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-bench-archive-'));
-  const counted = countedBackend();
+  const counted = await countedSimulator();
   const running = await startServer({
-    backend: counted.backend,
     mode: 'production',
-    env: { HOST: '127.0.0.1', PORT: '0', SIM_API_KEY: KEY, SIM_HUGE_PROJECT: '1', DATA_DIR: dataDir },
+    env: { HOST: '127.0.0.1', PORT: '0', API_URL: counted.apiUrl, DATA_DIR: dataDir },
     print: () => undefined,
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve('<html><head></head><body><div id="root"><!--app-html--></div></body></html>') }, assets: (_req, _res, next) => next() }),
   });
@@ -94,7 +96,7 @@ export async function measureArchive(): Promise<ArchiveResult> {
     const cookie = (signIn.headers['set-cookie']?.[0] ?? '').split(';')[0] ?? '';
     const page = { cookie, origin, accept: 'application/json' };
     const opening = performance.now();
-    const db = await running.archive.db();
+    const db = await running.store.db();
     const storeOpenMs = performance.now() - opening;
     const started = performance.now();
     const kept = await call(port, 'POST', '/archive/sources', page);
@@ -112,7 +114,7 @@ export async function measureArchive(): Promise<ArchiveResult> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const backfillMs = performance.now() - started;
-    const backfillRequests = running.archive.collectorRequests();
+    const backfillRequests = running.leader.collectorRequests();
     const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operations WHERE project_id = $1', [hugeId]);
     const search = 'status=failed';
     const serverMs: number[] = [];
@@ -139,6 +141,7 @@ export async function measureArchive(): Promise<ArchiveResult> {
   } finally {
     running.server.closeAllConnections();
     await running.stop();
+    await counted.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

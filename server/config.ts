@@ -1,5 +1,6 @@
-// The server's environment, read once at start-up (DESIGN §1 names every variable); a bad value stops
-// start-up with a message instead of failing requests later.
+// The server's environment, read once at start-up (README.md's configuration table names every variable);
+// a bad value stops start-up with a message instead of failing requests later.
+import { availableParallelism } from 'node:os';
 import * as z from 'zod/mini';
 import { parseApiBase } from './proxy/forward-proxy';
 
@@ -30,6 +31,24 @@ export interface ServerConfig {
   archiveFullReadMs: number;
   /** ARCHIVE_INTERVAL_MS: the collector's poll interval for busy projects (idle ones: 6 times it), default 5 s. */
   archiveIntervalMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses. */
+  webhookAllowPrivate: boolean;
+  /** WEB_CONCURRENCY as given (undefined: unset); processes() says how many run. */
+  webConcurrency: number | undefined;
+}
+
+export const MAX_PROCESSES = 64;
+
+/**
+ * How many processes serve: one with the embedded store (PGlite lives in one process; WEB_CONCURRENCY is
+ * then not followed, and `note` says why), else WEB_CONCURRENCY, or one per core when it is unset.
+ */
+export function processes(config: Pick<ServerConfig, 'databaseUrl' | 'webConcurrency'>): { count: number; note?: string } {
+  if (!config.databaseUrl) {
+    const asked = config.webConcurrency ?? 1;
+    return asked > 1 ? { count: 1, note: `Processes: 1 (WEB_CONCURRENCY=${asked} needs DATABASE_URL: the embedded store lives in one process)` } : { count: 1 };
+  }
+  return { count: config.webConcurrency ?? availableParallelism() };
 }
 
 function wholeNumber(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
@@ -89,5 +108,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     archiveLockRetryMs: wholeNumber('ARCHIVE_LOCK_RETRY_MS', optional(env.ARCHIVE_LOCK_RETRY_MS), 15_000, 50, 60_000),
     archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), 5_000, 100, 10 * 60_000),
     archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    webConcurrency: optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
   };
 }

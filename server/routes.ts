@@ -5,26 +5,34 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../src/api/page-data';
 import { SESSION_PATH } from '../src/config/session';
-import type { ApiBackend } from './proxy/api-backend';
 import { isArchivePath } from './archive/archive-routes';
-import { serveApi } from './session/api-route';
+import { sendError, sendMethodNotAllowed } from './http/answers';
+import { BodyTooLargeError, discardBody } from './http/body';
 import { crossSiteWriteProblem } from './http/csrf';
-import { BodyTooLargeError, isApiPath, isFaultControlPath, readBody, sendJsonError } from './http/node-bridge';
-import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS, serveBounce, servePage, type PageRenderer, type PageTemplate } from './pages/page';
 import { MISDIRECTED } from './http/host-check';
+import { isApiPath, isFaultControlPath, pathOf } from './http/paths';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './http/security-headers';
-import type { Notifications } from './notify/notifications';
-import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
-import { serveSessionRoute } from './session/session-routes';
-import type { Sessions } from './session/sessions';
 import { ASSETS_PREFIX, type AssetHandler } from './http/static-assets';
 import { createTurnBudget, OVERLOADED_WAITING, type TurnBudget } from './http/turn-budget';
+import type { Notifications } from './notify/notifications';
+import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
+import { serveBounce } from './pages/bounce';
+import { servePage, type PageRenderer, type PageTemplate } from './pages/page';
+import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS } from './pages/render-slots';
+import type { ApiBackend } from './proxy/api-backend';
+import type { ApiReader } from './proxy/api-reader';
+import { serveApi } from './session/api-route';
+import { serveSessionRoute } from './session/session-routes';
+import type { Sessions } from './session/sessions';
+import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from './store/db';
 
 export const HEALTH_PATH = '/healthz';
 
-export interface ConsoleServerOptions {
+export interface RoutesOptions {
   backend: ApiBackend;
   sessions: Sessions;
+  /** The server's own reads of the API (the session's key check). */
+  read: ApiReader;
   template: PageTemplate;
   /** Built files (production) or Vite's middlewares (dev); calls `next` for anything it does not serve. */
   assets: AssetHandler;
@@ -52,7 +60,7 @@ export interface ConsoleServerOptions {
   publicUrl?: URL | undefined;
   /** The /archive routes (server/archive/archive-routes.ts); without them, those paths are pages like any other. */
   archive?: RequestHandlerAsync;
-  /** Webhooks and their deliveries (server/notify/); without a store, /notifications answers 503. */
+  /** Webhooks and their deliveries (server/notify/); without them, those paths are pages like any other. */
   notifications?: Notifications | undefined;
   /** How many requests start per turn of the event loop (server/turn-budget.ts's TURN_BUDGET_MS otherwise). */
   turns?: TurnBudget;
@@ -62,20 +70,8 @@ type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promis
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
-function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?')[0] ?? '/';
-}
-
 function isUnderSession(path: string): boolean {
   return path === SESSION_PATH || path.startsWith(`${SESSION_PATH}/`);
-}
-
-/**
- * Reads and drops what is left of a request's body before it is refused, so the answer reaches a client
- * still sending (answering first makes Node close the connection under it); readBody drops what passes its limit.
- */
-async function discardBody(req: IncomingMessage): Promise<void> {
-  await readBody(req).catch(() => undefined);
 }
 
 /** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
@@ -92,22 +88,34 @@ async function sendText(req: IncomingMessage, res: ServerResponse, status: numbe
   res.end(text);
 }
 
+/** Pages and files take GET and HEAD only. */
+async function methodNotAllowed(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  await discardBody(req);
+  res.setHeader('Cache-Control', 'no-store');
+  sendMethodNotAllowed(res, req.method ?? '', ['GET', 'HEAD']);
+}
+
 /** A navigation from another site: the SameSite=Strict cookie was not sent with it. */
 function isCrossSiteNavigation(req: IncomingMessage): boolean {
   return req.headers['sec-fetch-site'] === 'cross-site' && req.headers['sec-fetch-mode'] === 'navigate';
 }
 
-export function createRequestHandler(options: ConsoleServerOptions): RequestHandler {
+export function createRequestHandler(options: RoutesOptions): RequestHandler {
   const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
   const fail = (res: ServerResponse, error: unknown) => {
-    // A body past its limit (POST /session's 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
+    res.setHeader('Cache-Control', 'no-store');
+    // A body past its limit (the console's own 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
     if (error instanceof BodyTooLargeError) {
-      res.setHeader('Cache-Control', 'no-store');
-      sendJsonError(res, 413, error.message);
+      sendError(res, 413, error.message, 'body_too_large');
+      return;
+    }
+    // The console's store, not the API: the page says which part failed (the store logs its own outage once).
+    if (error instanceof StoreUnavailableError) {
+      sendError(res, 503, error.message, STORE_UNAVAILABLE_CODE);
       return;
     }
     log(`Internal error: ${describeError(error)}`);
-    sendJsonError(res, 500, 'Internal error while answering the request.');
+    sendError(res, 500, 'Internal error while answering the request.');
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
   const slots = createRenderSlots(options.maxRenders);
@@ -140,7 +148,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       log,
     });
   };
-  const sessionContext = { sessions, fetchApi: backend.fetch, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
+  const sessionContext = { sessions, read: options.read, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of headers) res.setHeader(name, value);
@@ -163,7 +171,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     if (refused) {
       await discardBody(req);
       res.setHeader('Cache-Control', 'no-store');
-      sendJsonError(res, 403, refused);
+      sendError(res, 403, refused, 'cross_site_write');
       return;
     }
     if (isFaultControlPath(req.url)) {
@@ -182,7 +190,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
       await options.archive(req, res);
       return;
     }
-    if (isNotifyPath(path)) {
+    if (options.notifications && isNotifyPath(path)) {
       await serveNotifyRoute(req, res, { sessions, notifications: options.notifications });
       return;
     }
@@ -194,7 +202,7 @@ export function createRequestHandler(options: ConsoleServerOptions): RequestHand
     }
     assets(req, res, () => {
       // Any other GET is a page the client's router resolves (its own "Page not found" included); never a missing asset.
-      const answer = isGet && !path.startsWith(ASSETS_PREFIX) ? page(req, res) : sendText(req, res, isGet ? 404 : 405, isGet ? 'Not found' : 'Method not allowed');
+      const answer = isGet && !path.startsWith(ASSETS_PREFIX) ? page(req, res) : isGet ? sendText(req, res, 404, 'Not found') : methodNotAllowed(req, res);
       answer.catch((error: unknown) => fail(res, error));
     });
   };

@@ -8,29 +8,29 @@ import * as z from 'zod/mini';
 import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
-import { apiReader } from '../proxy/api-reader';
-import { readBody, sendFetchResponse, sendJson, type ApiFetch } from '../http/node-bridge';
+import { REQUEST_ID_HEADER, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
+import { decodeSegment } from '../http/paths';
+import type { ApiReader, ApiRefusal } from '../proxy/api-reader';
+import type { ProjectAccess } from '../proxy/project-access';
+import type { Seal } from '../session/seal';
 import type { Session } from '../session/session-crypto';
-import { sessionClosedResponse, type Sessions } from '../session/sessions';
-import type { Db } from '../store';
+import { sendSessionClosed, type Sessions } from '../session/sessions';
 import { coveredProjects, projectCoverage, sourceProjects } from '../store/archive-projects';
 import { operationsPage, recentOperations, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
-import type { ProjectAccess } from '../proxy/project-access';
-import type { KeySealer } from './sealed-keys';
+import type { Store } from '../store/store';
 
 export const MAX_ARCHIVE_LIMIT = 1_000;
 const ACTIVITY_WINDOW_MS = 24 * 60 * 60_000;
 const ACTIVITY_MAX_OPERATIONS = 2_000;
 
 export interface ArchiveContext {
-  /** The store, opened now if it was not yet (keeping a source). */
-  open: () => Promise<Db>;
-  /** The store if it is open: reads never open PGlite (seconds) to find that nothing was ever kept. */
-  opened: () => Promise<Db | undefined>;
+  /** Keeping a source opens the store; reads never open PGlite to find that nothing was ever kept. */
+  store: Pick<Store, 'db' | 'forReading'>;
   sessions: Sessions;
-  fetchApi: ApiFetch;
-  sealer: KeySealer;
+  read: ApiReader;
+  seal: Seal;
   access: ProjectAccess;
   /** Tells the collector a source was kept or removed (it also looks every few seconds). */
   wake?: () => void;
@@ -41,8 +41,16 @@ export function isArchivePath(path: string): boolean {
   return path === ARCHIVE_API_PATH || path.startsWith(`${ARCHIVE_API_PATH}/`);
 }
 
-function sendError(res: ServerResponse, status: number, message: string, code = ''): void {
-  sendJson(res, status, { code, message });
+/** The API's own refusal, passed on to the session exactly as it came ("not found", the same status and request id). */
+function passOn(res: ServerResponse, answer: ApiRefusal): void {
+  if (answer.status === 0 || answer.body === '') {
+    sendError(res, answer.status === 0 ? 502 : answer.status, answer.message, answer.code ?? '', answer.requestId);
+    return;
+  }
+  res.statusCode = answer.status;
+  res.setHeader('Content-Type', 'application/json');
+  if (answer.requestId) res.setHeader(REQUEST_ID_HEADER, answer.requestId);
+  res.end(answer.body);
 }
 
 function stateOf(source: SourceSummary): ArchiveSource['state'] {
@@ -87,9 +95,9 @@ function decodeCursor(text: string): { createdAt: string; id: string } | undefin
 const LimitSchema = z.pipe(z.string().check(z.regex(/^\d{1,4}$/)), z.transform(Number));
 
 /** Who the key is, for people to tell sources apart: a personal key's user, else its kind. */
-async function labelOf(fetchApi: ApiFetch, session: Session): Promise<string> {
+async function labelOf(read: ApiReader, session: Session): Promise<string> {
   if (session.kind === 'personal') {
-    const me = await apiReader(fetchApi, session.key)('/users/me', CurrentUserSchema);
+    const me = await read(session.key, '/users/me', CurrentUserSchema);
     if (me.ok) return [me.data.name, me.data.last_name].filter(Boolean).join(' ') || me.data.email || 'Personal key';
     return 'Personal key';
   }
@@ -97,33 +105,31 @@ async function labelOf(fetchApi: ApiFetch, session: Session): Promise<string> {
 }
 
 export async function serveArchiveRoute(req: IncomingMessage, res: ServerResponse, context: ArchiveContext): Promise<void> {
-  const { sessions, sealer } = context;
+  const { sessions, seal, store } = context;
   const now = context.now ?? Date.now;
   res.setHeader('Cache-Control', 'no-store');
   const url = new URL(req.url ?? '/', 'http://console.invalid');
   const path = url.pathname;
   const method = req.method ?? 'GET';
-  if (method !== 'GET' && method !== 'HEAD') await readBody(req, 16 * 1024).catch(() => undefined);
 
   const current = sessions.read(req);
   if (current.state !== 'open') {
-    // The server's own 401, as /api/v2's (api-route.ts): coded so the page never blames the key for it.
-    if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
-    await sendFetchResponse(res, sessionClosedResponse(current), method);
+    await sendSessionClosed(req, res, sessions, current, MAX_FORM_BODY_BYTES);
     return;
   }
+  if (method !== 'GET' && method !== 'HEAD') await readBody(req, MAX_FORM_BODY_BYTES);
   const session = current.session;
-  const own = sealer.fingerprint(session.key);
+  const own = seal.fingerprint(session.key);
 
   if (path === ARCHIVE_SOURCES_PATH) {
     if (method === 'POST') {
-      const db = await context.open();
+      const db = await store.db();
       const kept = await keepSource(db, {
         id: `src-${randomBytes(9).toString('base64url')}`,
         fingerprint: own,
-        sealedKey: sealer.seal(session.key),
+        sealedKey: seal.seal('kept-key', session.key),
         keyKind: session.kind,
-        label: await labelOf(context.fetchApi, session),
+        label: await labelOf(context.read, session),
         now: new Date(now()),
       });
       context.wake?.();
@@ -133,24 +139,28 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     if (method === 'GET' || method === 'HEAD') {
-      const db = await context.opened();
+      const db = await store.forReading();
       const sources = (db ? await listSourceSummaries(db) : []).filter((source) => source.key_fingerprint === own);
       sendJson(res, 200, { sources: sources.map((source) => sourceOnWire(source, own)) });
       return;
     }
-    sendError(res, 405, `Method ${method} is not allowed here.`);
+    sendMethodNotAllowed(res, method, ['GET', 'HEAD', 'POST']);
     return;
   }
 
   const sourceMatch = /^\/archive\/sources\/([^/]+)$/.exec(path);
   if (sourceMatch?.[1]) {
-    const id = decodeURIComponent(sourceMatch[1]);
+    const id = decodeSegment(sourceMatch[1]);
     if (method !== 'DELETE') {
-      sendError(res, 405, `Method ${method} is not allowed here.`);
+      sendMethodNotAllowed(res, method, ['DELETE']);
+      return;
+    }
+    if (id === undefined) {
+      sendError(res, 400, 'The source id is not a valid path segment.', 'invalid_id');
       return;
     }
     // Only the session whose key it is removes a source; any other is told it does not exist.
-    const db = await context.opened();
+    const db = await store.forReading();
     const source = db ? await findSource(db, id) : undefined;
     if (!source || source.key_fingerprint !== own) {
       sendError(res, 404, 'No such source.');
@@ -163,14 +173,17 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     return;
   }
 
-  if (method !== 'GET' && method !== 'HEAD') {
-    sendError(res, 405, `Method ${method} is not allowed here.`);
+  const operationsMatch = /^\/archive\/projects\/([^/]+)\/operations$/.exec(path);
+  if ((operationsMatch || path === ARCHIVE_ACTIVITY_PATH) && method !== 'GET' && method !== 'HEAD') {
+    sendMethodNotAllowed(res, method, ['GET', 'HEAD']);
     return;
   }
-
-  const operationsMatch = /^\/archive\/projects\/([^/]+)\/operations$/.exec(path);
   if (operationsMatch?.[1]) {
-    const projectId = decodeURIComponent(operationsMatch[1]);
+    const projectId = decodeSegment(operationsMatch[1]);
+    if (projectId === undefined) {
+      sendError(res, 400, 'The project id is not a valid path segment.', 'invalid_id');
+      return;
+    }
     const limitText = url.searchParams.get('limit');
     const limit = limitText === null ? MAX_ARCHIVE_LIMIT : LimitSchema.safeParse(limitText).data;
     if (limit === undefined || limit < 1 || limit > MAX_ARCHIVE_LIMIT) {
@@ -184,17 +197,14 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     const access = await context.access.check(session.sid, session.key, projectId);
-    if (!access.allowed) {
+    if (access.kind !== 'readable') {
       // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
-      if (access.status === 401) res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
-      res.statusCode = access.status;
-      res.setHeader('Content-Type', 'application/json');
-      if (access.requestId) res.setHeader('x-neon-ret-request-id', access.requestId);
-      res.end(access.body);
+      if (access.kind === 'revoked') res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
+      passOn(res, access.answer);
       return;
     }
     const started = performance.now();
-    const db = await context.opened();
+    const db = await store.forReading();
     const coverage = db ? await projectCoverage(db, projectId) : undefined;
     if (!coverage) {
       sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
@@ -222,7 +232,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     }
     // The projects this session's own kept key reaches (as it last listed them): those its key can read,
     // known without asking the API per viewer. Without a kept key of its own, the page reads the API.
-    const db = await context.opened();
+    const db = await store.forReading();
     if (!db) {
       sendJson(res, 200, { projects: [], operations: [] });
       return;

@@ -1,11 +1,11 @@
-// The collector (one per deployment, server/collector/lease.ts decides where): reads every enabled kept
-// source into the store, each in its own loop with its own budget (server/collector/source-reader.ts).
-// It looks for added, removed and disabled sources every `refreshMs`, or at once when woken.
-import type { ApiFetch } from '../http/node-bridge';
-import type { KeySealer } from '../archive/sealed-keys';
+// The collector (one per deployment, leader.ts decides where): reads every enabled kept source into the
+// store, each in its own loop with its own budget (source-reader.ts). It looks for added, removed and
+// disabled sources every `refreshMs`, or at once when woken.
+import type { ZodMiniType } from 'zod/mini';
+import type { ApiReader } from '../proxy/api-reader';
+import type { Seal } from '../session/seal';
 import type { Db } from '../store';
 import { enabledSources, recordSourceError } from '../store/sources';
-import { apiReader } from '../proxy/api-reader';
 import { createPacer, realClock, type Clock, type Pacer } from './pacer';
 import { readSource } from './source-reader';
 
@@ -18,8 +18,8 @@ export const KEY_UNREADABLE = 'The kept key could not be opened (SESSION_SECRET 
 
 export interface CollectorOptions {
   db: Db;
-  fetchApi: ApiFetch;
-  sealer: KeySealer;
+  read: ApiReader;
+  seal: Seal;
   budgetPerMinute?: number;
   intervalMs?: number;
   fullReadMs?: number;
@@ -56,7 +56,7 @@ export function startCollector(options: CollectorOptions): Collector {
     }
     for (const source of sources) {
       if (running.has(source.id) || stopped.signal.aborted) continue;
-      const key = options.sealer.open(source.sealed_key);
+      const key = options.seal.open('kept-key', source.sealed_key);
       if (key === null) {
         await recordSourceError(db, source.id, KEY_UNREADABLE, new Date(clock.now()), true);
         continue;
@@ -67,7 +67,7 @@ export function startCollector(options: CollectorOptions): Collector {
       const reader = {
         db,
         sourceId: source.id,
-        read: apiReader(options.fetchApi, key),
+        read: <T>(path: string, schema: ZodMiniType<T>, readSignal: AbortSignal) => options.read(key, path, schema, { signal: readSignal }),
         pacer,
         clock,
         budgetPerMinute,

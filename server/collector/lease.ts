@@ -1,24 +1,28 @@
 // Exactly one collector per DATABASE_URL: the instance holding a Postgres advisory lock, on a connection
-// of its own, collects; the others try to take it every `retryMs`. A holder that dies loses its
-// connection and with it the lock, so another takes over within one retry interval.
+// of its own, collects (leader.ts); the others try to take it every `retryMs`. A holder that dies loses
+// its connection and with it the lock, so another takes over within one retry interval.
 import pg from 'pg';
-import type { Collector } from './collector';
 import { realClock, type Clock } from './pacer';
+
+/** What runs while the lock is held. */
+export interface Work {
+  stop: () => Promise<void>;
+}
 
 /** The collector's advisory lock key (the migrations have another). */
 export const COLLECTOR_LOCK = 4_022_002;
 export const DEFAULT_LEASE_RETRY_MS = 15_000;
 
-export interface Lease {
-  isCollecting: () => boolean;
-  collector: () => Collector | undefined;
-  /** Stops collecting (if it was) and lets the lock go. */
+export interface Lease<W extends Work> {
+  /** What runs while this instance holds the lock. */
+  held: () => W | undefined;
+  /** Stops the work (if it ran) and lets the lock go. */
   stop: () => Promise<void>;
 }
 
-export function collectWhileHoldingLock({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => Collector; log: (line: string) => void; clock?: Clock }): Lease {
+export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => W; log: (line: string) => void; clock?: Clock }): Lease<W> {
   const stopped = new AbortController();
-  let collector: Collector | undefined;
+  let collector: W | undefined;
   let client: pg.Client | undefined;
   // A function, not the property: each await may have stopped it.
   const isStopped = () => stopped.signal.aborted;
@@ -63,8 +67,7 @@ export function collectWhileHoldingLock({ databaseUrl, retryMs = DEFAULT_LEASE_R
   })();
 
   return {
-    isCollecting: () => collector !== undefined,
-    collector: () => collector,
+    held: () => collector,
     async stop() {
       stopped.abort();
       await client?.end().catch(() => undefined);

@@ -10,7 +10,7 @@ import type { Db } from '../store';
 import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectSeen } from '../store/archive-projects';
 import { markGone, upsertOperations, type ListedOperation } from '../store/operations';
 import { recordSourceError, recordSourceRead } from '../store/sources';
-import type { ApiReader } from '../proxy/api-reader';
+import type { ApiAnswer } from '../proxy/api-reader';
 import type { Clock, Pacer } from './pacer';
 
 export const HISTORY_PAGE_SIZE = 1_000;
@@ -25,7 +25,8 @@ export const KEY_REJECTED = 'The API rejected this key (401: revoked or invalid)
 export interface SourceReaderOptions {
   db: Db;
   sourceId: string;
-  read: ApiReader;
+  /** Reads a path with the source's own key. */
+  read: <T>(path: string, schema: z.ZodMiniType<T>, signal: AbortSignal) => Promise<ApiAnswer<T>>;
   pacer: Pacer;
   clock: Clock;
   budgetPerMinute: number;

@@ -4,9 +4,12 @@
 // addresses), PUBLIC_URL's host, and ALLOWED_HOSTS. Ports are not compared: a rebinding attack needs a
 // name of the attacker's, never one of these, and a TLS proxy in front may use any port.
 import { networkInterfaces } from 'node:os';
-import { isLoopbackHost } from '../session/session-cookie';
 
 export const MISDIRECTED = 'This console does not answer for that host name (a page of another site may be trying to reach it). Its operator can add the name to ALLOWED_HOSTS.';
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
+}
 
 /** The host name of a Host header (or of an ALLOWED_HOSTS entry): lower case, no port, no brackets, no final dot. */
 export function hostNameOf(value: string | undefined): string | undefined {

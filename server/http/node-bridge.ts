@@ -1,15 +1,11 @@
 // Bridges Node's http server and the Fetch API that the API backends speak (the MSW handlers of the
 // simulator, the forwarding proxy's fetch), so one description answers real sockets, the sign-in check
-// and, later, server rendering, all in process.
-import { randomUUID } from 'node:crypto';
+// and server rendering, all in process.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getResponse, type RequestHandler } from 'msw';
-import { routeIndex } from '../proxy/simulator-fetch';
+import { sendError } from './answers';
+import { BodyTooLargeError, MAX_API_BODY_BYTES, readBody } from './body';
 
-/** The mount point of the control API on the console's own origin. */
-export const API_PREFIX = '/api/v2';
-
-/** Answers one request that is known to be under {@link API_PREFIX}. */
+/** Answers one request (a route of the console, or `/api/v2` as a whole). */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /**
@@ -27,118 +23,6 @@ export interface ApiCall {
 /** What answers `/api/v2`: a `Response.error()` means "no answer at all" (the socket is dropped). */
 export type ApiFetch = (call: ApiCall) => Promise<Response>;
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-/** What is read and dropped after a body passed its limit, so the client still hears the 413; past it, the connection is cut. */
-const DISCARD_BYTES = 8 * 1024 * 1024;
-
-export class BodyTooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`Request body is too large (more than ${limit >= 1024 * 1024 ? `${limit / (1024 * 1024)} MiB` : `${limit / 1024} KiB`}).`);
-    this.name = 'BodyTooLargeError';
-  }
-}
-
-/** The simulator's fault plan control route (sim/faults.ts): never under the API prefix, never forwarded. */
-export const FAULTS_CONTROL_PATH = '/__sim/faults';
-
-function isUnder(url: string | undefined, prefix: string): boolean {
-  if (url === undefined || !url.startsWith(prefix)) return false;
-  const next = url.charAt(prefix.length);
-  return next === '' || next === '/' || next === '?';
-}
-
-export function isFaultControlPath(url: string | undefined): boolean {
-  return isUnder(url, FAULTS_CONTROL_PATH);
-}
-
-export function isApiPath(url: string | undefined): boolean {
-  return isUnder(url, API_PREFIX);
-}
-
-/** The platform's error body (`{code, message, request_id}`) with its request id header. */
-export function jsonErrorResponse(status: number, message: string, code = ''): Response {
-  const requestId = randomUUID();
-  return Response.json({ code, message, request_id: requestId }, { status, headers: { 'x-neon-ret-request-id': requestId } });
-}
-
-/** Writes the platform's error body (`{code, message, request_id}`) with its request id header. */
-/** A JSON answer with its length (the console's own routes: session, archive, notifications). */
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
-}
-
-export function sendJsonError(res: ServerResponse, status: number, message: string, code = ''): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const requestId = randomUUID();
-  const body = JSON.stringify({ code, message, request_id: requestId });
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('x-neon-ret-request-id', requestId);
-  res.setHeader('content-length', Buffer.byteLength(body));
-  res.end(body);
-}
-
-/** Drops the rest of a refused body, so the answer reaches a client still sending it (a cut socket would lose it). */
-function discardRest(req: IncomingMessage): void {
-  let dropped = 0;
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > DISCARD_BYTES) req.destroy();
-  });
-  req.resume();
-}
-
-/**
- * Reads the whole request body (the API's bodies are small JSON documents); none for GET/HEAD. Past
- * `limit` (declared or sent) it rejects with {@link BodyTooLargeError} and drops the rest unread.
- */
-export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer | undefined> {
-  // Read already (its 'end' has passed and would never come again): nothing is left.
-  if (req.method === 'GET' || req.method === 'HEAD' || req.readableEnded) return Promise.resolve(undefined);
-  if (req.destroyed) return Promise.reject(new Error('The client closed the connection before its request body had arrived.'));
-  if (Number(req.headers['content-length'] ?? 0) > limit) {
-    discardRest(req);
-    return Promise.reject(new BodyTooLargeError(limit));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      stop();
-      discardRest(req);
-      reject(new BodyTooLargeError(limit));
-    };
-    const onEnd = () => {
-      stop();
-      resolve(chunks.length > 0 ? Buffer.concat(chunks) : undefined);
-    };
-    const onClose = () => {
-      stop();
-      reject(new Error('The client closed the connection before its request body had arrived.'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-  });
-}
-
 /** The request's headers as Fetch headers (pseudo-headers dropped). */
 export function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
@@ -151,7 +35,7 @@ export function headersOf(req: IncomingMessage): Headers {
 
 /** Reads an incoming request as an {@link ApiCall}; its signal aborts when the client goes away. */
 export async function readApiCall(req: IncomingMessage, res: ServerResponse): Promise<ApiCall> {
-  const body = await readBody(req);
+  const body = await readBody(req, MAX_API_BODY_BYTES);
   const clientGone = new AbortController();
   res.once('close', () => clientGone.abort());
   return { method: req.method ?? 'GET', target: req.url ?? '/', headers: headersOf(req), body: body && new Uint8Array(body), signal: clientGone.signal };
@@ -251,7 +135,7 @@ export async function sendChunks(res: ServerResponse, head: () => void, chunks: 
       for (const chunk of held.splice(0)) if (!(await write(res, chunk))) return;
     }
   } catch (error) {
-    if (!sending && error instanceof AnswerError) sendJsonError(res, error.status, error.message, error.code);
+    if (!sending && error instanceof AnswerError) sendError(res, error.status, error.message, error.code);
     else res.destroy();
     return;
   } finally {
@@ -271,29 +155,12 @@ export async function answerSafely(res: ServerResponse, answer: () => Promise<vo
   try {
     await answer();
   } catch (error) {
-    if (error instanceof BodyTooLargeError) sendJsonError(res, 413, error.message);
-    else sendJsonError(res, 500, 'Internal error while answering the request.');
+    if (error instanceof BodyTooLargeError) sendError(res, 413, error.message, 'body_too_large');
+    else sendError(res, 500, 'Internal error while answering the request.');
   }
 }
 
 /** Serves an {@link ApiFetch} as a Node handler, as it is: what the caller sent is what it gets. */
 export function nodeHandler(fetchApi: ApiFetch): NodeHandler {
   return (req, res) => answerSafely(res, async () => sendFetchResponse(res, await fetchApi(await readApiCall(req, res)), req.method));
-}
-
-/** The simulator's MSW handlers as an {@link ApiFetch}; a request no handler takes gets the platform's 404. */
-export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
-  const routes = routeIndex(handlers);
-  return async ({ method, target, headers, body, signal }) => {
-    // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
-    const url = new URL(target, 'http://localhost');
-    const request = new Request(url, { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
-    const response = await getResponse(routes.for(request.method, url.pathname), request);
-    return response ?? jsonErrorResponse(404, `no route for ${request.method} ${url.pathname}`);
-  };
-}
-
-/** Serves MSW handlers on a Node server; a request no handler takes gets the platform's 404. */
-export function createSimulatorHandler(handlers: RequestHandler[]): NodeHandler {
-  return nodeHandler(createSimulatorFetch(handlers));
 }

@@ -1,7 +1,6 @@
-// DESIGN §5: the headers every response of the console's server carries.
+// The headers every response of the console's server carries (docs/session-and-security.md).
 import type { IncomingMessage } from 'node:http';
-import { hostNameOf } from './host-check';
-import { isLoopbackHost } from '../session/session-cookie';
+import { hostNameOf, isLoopbackHost } from './host-check';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

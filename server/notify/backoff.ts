@@ -1,7 +1,8 @@
-// When a failed delivery is tried again (DESIGN §5, issue 23): exponential backoff from 10 s doubling to
+// When a failed delivery is tried again (docs/notifications.md): exponential backoff from 10 s doubling to
 // at most an hour, with jitter, for 24 h after the event was first queued; a receiver's Retry-After is
 // honoured (as the later of it and the backoff); timeouts, network failures, 5xx and 429 are retried,
 // any other 4xx is final. A webhook that failed this many deliveries in a row is paused.
+import { parseRetryAfter } from '../../src/lib/retry-after';
 
 export const RETRY_FOR_MS = 24 * 60 * 60 * 1000;
 export const FIRST_RETRY_MS = 10_000;
@@ -21,13 +22,10 @@ export function verdictOf(status: number | undefined): AttemptVerdict {
   return 'final';
 }
 
-/** Milliseconds a Retry-After header asks for (seconds or an HTTP date), or undefined when absent or unreadable. */
+/** Milliseconds a receiver's Retry-After asks for (read as the page reads the API's), at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null | undefined, nowMs: number): number | undefined {
-  if (header === null || header === undefined || header.trim() === '') return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
+  const ms = parseRetryAfter(header, nowMs);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_MS);
 }
 
 /** The delay before attempt `attempts + 1` after `attempts` failed ones (1-based), before jitter. */

@@ -6,8 +6,8 @@ import { nextAttemptAt, PAUSE_AFTER_FAILURES, retryAfterMs, verdictOf } from './
 import { claimDue, recordAttempt, releaseDelivery, type DeliveryRow } from '../store/deliveries';
 import type { Db } from '../store/db';
 import { renderBody, type NotificationEvent } from './payload';
-import type { ProjectAccess } from './project-access';
-import type { NotifySeal } from './secret-seal';
+import type { ProjectAccess } from '../proxy/project-access';
+import type { Seal } from '../session/seal';
 import type { SendWebhook } from './send-webhook';
 import { EVENT_HEADER, SIGNATURE_HEADER, signatureHeader } from './signature';
 import type { Resolve } from './url-guard';
@@ -24,7 +24,7 @@ export const PAUSED_REVOKED_REASON = 'Paused: the API key that made this webhook
 
 export interface DeliveryDeps {
   db: Db;
-  seal: NotifySeal;
+  seal: Seal;
   access: ProjectAccess;
   send: SendWebhook;
   publicUrl: URL;
@@ -107,7 +107,7 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
     }
     if (access.kind === 'unknown') {
       await recordAttempt(db, { id: row.id, state: 'pending', attempted: false, status: null, answer: null, at, nextAttemptAt: new Date(at.getTime() + ACCESS_RETRY_MS), visible: false });
-      log(`Webhook ${hook.id}: could not check access to the project (${access.why}); asking again in ${ACCESS_RETRY_MS / 1000} s`);
+      log(`Webhook ${hook.id}: could not check access to the project (${access.answer.message}); asking again in ${ACCESS_RETRY_MS / 1000} s`);
       return;
     }
     if (access.kind === 'denied' || (scope.kind === 'organization' && access.project.orgId !== scope.orgId)) {

@@ -4,9 +4,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import { CreateWebhookSchema, INVALID_WEBHOOK_URL_CODE, NO_WEBHOOK_CODE, NOTIFICATIONS_API_PATH, WatchRequestSchema, WATCHES_PATH, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
-import { NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE } from '../../src/config/session';
-import { readBody, sendJson, sendJsonError } from '../http/node-bridge';
-import type { Sessions } from '../session/sessions';
+import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
+import { decodeSegment, pathOf } from '../http/paths';
+import { sendSessionClosed, type Sessions } from '../session/sessions';
 import type { Notifications, Owner } from './notifications';
 
 export function isNotifyPath(path: string): boolean {
@@ -15,12 +16,11 @@ export function isNotifyPath(path: string): boolean {
 
 export interface NotifyRouteContext {
   sessions: Sessions;
-  /** Undefined when the server has no store: every route says so (503). */
-  notifications: Notifications | undefined;
+  notifications: Notifications;
 }
 
 async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, schema: S): Promise<z.output<S> | string> {
-  const text = (await readBody(req, 16 * 1024))?.toString('utf8') ?? '';
+  const text = (await readBody(req, MAX_FORM_BODY_BYTES))?.toString('utf8') ?? '';
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -38,29 +38,25 @@ const WEBHOOK_ROUTE = new RegExp(`^${WEBHOOKS_PATH}/([^/]+)(?:/(test|resume|deli
 /** Answers a request under /notifications; the caller checked isNotifyPath. */
 export async function serveNotifyRoute(req: IncomingMessage, res: ServerResponse, { sessions, notifications }: NotifyRouteContext): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  const path = pathOf(req);
   const method = req.method ?? 'GET';
   const current = sessions.read(req);
   if (current.state !== 'open') {
-    await readBody(req).catch(() => undefined);
-    sendJsonError(res, 401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
-    return;
-  }
-  if (!notifications) {
-    sendJsonError(res, 503, 'Notifications need the store (the archive’s database), which this server has not opened.');
+    await sendSessionClosed(req, res, sessions, current, MAX_FORM_BODY_BYTES);
     return;
   }
   const fingerprint = sessions.describe(current.session).fingerprint ?? '';
   const owner: Owner = { fingerprint, apiKey: current.session.key };
   const answer = await route(req, path, method, notifications, owner);
-  if ('error' in answer) sendJsonError(res, answer.error, answer.message, answer.code);
+  if ('allowed' in answer) sendMethodNotAllowed(res, method, answer.allowed);
+  else if ('error' in answer) sendError(res, answer.error, answer.message, answer.code);
   else if (answer.body === undefined) {
     res.statusCode = answer.status;
     res.end();
   } else sendJson(res, answer.status, answer.body);
 }
 
-type Answer = { status: number; body?: unknown } | { error: number; message: string; code?: string };
+type Answer = { status: number; body?: unknown } | { error: number; message: string; code?: string } | { allowed: string[] };
 
 const NOT_FOUND: Answer = { error: 404, message: 'No such webhook.' };
 
@@ -81,10 +77,12 @@ async function route(req: IncomingMessage, path: string, method: string, notific
     if (!watch) return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
     return { status: 201, body: watch };
   }
+  if (path === WEBHOOKS_PATH || path === WATCHES_PATH) return { allowed: ['GET', 'POST'] };
   const match = WEBHOOK_ROUTE.exec(path);
-  const id = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
-  if (id === undefined) return { error: 404, message: 'Not found.' };
-  const action = match?.[2];
+  if (match?.[1] === undefined) return { error: 404, message: 'Not found.' };
+  const id = decodeSegment(match[1]);
+  if (id === undefined) return { error: 400, message: 'The webhook id is not a valid path segment.', code: 'invalid_id' };
+  const action = match[2];
   if (action === undefined && method === 'DELETE') return (await notifications.remove(owner, id)) ? { status: 204 } : NOT_FOUND;
   if (action === 'test' && method === 'POST') {
     const result = await notifications.test(owner, id);
@@ -95,5 +93,5 @@ async function route(req: IncomingMessage, path: string, method: string, notific
     const deliveries = await notifications.deliveries(owner, id);
     return deliveries ? { status: 200, body: { deliveries } } : NOT_FOUND;
   }
-  return { error: 405, message: 'Method not allowed.' };
+  return { allowed: action === undefined ? ['DELETE'] : action === 'deliveries' ? ['GET'] : ['POST'] };
 }

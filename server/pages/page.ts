@@ -1,18 +1,17 @@
-// The HTML step of the pipeline: the app's index.html with a per-request data block (src/api/page-data.ts)
-// and, for a signed-in request of a screen the server renders, that screen with its first data (signed
-// out, the key screen, which needs none). Such a page streams: the head (the CSS) goes out at once, the body (then the page's code) once the data and
-// the screen's code are in, or, past a short deadline, as the browser's plain shell (which then fetches
-// the data itself, as on a page the server does not render). The template, headers and escaping are here;
-// what renders the screen is a PageRenderer (server/server-render.ts over src/entry-server.tsx).
+// The HTML step of the pipeline: the app's index.html (template.ts) with a per-request data block and, for
+// a signed-in request of a screen the server renders, that screen with its first data (signed out, the key
+// screen, which needs none). Such a page streams: the head (the CSS) goes out at once, the body (then the
+// page's code) once the data and the screen's code are in, or, past a short deadline, as the browser's plain
+// shell (which then fetches the data itself, as on a page the server does not render). What renders the
+// screen is a PageRenderer (server-render.ts over src/entry-server.tsx).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HELD_CODE_ELEMENT_ID, PAGE_DATA_ELEMENT_ID, serializePageData, type PageData } from '../../src/api/page-data';
+import type { PageData } from '../../src/api/page-data';
 import type { ScreenRender } from '../../src/entry-server';
 import { pageBody, sendPage } from '../http/compression';
 import type { ApiFetch } from '../http/node-bridge';
+import type { RenderSlots } from './render-slots';
+import { injectPage, splitPage } from './template';
 import type { Session } from '../session/session-crypto';
-
-/** Where the rendered app goes in index.html. */
-export const APP_HTML_MARKER = '<!--app-html-->';
 
 /** How long a page waits for its screen's data before it goes out as the shell and the browser asks itself. */
 export const RENDER_DEADLINE_MS = 250;
@@ -25,42 +24,6 @@ export const RENDER_DEADLINE_MS = 250;
  * deadline sheds render work as it always did.
  */
 export const RENDER_FINISH_MS = 500;
-
-/**
- * Server-rendered pages one process has under way at once, waiting for their data included; past it a page
- * goes out as the shell at once instead of queueing behind them.
- */
-export const MAX_CONCURRENT_RENDERS = 8;
-
-/**
- * React renders one process runs at once, once their data is in (a page whose render is kept, server/render-memo.ts,
- * needs none). A render is CPU: more at once on a core only stretches each one's latency, and holds up
- * everything else the process answers (/healthz included); past it the page goes out as the shell.
- */
-export const MAX_CONCURRENT_REACT_RENDERS = 2;
-
-/** Counts the renders under way in one process; `enter` is refused past the cap. */
-export interface RenderSlots {
-  enter: () => boolean;
-  leave: () => void;
-  readonly inUse: number;
-  /** Every slot taken: the next page goes out as the shell. */
-  readonly full: boolean;
-}
-
-export function createRenderSlots(max = MAX_CONCURRENT_RENDERS): RenderSlots {
-  let inUse = 0;
-  return {
-    enter: () => (inUse < max ? (inUse++, true) : false),
-    leave: () => void (inUse = Math.max(0, inUse - 1)),
-    get inUse() {
-      return inUse;
-    },
-    get full() {
-      return inUse >= max;
-    },
-  };
-}
 
 export interface PageTemplate {
   /** index.html as built (production) or as Vite transforms it for `url` (dev). */
@@ -92,75 +55,6 @@ export interface RenderPlan {
 
 /** Server rendering's hook; null leaves the plain client shell (the client loads as without it). */
 export type PageRenderer = (request: RenderRequest) => Promise<RenderPlan | null>;
-
-export function dataBlock(data: PageData): string {
-  return `<script type="application/json" id="${PAGE_DATA_ELEMENT_ID}">${serializePageData(data)}</script>`;
-}
-
-/** index.html with the data block at the end of `<head>` (before the app's module script runs) and the app's HTML in its root. */
-export function injectPage(template: string, data: PageData, appHtml = ''): string {
-  const head = template.indexOf('</head>');
-  if (head === -1) throw new Error('index.html has no </head>');
-  const withData = `${template.slice(0, head)}${dataBlock(data)}${template.slice(head)}`;
-  return withData.replace(APP_HTML_MARKER, () => appHtml);
-}
-
-/**
- * index.html cut where the app's HTML goes: the head part (with `headTags` at the end of `<head>`, less
- * the page's code) to send at once, and a function finishing the page with the app's HTML, the data block
- * and then the code (the module script and every modulepreload) at the end of `<body>`.
- */
-export function splitPage(template: string, headTags: string): SplitPage {
-  const key = `${headTags}\u0000${template}`;
-  let split = splits.get(key);
-  if (!split) {
-    // The template and a screen's tags are the same on every request: cut once, not per render.
-    if (splits.size >= MAX_CACHED_SPLITS) splits.clear();
-    split = cutPage(template, headTags);
-    splits.set(key, split);
-  }
-  return split;
-}
-
-interface SplitPage {
-  head: string;
-  finish: (data: PageData, appHtml?: string) => string;
-}
-
-const MAX_CACHED_SPLITS = 64;
-/** The app's module script and the modulepreload links (index.html's and the screen's), as Vite and screenHeadTags write them. */
-const MODULE_TAG = /<script type="module"[^>]*><\/script>|<link rel="modulepreload"[^>]*>/g;
-const MODULE_SCRIPT = /^<script/;
-const splits = new Map<string, SplitPage>();
-
-function cutPage(template: string, headTags: string): SplitPage {
-  const marker = template.indexOf(APP_HTML_MARKER);
-  const headEnd = template.indexOf('</head>');
-  const bodyEnd = template.lastIndexOf('</body>');
-  if (marker === -1 || headEnd === -1 || bodyEnd < marker) throw new Error('index.html needs </head>, the app marker and </body>, in that order');
-  const tail = template.slice(marker + APP_HTML_MARKER.length);
-  const tailBodyEnd = bodyEnd - marker - APP_HTML_MARKER.length;
-  // The page's code goes after the screen's HTML: the browser paints the rows before it fetches and compiles
-  // any module (with them in the head, it compiled 23 modules while parsing the rows, and painted at 3.7–5×
-  // the static page's time; at the end, 2.0–2.1×). The CSS stays in the head: the first paint needs it.
-  let script = '';
-  let preloads = '';
-  const head = `${template.slice(0, headEnd)}${headTags}${template.slice(headEnd, marker)}`.replace(MODULE_TAG, (tag) => {
-    if (MODULE_SCRIPT.test(tag)) script += tag;
-    else preloads += tag;
-    return '';
-  });
-  // Rendered rows paint without any code, and the browser's preload scanner finds links wherever they are
-  // in what has arrived: a rendered page holds its preloads in an inert template until its entry runs
-  // (app/held-code.ts). The same rendered project page served as a file, 15 loads each: first row at 307 ms
-  // with its 29 preloads, 190 ms held (158 with none), the static page of bench/first-row.ts 153 ms.
-  // The shell needs its code to show anything: its preloads go as they are.
-  const held = `${script}<template id="${HELD_CODE_ELEMENT_ID}">${preloads}</template>`;
-  return {
-    head,
-    finish: (data, appHtml = '') => `${appHtml}${tail.slice(0, tailBodyEnd)}${dataBlock(data)}${appHtml ? held : script + preloads}${tail.slice(tailBodyEnd)}`,
-  };
-}
 
 export interface PageOptions {
   template: PageTemplate;
@@ -254,40 +148,4 @@ export async function servePage(req: IncomingMessage, res: ServerResponse, optio
   const html = injectPage(await template.html(url), data);
   pageHeaders(res, status);
   sendPage(req, res, html);
-}
-
-/**
- * A path on this origin to go back to, from a request target or a form field; `/` for anything else.
- * Checked after normalising: dot segments go first (`/.//evil.example` would become `//evil.example`,
- * another host to a browser), then runs of slashes fold into one, and the result must still be a path.
- */
-export function sameOriginPath(target: string | undefined): string {
-  if (!target || !target.startsWith('/') || target.startsWith('//') || target.startsWith('/\\')) return '/';
-  try {
-    const url = new URL(target, 'http://console.invalid');
-    if (url.origin !== 'http://console.invalid') return '/';
-    const path = `${url.pathname.replace(/\/{2,}/g, '/')}${url.search}${url.hash}`;
-    return /^\/(?![/\\])/.test(path) ? path : '/';
-  } catch {
-    return '/';
-  }
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/**
- * A link from another site (chat, e-mail, a ticket) arrives without the SameSite=Strict session cookie.
- * This page sends the browser on to the same address from our own origin, where the cookie is sent: a
- * plain GET (it changes nothing), and the second request is same-origin, so it is never bounced again.
- */
-export function serveBounce(req: IncomingMessage, res: ServerResponse): void {
-  const target = escapeAttribute(sameOriginPath(req.url));
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target}"><title>Ops Console</title></head><body><p><a href="${target}">Continue to Ops Console</a></p></body></html>`;
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Content-Length', Buffer.byteLength(html));
-  res.end(req.method === 'HEAD' ? undefined : html);
 }

@@ -7,6 +7,7 @@ import type * as EntryServerModule from '../../src/entry-server';
 import type { RenderMemo } from '../../src/entry-server';
 import type { PageRenderer } from './page';
 import { serverTransport } from '../proxy/server-transport';
+import { escapeAttribute } from './template';
 
 export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen' | 'renderKeyScreen'>;
 export type ScreenName = NonNullable<ReturnType<EntryServer['serverRenderedScreen']>>;
@@ -52,10 +53,6 @@ export type ClientManifest = z.infer<typeof ManifestSchema>;
 
 export function parseManifest(json: unknown): ClientManifest {
   return ManifestSchema.parse(json);
-}
-
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
 /**

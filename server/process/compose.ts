@@ -1,36 +1,40 @@
-// Starts the console's server (production or dev): reads the environment, makes the API backend and
-// the session keys, listens on HOST:PORT (strictly: a taken port is an error, not another port), prints
-// the start-up banner, and drains on SIGTERM/SIGINT.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApiBackend, type ApiBackend } from '../proxy/api-backend';
-import { serveArchiveRoute } from '../archive/archive-routes';
-import { openArchive, type Archive, type StoreLink } from '../archive/archive-service';
-import { createProjectAccess } from '../proxy/project-access';
+// The one composition root (docs/architecture.md): every way the server starts (`npm start` as one process
+// or as each of several instances, `npm run dev`, the tests' servers) builds its parts here, in one order:
+// the environment, the API backend, the seal, the store, sessions, the API reader and access check, the
+// collector and notifications where this instance leads, the request pipeline, the listening socket and
+// the banner. What differs between them is only where pages and files come from (`serving`).
+import type http from 'node:http';
 import { readConfig, type ServerConfig } from '../config';
-import { createRequestHandler, type ConsoleServerOptions } from '../routes';
-import { answeredHosts, bindsEveryInterface, createHostCheck, type HostRules } from '../http/host-check';
-import { FAULTS_CONTROL_PATH } from '../http/node-bridge';
-import type { RevokedSessions } from '../session/revoked-sessions';
+import { createHostCheck } from '../http/host-check';
+import { createHttpServer, listen, originOf } from '../http/listen';
+import { FAULTS_CONTROL_PATH } from '../http/paths';
+import { serveArchiveRoute } from '../archive/archive-routes';
+import { startCollector } from '../collector/collector';
+import { leadWhereThisInstanceMay, type Leader } from '../collector/leader';
+import { linkBase } from '../notify/links';
+import { createNotifications } from '../notify/notifications';
+import { sendWebhook } from '../notify/send-webhook';
+import { createApiBackend, type ApiBackend } from '../proxy/api-backend';
+import { createApiReader } from '../proxy/api-reader';
+import { createProjectAccess } from '../proxy/project-access';
+import { createRequestHandler, type RoutesOptions } from '../routes';
+import { createSeal, FINGERPRINT_LENGTH } from '../session/seal';
+import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
 import { createStoredRevocations } from '../session/stored-revocations';
-import { isLoopbackHost } from '../session/session-cookie';
-import { resolveSessionSecret, secretBannerLine } from '../session/session-secret';
-import { deliverOnceStoreOpens, linkBase, startNotifications } from '../notify/start-notifications';
+import { refingerprintSources } from '../store/sources';
+import { createStore, dbOf, type Store } from '../store/store';
+import { bannerLines, formatBanner } from './banner';
 import { createDrain, type Drain } from './shutdown';
-
-
-/**
- * How long an idle keep-alive connection stays open: longer than what a load balancer or proxy in front keeps
- * one (60 s on most). A server that closes first races the client's next request on that socket, which then
- * fails (ECONNRESET; a proxy answers 502): Node's default of 5 s did that to a test client that waited 5 s.
- */
-export const KEEP_ALIVE_MS = 65_000;
 
 export type Mode = 'production' | 'dev';
 
+export type Log = (line: string) => void;
+
+export const stderrLog: Log = (line) => void process.stderr.write(`[ops-console] ${line}\n`);
+
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
-export type ServingParts = Pick<ConsoleServerOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
+export type ServingParts = Pick<RoutesOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
   /** Dev: closes Vite with the server. */
   close?: () => Promise<void>;
 };
@@ -40,39 +44,20 @@ export interface RunningServer {
   url: string;
   config: ServerConfig;
   backend: ApiBackend;
-  /** The store, the kept keys, and the collector where this process collects. */
-  archive: Archive;
+  store: Store;
+  /** Whether (and how much) this instance collects. */
+  leader: Leader;
   drain: Drain;
+  /** The banner as this instance would print it. */
+  banner: string[];
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
 }
 
-export type Log = (line: string) => void;
-
-export const stderrLog: Log = (line) => void process.stderr.write(`[ops-console] ${line}\n`);
-
 /** The simulator's fault control: always on dev, on `npm start` with SIM_FAULTS=1, never in front of a real API. */
-export function faultControlEnabled(mode: Mode, config: ServerConfig): boolean {
+export function faultControlEnabled(mode: Mode, config: Pick<ServerConfig, 'apiUrl' | 'simFaults'>): boolean {
   if (config.apiUrl) return false;
   return mode === 'dev' || config.simFaults;
-}
-
-function consoleUrl(address: AddressInfo, configuredHost: string): string {
-  const host = configuredHost === '' ? address.address : configuredHost;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/`;
-}
-
-function listen(server: http.Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`Port ${port} on ${host} is already in use (set PORT to another one).`) : error);
-    };
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      resolve(server.address() as AddressInfo);
-    });
-  });
 }
 
 export interface StartOptions {
@@ -80,73 +65,111 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the banner goes (stdout by default). */
   print?: Log;
-  /** Where problems go: an API that cannot be reached, an internal error (stderr by default). */
+  /** Where problems go: an API that cannot be reached, a store that went away, an internal error (stderr by default). */
   log?: Log;
   serving: (server: http.Server, config: ServerConfig) => Promise<ServingParts>;
-  /** A worker of several (server/cluster.ts): the simulator over the link to the primary instead of one of its own. */
-  backend?: ApiBackend;
-  /** A worker of several: its revocations (kept in the store) also told to the other workers. */
-  shareRevocations?: (local: RevokedSessions) => RevokedSessions;
-  /** A worker of several: it never collects, and on PGlite reads the primary's store over this link. */
-  archive?: { collect: boolean; link?: StoreLink | undefined };
+  /** One of several instances (process/run.ts): the primary prints the banner, once. */
+  instance?: boolean;
+  /** Why fewer processes serve than WEB_CONCURRENCY asked for (the banner says it). */
+  processNote?: string | undefined;
 }
 
-export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, ...shared }: StartOptions): Promise<RunningServer> {
+export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, instance = false, processNote }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend =
-    shared.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
+  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
-  const archive = await openArchive({ config, secret: secret.secret, fetchApi: backend.fetch, log, collect: shared.archive?.collect ?? true, link: shared.archive?.link });
-  const stored = createStoredRevocations(archive, { log });
-  await stored.ready;
-  const sessions = createSessions({ secret: secret.secret, revoked: shared.shareRevocations ? shared.shareRevocations(stored) : stored });
-  const access = createProjectAccess(backend.fetch);
-  // Notifications: routes in every process; the loop where the collector runs, once the store is open.
+  const seal = createSeal(secret.secret);
+  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  // Kept keys named as every session names its key (the archive once had a fingerprint of its own).
+  store.onOpen((db) => {
+    const fingerprintOf = (sealed: string) => {
+      const key = seal.open('kept-key', sealed);
+      return key === null ? null : seal.fingerprint(key);
+    };
+    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) => log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`));
+  });
+  const revocations = createStoredRevocations(store, { log });
+  await revocations.ready;
+  const sessions = createSessions({ seal, revoked: revocations });
+  const read = createApiReader(backend.fetch);
+  const access = createProjectAccess(read);
   const links = linkBase(config);
-  const notify = startNotifications({ db: archive.db, sessionSecret: secret.secret, fetchApi: backend.fetch, publicUrl: links, env, deliver: false, log });
-  const stopDelivering = (shared.archive?.collect ?? true) ? deliverOnceStoreOpens(archive, notify.notifications) : () => Promise.resolve();
-  const archiveRoutes = (req: http.IncomingMessage, res: http.ServerResponse) =>
-    serveArchiveRoute(req, res, { open: archive.db, opened: archive.openedAnywhere, sessions, fetchApi: backend.fetch, sealer: archive.sealer, access, wake: archive.wake });
-  const server = http.createServer();
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
-  server.headersTimeout = KEEP_ALIVE_MS + 1_000;
+  const notifications = createNotifications({ db: dbOf(store), seal, access, send: sendWebhook, publicUrl: links, allowPrivate: config.webhookAllowPrivate, log });
+  const leader = leadWhereThisInstanceMay({
+    store,
+    databaseUrl: config.databaseUrl,
+    lockRetryMs: config.archiveLockRetryMs,
+    log,
+    start: (db) => {
+      const collector = startCollector({ db, read, seal, budgetPerMinute: config.archiveBudget, intervalMs: config.archiveIntervalMs, fullReadMs: config.archiveFullReadMs, log });
+      const stopNotifying = notifications.start();
+      return {
+        collector,
+        stop: async () => {
+          await collector.stop();
+          await stopNotifying();
+        },
+      };
+    },
+  });
+
+  const server = createHttpServer();
   const drain = createDrain(server, { log });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
-  const hostRules: HostRules = { bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts };
-  const hostAllowed = createHostCheck(hostRules);
   server.on(
     'request',
-    createRequestHandler({ ...parts, backend, sessions, archive: archiveRoutes, notifications: notify.notifications, faultControl, log, withCsp: mode === 'production', draining: () => drain.draining, hostAllowed, publicUrl: config.publicUrl }),
+    createRequestHandler({
+      ...parts,
+      backend,
+      sessions,
+      read,
+      archive: (req, res) => serveArchiveRoute(req, res, { store, sessions, read, seal, access, wake: leader.wake }),
+      notifications,
+      faultControl,
+      log,
+      withCsp: mode === 'production',
+      draining: () => drain.draining,
+      hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
+      publicUrl: config.publicUrl,
+    }),
   );
-  const address = await listen(server, config.host, config.port);
-  const url = consoleUrl(address, config.host);
+  const url = originOf(await listen(server, config.host, config.port), config.host);
   // Without PUBLIC_URL, event links name the port actually bound (PORT=0 picks one).
   if (!config.publicUrl) links.href = url;
 
-  const lines = [`Ops Console: ${url}`, ...backend.banner];
-  if (faultControl && backend.faultControl) lines.push(`Fault injection: ${FAULTS_CONTROL_PATH} (see README)`);
-  const secretLine = secretBannerLine(secret);
-  if (secretLine) lines.push(secretLine);
-  if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
-  if (bindsEveryInterface(config.host)) {
-    const others = answeredHosts(hostRules);
-    lines.push(`Hosts answered: loopback names${others.length > 0 ? `, ${others.join(', ')}` : ''}; any other name gets 421: add the one people use to ALLOWED_HOSTS (comma-separated) or set PUBLIC_URL`);
-  }
-  print(`\n${lines.map((line) => `  ${line}`).join('\n')}\n`);
+  const banner = bannerLines({
+    url,
+    config,
+    backend: backend.banner,
+    faultControl: faultControl && backend.faultControl ? `${url.replace(/\/$/, '')}${FAULTS_CONTROL_PATH}` : undefined,
+    secret,
+    store: storeBannerName(store),
+    processNote,
+  });
+  if (!instance) print(formatBanner(banner));
 
   const stop = async () => {
     await drain.start();
     await parts.close?.();
-    await stored.stop();
-    await stopDelivering();
-    await archive.stop();
+    await revocations.stop();
+    await leader.stop();
+    await notifications.settle();
+    await store.close();
   };
-  return { server, url, config, backend, archive, drain, stop };
+  return { server, url, config, backend, store, leader, drain, banner, stop };
 }
 
-/** Ends the process once the server has drained; a second signal ends it at once. */
-export function exitOnSignals(running: RunningServer, log: Log = stderrLog): void {
+/** The store as the banner names it. */
+export function storeBannerName(store: Pick<Store, 'kind' | 'where'>): string {
+  return store.kind === 'pglite' ? `embedded PGlite in ${store.where}` : store.where;
+}
+
+/**
+ * Ends the process once the server has drained; a second signal ends it at once. One of several instances
+ * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
+ */
+export function exitOnSignals(running: Pick<RunningServer, 'stop'>, { log = stderrLog, instance = false }: { log?: Log; instance?: boolean } = {}): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
@@ -158,5 +181,6 @@ export function exitOnSignals(running: RunningServer, log: Log = stderrLog): voi
     );
   };
   process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  if (instance) process.on('SIGINT', () => undefined);
+  else process.on('SIGINT', onSignal);
 }

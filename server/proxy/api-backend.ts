@@ -6,7 +6,9 @@ import { createFaultControl, createFaultInjector } from '../../sim/faults';
 import { createHandlers } from '../../sim/handlers';
 import { seedDemo } from '../../sim/seed';
 import { createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
-import { API_PREFIX, createSimulatorFetch, type ApiFetch, type NodeHandler } from '../http/node-bridge';
+import type { ApiFetch, NodeHandler } from '../http/node-bridge';
+import { API_PREFIX } from '../http/paths';
+import { createSimulatorFetch } from './simulator-fetch';
 
 export interface ApiBackend {
   fetch: ApiFetch;

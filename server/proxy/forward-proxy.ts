@@ -1,7 +1,10 @@
 // Forwards the console's same-origin `/api/v2/*` calls to the real control API (API_URL). It only ever
 // targets that base URL: the request contributes a path below it, a query and a body, never a host.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AnswerError, answerSafely, API_PREFIX, isApiPath, jsonErrorResponse, readBody, sendChunks, sendFetchResponse, type ApiFetch, type NodeHandler } from '../http/node-bridge';
+import { jsonErrorResponse, methodNotAllowedResponse } from '../http/answers';
+import { MAX_API_BODY_BYTES, readBody } from '../http/body';
+import { AnswerError, answerSafely, sendChunks, sendFetchResponse, type ApiFetch, type NodeHandler } from '../http/node-bridge';
+import { API_PREFIX, isApiPath } from '../http/paths';
 import { acceptedEncodings, clientGoneFromSignal, exchange, type ClientGone, type Exchange, type ExchangeTarget } from './upstream-exchange';
 
 /** `code` of the errors the console's server writes itself when the API cannot be reached. */
@@ -154,7 +157,7 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
   const base = api.url;
   const own = (response: Response): Forwarded => ({ kind: 'own', response });
   return async ({ method, target: rawTarget, header, body, clientGone }) => {
-    if (!FORWARDED_METHODS.has(method)) return own(jsonErrorResponse(405, `Method ${method} is not forwarded.`));
+    if (!FORWARDED_METHODS.has(method)) return own(methodNotAllowedResponse(method, [...FORWARDED_METHODS]));
     const target = buildTarget(api, rawTarget);
     if (!target) return own(jsonErrorResponse(400, 'Invalid API path.'));
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
@@ -225,7 +228,7 @@ export type ForwardServe = (req: IncomingMessage, res: ServerResponse, options?:
 export function createForwardServe(options: ForwardFetchOptions): ForwardServe {
   const forward = createForwarder(options);
   return async (req, res, { authorization, onStatus } = {}) => {
-    const body = await readBody(req);
+    const body = await readBody(req, MAX_API_BODY_BYTES);
     const { clientGone, release } = clientGoneFromResponse(res);
     const header = (name: string): string | null => {
       if (name === 'authorization' && authorization !== undefined) return authorization;

@@ -1,36 +1,62 @@
-// The archive never tells a session about a project its own key cannot read (DESIGN §5): the key reads
-// the project through the same backend the proxy uses (GET /projects/:id), and the answer is kept
-// briefly per session. A refusal is the API's own answer, passed on as it came ("not found", same status).
-import { API_PREFIX, type ApiFetch } from '../http/node-bridge';
+// Whether an API key can read a project, asked of the API itself (GET /projects/:id with that key): the
+// one check before the archive tells a session anything about a project, and before a webhook's event
+// about a project goes out on its maker's key (docs/session-and-security.md: never tell anyone about a
+// project their key cannot read). A clear answer is kept for ACCESS_TTL_MS per (who asks, project); an
+// answer the API did not give (5xx, 429, no answer) is asked again next time.
+import * as z from 'zod/mini';
+import { refusal, type ApiReader, type ApiRefusal } from './api-reader';
 
-export const ACCESS_TTL_MS = 30_000;
+/** How long a clear answer is kept: a key that loses a project stops seeing it within this. */
+export const ACCESS_TTL_MS = 60_000;
+/** How long the API may take to answer the check. */
+export const ACCESS_TIMEOUT_MS = 15_000;
 const MAX_ENTRIES = 10_000;
 
-export type Access = { allowed: true } | { allowed: false; status: number; body: string; requestId: string | null };
+const ProjectReadSchema = z.object({ project: z.object({ id: z.string(), name: z.string(), org_id: z.optional(z.nullable(z.string())) }) });
 
-export interface ProjectAccess {
-  check: (sid: string, key: string, projectId: string) => Promise<Access>;
+export interface ProjectFacts {
+  id: string;
+  name: string;
+  orgId: string | undefined;
 }
 
-export function createProjectAccess(fetchApi: ApiFetch, now: () => number = Date.now): ProjectAccess {
+export type Access =
+  | { kind: 'readable'; project: ProjectFacts }
+  /** 403/404: the key does not reach it (or it is gone). The API's answer, to pass on as it came. */
+  | { kind: 'denied'; answer: ApiRefusal }
+  /** 401: the key was refused (revoked or invalid). */
+  | { kind: 'revoked'; answer: ApiRefusal }
+  /** The API did not say (5xx, 429, no answer, an unreadable project): ask again later. */
+  | { kind: 'unknown'; answer: ApiRefusal };
+
+export interface ProjectAccess {
+  /** `who`: whose answer it is to keep (a session's id, a webhook's); the key itself is never a cache key. */
+  check: (who: string, apiKey: string, projectId: string) => Promise<Access>;
+}
+
+function accessOf(answer: Awaited<ReturnType<ApiReader>>): Access {
+  if (answer.ok) {
+    const parsed = ProjectReadSchema.safeParse(answer.data);
+    if (!parsed.success) return { kind: 'unknown', answer: refusal(502, 'The project read had an unexpected shape.') };
+    const { id, name, org_id } = parsed.data.project;
+    return { kind: 'readable', project: { id, name, orgId: org_id ?? undefined } };
+  }
+  if (answer.status === 401) return { kind: 'revoked', answer };
+  if (answer.status === 403 || answer.status === 404) return { kind: 'denied', answer };
+  return { kind: 'unknown', answer };
+}
+
+export function createProjectAccess(read: ApiReader, { now = Date.now, ttlMs = ACCESS_TTL_MS }: { now?: () => number; ttlMs?: number } = {}): ProjectAccess {
   const cache = new Map<string, { until: number; access: Access }>();
   return {
-    async check(sid, key, projectId) {
-      const name = `${sid}\u0000${projectId}`;
+    async check(who, apiKey, projectId) {
+      const name = `${who}\u0000${projectId}`;
       const kept = cache.get(name);
       if (kept && kept.until > now()) return kept.access;
-      const response = await fetchApi({
-        method: 'GET',
-        target: `${API_PREFIX}/projects/${encodeURIComponent(projectId)}`,
-        headers: new Headers({ authorization: `Bearer ${key}`, accept: 'application/json' }),
-      });
-      const access: Access = response.ok
-        ? { allowed: true }
-        : { allowed: false, status: response.type === 'error' ? 502 : response.status, body: await response.text().catch(() => ''), requestId: response.headers.get('x-neon-ret-request-id') };
-      // Only a clear answer is kept: a 429 or a failure of the API is asked again next time.
-      if (response.ok || response.status === 403 || response.status === 404) {
-        if (cache.size >= MAX_ENTRIES) cache.clear();
-        cache.set(name, { until: now() + ACCESS_TTL_MS, access });
+      const access = accessOf(await read(apiKey, `/projects/${encodeURIComponent(projectId)}`, z.unknown(), { timeoutMs: ACCESS_TIMEOUT_MS }));
+      if (access.kind !== 'unknown') {
+        if (cache.size >= MAX_ENTRIES) cache.delete(cache.keys().next().value ?? '');
+        cache.set(name, { until: now() + ttlMs, access });
       }
       return access;
     },

@@ -1,10 +1,12 @@
-// The in-process simulator's requests, each handed to MSW with only the routes it could be for. MSW's
+// The in-process simulator as an ApiFetch: each request handed to MSW with only the routes it could be for. MSW's
 // getResponse tries every handler in order, and each try compiles that route's pattern and reads the
 // request's cookies again: with the simulator's thirty-odd routes, a quarter of the server's CPU went to
 // trying routes that could not match (profile of the simulator under load, 2026-11-27). Here each route's
 // method and path become a test worked out once, and only the handlers that pass it are tried, still by
 // MSW and in their order, so what answers a request is what answered it before.
-import { HttpHandler, type RequestHandler } from 'msw';
+import { getResponse, HttpHandler, type RequestHandler } from 'msw';
+import { jsonErrorResponse } from '../http/answers';
+import { nodeHandler, type ApiFetch, type NodeHandler } from '../http/node-bridge';
 
 /** True whenever `handler` could match a request with this method and path (never false when MSW would match). */
 type Candidate = (method: string, pathname: string) => boolean;
@@ -46,4 +48,21 @@ function candidateTest(handler: RequestHandler): Candidate {
 export function routeIndex(handlers: readonly RequestHandler[]): { for: (method: string, pathname: string) => RequestHandler[] } {
   const tests = handlers.map((handler) => ({ handler, could: candidateTest(handler) }));
   return { for: (method, pathname) => tests.filter(({ could }) => could(method, pathname)).map(({ handler }) => handler) };
+}
+
+/** The simulator's MSW handlers as an {@link ApiFetch}; a request no handler takes gets the platform's 404. */
+export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
+  const routes = routeIndex(handlers);
+  return async ({ method, target, headers, body, signal }) => {
+    // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
+    const url = new URL(target, 'http://localhost');
+    const request = new Request(url, { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
+    const response = await getResponse(routes.for(request.method, url.pathname), request);
+    return response ?? jsonErrorResponse(404, `no route for ${request.method} ${url.pathname}`);
+  };
+}
+
+/** Serves MSW handlers on a Node server; a request no handler takes gets the platform's 404. */
+export function createSimulatorHandler(handlers: RequestHandler[]): NodeHandler {
+  return nodeHandler(createSimulatorFetch(handlers));
 }

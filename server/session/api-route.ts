@@ -3,27 +3,25 @@
 // the cookie). A request that brings its own Authorization (curl, neonctl, the API client) is passed
 // on as it is: the session is for the console's pages.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { answerSafely, readApiCall, readBody, sendFetchResponse, type ApiFetch } from '../http/node-bridge';
+import { MAX_API_BODY_BYTES } from '../http/body';
+import { answerSafely, readApiCall, sendFetchResponse, type ApiFetch } from '../http/node-bridge';
+import { authorizationOf } from '../proxy/api-reader';
 import type { ForwardServe } from '../proxy/forward-proxy';
-import { sessionClosedResponse, type Sessions } from './sessions';
+import { sendSessionClosed, type Sessions } from './sessions';
 
 export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi, serve }: { sessions: Sessions; fetchApi: ApiFetch; serve?: ForwardServe | undefined }): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   return answerSafely(res, async () => {
-    let key: string | undefined;
+    let authorization: string | undefined;
     if (req.headers.authorization === undefined) {
       const current = sessions.read(req);
       if (current.state !== 'open') {
-        // Read first (a body past its limit is still a 413), so the answer reaches a client still sending.
-        await readBody(req);
         // The server's own 401, coded so the page never blames the key for it unless the API did.
-        if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
-        await sendFetchResponse(res, sessionClosedResponse(current), req.method);
+        await sendSessionClosed(req, res, sessions, current, MAX_API_BODY_BYTES);
         return;
       }
-      key = current.session.key;
+      authorization = authorizationOf(current.session.key);
     }
-    const authorization = key === undefined ? undefined : `Bearer ${key}`;
     const endOnRefusal = (status: number) => {
       if (authorization !== undefined && status === 401) res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
     };

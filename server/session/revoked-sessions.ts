@@ -1,13 +1,13 @@
 // Sessions ended on the server (signed out, or their key refused by the API), refused until they would have
-// expired anyway, with why. A sealed cookie stays valid wherever
-// it is copied, so this is what makes sign-out end a session and not just in the browser that asked. In
-// memory; the server keeps it as the cache of the store's list (stored-revocations.ts), unbounded there.
-// Bounded by default: past MAX_ENTRIES the entries closest to expiry go first.
+// expired anyway, with why. A sealed cookie stays valid wherever it is copied, so this is what makes sign-out
+// end a session and not just in the browser that asked. In memory; a running server keeps it as the list of
+// the store's (stored-revocations.ts), unbounded there. Bounded by default: past MAX_ENTRIES the entries
+// closest to expiry go first.
+import type { RevocationReason } from '../store/revoked-sessions';
+
+export type { RevocationReason } from '../store/revoked-sessions';
 
 const MAX_ENTRIES = 50_000;
-
-/** Why a session was ended on the server: the person signed out, or the API refused its key. */
-export type RevocationReason = 'signed-out' | 'rejected';
 
 export interface RevokedSessions {
   revoke: (sid: string, exp: number, reason?: RevocationReason) => void;
@@ -16,8 +16,8 @@ export interface RevokedSessions {
   reasonOf: (sid: string) => RevocationReason | undefined;
   size: () => number;
   /**
-   * Resolves once the revocations made here so far are in force wherever this process tells them at once (the
-   * other workers of a cluster): sign-out answers after it. At once where there is no one to tell.
+   * Resolves once the revocations made here so far are where every instance reads them (the store): sign-out
+   * answers after it. At once where there is no other instance.
    */
   spread: () => Promise<void>;
 }

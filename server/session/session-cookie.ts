@@ -4,6 +4,7 @@
 // http://127.0.0.1: it stores and sends `__Host-` cookies there). Plain http on any other host gets a
 // name without the prefix and no Secure, since the browser would drop the cookie otherwise.
 import type { IncomingMessage } from 'node:http';
+import { hostNameOf, isLoopbackHost } from '../http/host-check';
 
 export const SECURE_COOKIE_NAME = '__Host-ops_session';
 export const PLAIN_COOKIE_NAME = 'ops_session';
@@ -12,17 +13,6 @@ export const PLAIN_COOKIE_NAME = 'ops_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Lifetime of a session kept with "Remember on this device". */
 export const REMEMBERED_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-
-function hostname(hostHeader: string | undefined): string {
-  if (!hostHeader) return '';
-  const host = hostHeader.trim().toLowerCase();
-  if (host.startsWith('[')) return host.slice(1, host.indexOf(']'));
-  return host.replace(/:\d+$/, '');
-}
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
 
 /**
  * Whether the browser talks https to us (directly, or to a TLS-terminating proxy that says so) or to a
@@ -33,7 +23,7 @@ export function isSecureContext(req: IncomingMessage): boolean {
   const forwarded = req.headers['x-forwarded-proto'];
   const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
   if (proto === 'https') return true;
-  return isLoopbackHost(hostname(req.headers.host));
+  return isLoopbackHost(hostNameOf(req.headers.host) ?? '');
 }
 
 export function cookieNameFor(secure: boolean): string {

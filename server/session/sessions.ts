@@ -1,11 +1,13 @@
 // The session as the server's routes see it: read from the request's cookie (sealed value, not revoked on
 // this instance, not expired), started after a key was checked, ended by sign-out or a 401 from the API.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIGNED_OUT, type PageSession } from '../../src/api/page-data';
 import { KEY_REJECTED_CODE, KEY_REJECTED_MESSAGE, NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES, type SessionEnd } from '../../src/config/session';
-import { jsonErrorResponse } from '../http/node-bridge';
+import { sendError } from '../http/answers';
+import { readBody } from '../http/body';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
+import type { Seal } from './seal';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';
 
 export type SessionRead =
@@ -35,8 +37,8 @@ export interface Sessions {
 }
 
 export interface SessionsOptions {
-  /** Undefined: random bytes made now, so no session outlives this process (the page is told). */
-  secret: string | undefined;
+  /** Sealing under SESSION_SECRET (or one kept in DATA_DIR); an ephemeral seal: no session outlives this process (the page is told). */
+  seal: Seal;
   now?: () => number;
   revoked?: RevokedSessions;
 }
@@ -44,8 +46,8 @@ export interface SessionsOptions {
 /** Cookies whose opened session is kept, so a busy session is not decrypted and parsed again on every request. */
 export const OPENED_CACHE_ENTRIES = 1_000;
 
-export function createSessions({ secret, now = Date.now, revoked = createRevokedSessions(now) }: SessionsOptions): Sessions {
-  const crypto = createSessionCrypto(secret);
+export function createSessions({ seal, now = Date.now, revoked = createRevokedSessions(now) }: SessionsOptions): Sessions {
+  const crypto = createSessionCrypto(seal);
   // Sealed cookie value → its session, for cookies that opened (the oldest goes first past the bound).
   // Only what the cookie itself says is kept: expiry and revocation are checked on every read.
   const opened = new Map<string, Session>();
@@ -79,7 +81,7 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
   const fingerprint = (session: Session) => {
     let known = fingerprints.get(session);
     if (known === undefined) {
-      known = crypto.fingerprint(session.key);
+      known = seal.fingerprint(session.key);
       fingerprints.set(session, known);
     }
     return known;
@@ -101,19 +103,29 @@ export function createSessions({ secret, now = Date.now, revoked = createRevoked
     spread: () => revoked.spread(),
     expire: (req) => expiredSessionCookie(isSecureContext(req)),
     describe(session) {
-      const restart = secret === undefined ? { endsOnRestart: true } : {};
+      const restart = seal.ephemeral ? { endsOnRestart: true } : {};
       if (!session) return { ...SIGNED_OUT, ...restart };
       return { signedIn: true, fingerprint: fingerprint(session), keyKind: session.kind, remembered: session.remember, ...restart };
     },
   };
 }
 
+/** Why a request opens no session, as the console's own 401 says it: coded so the page says why, never blaming the key unless the API refused it. */
+function closedAnswer(current: Exclude<SessionRead, { state: 'open' }>): { message: string; code: string } {
+  if (current.state === 'none') return { message: NOT_SIGNED_IN_MESSAGE, code: NOT_SIGNED_IN_CODE };
+  if (current.why === 'rejected') return { message: KEY_REJECTED_MESSAGE, code: KEY_REJECTED_CODE };
+  return { message: SESSION_ENDED_MESSAGES[current.why], code: SESSION_ENDED_CODES[current.why] };
+}
+
 /**
- * The server's own 401 for a request that opens no session: coded so the page says why (SESSION_ENDED_CODES),
- * and never blames the key unless the API refused it on an earlier request of the session.
+ * The one answer of every route of the console's own (and of /api/v2 without an Authorization of its own) to a
+ * request that opens no session: the body is read first (`bodyLimit`: a body past it is still a 413, and the
+ * answer reaches a client still sending), a cookie that names an ended session is expired, and the 401 says
+ * why (SESSION_ENDED_CODES).
  */
-export function sessionClosedResponse(current: Exclude<SessionRead, { state: 'open' }>): Response {
-  if (current.state === 'none') return jsonErrorResponse(401, NOT_SIGNED_IN_MESSAGE, NOT_SIGNED_IN_CODE);
-  if (current.why === 'rejected') return jsonErrorResponse(401, KEY_REJECTED_MESSAGE, KEY_REJECTED_CODE);
-  return jsonErrorResponse(401, SESSION_ENDED_MESSAGES[current.why], SESSION_ENDED_CODES[current.why]);
+export async function sendSessionClosed(req: IncomingMessage, res: ServerResponse, sessions: Pick<Sessions, 'expire'>, current: Exclude<SessionRead, { state: 'open' }>, bodyLimit: number): Promise<void> {
+  await readBody(req, bodyLimit);
+  if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
+  const { message, code } = closedAnswer(current);
+  sendError(res, 401, message, code);
 }

@@ -1,41 +1,76 @@
-// Sign-out on every instance (issue 22): revocations live in the store (revoked_sessions) and each
-// process keeps all those still in force in memory, so `isRevoked` stays a synchronous look-up. A
-// sign-out is kept here at once and written to the store; the other instances read what was added every
-// `pollMs` (and cluster workers also tell each other at once over IPC, cluster-messages.ts). Nothing is
-// dropped before its session would have expired: the 50,000 cap of the memory-only list does not apply.
-// On PGlite the store opens with the archive's first use (one instance only, so nothing is missed
-// meanwhile): sign-outs before that are written then, and from then on they outlive a restart.
-import type { Db } from '../store';
-import { pruneRevocations, revocationsSince, storeRevocation } from '../store/revoked-sessions';
+// Sign-out on every instance: revocations live in the store (revoked_sessions) and each process keeps
+// all those still in force in memory, so a request's check stays a synchronous look-up. A sign-out holds
+// on this instance at once and is written to the store (PGlite not opened yet, one process: when it opens,
+// or at the latest when the server stops, so a restart still refuses the cookie); the store
+// announces it (NOTIFY) and every instance listening on a connection of its own reads it at once, reads
+// again whatever it may have missed each time it starts listening (a lost connection), and reads what was
+// added every `pollMs` besides, should a notification not come. Nothing is dropped: a write the store
+// could not take (it is down) is kept and written when it returns, and sign-out answers once its write
+// committed (or after SPREAD_WAIT_MS, holding here meanwhile).
+import * as z from 'zod/mini';
+import type { Db } from '../store/db';
+import { pruneRevocations, REVOCATIONS_CHANNEL, revocationsSince, storeRevocation } from '../store/revoked-sessions';
+import type { Store } from '../store/store';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 
-export const REVOCATION_POLL_MS = 1_000;
+export const REVOCATION_POLL_MS = 5_000;
+/** How long a sign-out waits for its write before answering (it holds on this instance either way). */
+export const SPREAD_WAIT_MS = 2_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 // Revocations read again on each poll: a write that committed just after the previous poll's read is not missed.
 const OVERLAP_MS = 10_000;
 
 export interface StoredRevocations extends RevokedSessions {
-  /** Every revocation in force, read once before the server answers. */
+  /** Every revocation in force read once (when the store is open at start) before the server answers. */
   ready: Promise<void>;
   stop: () => Promise<void>;
 }
 
-/** The store as the revocations use it: written to and read from once it is open. */
-export interface RevocationStore {
-  opened: () => Db | undefined;
-  onOpen: (listener: (db: Db) => void) => void;
+// An announcement is the store's own message, still checked as any wire is; one that does not read is a cue to read the store.
+const AnnouncementSchema = z.object({ sid: z.string(), expires_ms: z.number(), reason: z.enum(['signed-out', 'rejected']) });
+
+function announcementOf(payload: string): z.infer<typeof AnnouncementSchema> | undefined {
+  try {
+    const parsed = AnnouncementSchema.safeParse(JSON.parse(payload));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-export function createStoredRevocations(store: RevocationStore, { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: (line: string) => void }): StoredRevocations {
+interface Pending {
+  sid: string;
+  exp: number;
+  reason: RevocationReason;
+  written: Promise<void>;
+  done: () => void;
+}
+
+export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>, { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: (line: string) => void }): StoredRevocations {
   const local = createRevokedSessions(now, Number.POSITIVE_INFINITY);
-  const writes = new Set<Promise<void>>();
+  const pending = new Map<string, Pending>();
   let readUpTo = 0;
   let prunedAt = now();
   let timer: NodeJS.Timeout | undefined;
-  let polling: Promise<void> = Promise.resolve();
+  let stopListening: (() => Promise<void>) | undefined;
+  let reading: Promise<void> = Promise.resolve();
+  let flushing: Promise<void> | undefined;
   let stopped = false;
+  let failures = 0;
+  let listening = false;
+  // Sign-outs of this instance waiting to hear their own announcement: the store has then told every listener.
+  const echoes = new Map<string, () => void>();
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
-  const poll = async (db: Db) => {
+  // One line when the store stops taking sign-outs, one when it takes them again: not one a second.
+  const failed = (what: string, error: unknown) => {
+    if (failures++ === 0) log(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
+  };
+  const recovered = () => {
+    if (failures > 0) log(`Sessions: the store answers again after ${failures} failed tries; sign-outs made meanwhile are written`);
+    failures = 0;
+  };
+
+  const read = async (db: Db) => {
     const started = now();
     for (const row of await revocationsSince(db, Math.max(0, readUpTo - OVERLAP_MS), new Date(started))) local.revoke(row.sid, row.expires_ms, row.reason);
     readUpTo = started;
@@ -44,50 +79,101 @@ export function createStoredRevocations(store: RevocationStore, { now = Date.now
       await pruneRevocations(db, new Date(started));
     }
   };
-  // Sign-outs before the store opened (PGlite opens when the archive is first used): written once it is.
-  const pending: { sid: string; exp: number; reason: RevocationReason }[] = [];
-  const write = (db: Db, sid: string, exp: number, reason: RevocationReason) => {
-    const written = storeRevocation(db, sid, new Date(exp), new Date(now()), reason).catch((error: unknown) =>
-      log(`Sessions: a sign-out could not be written to the store (${describe(error)}); it holds on this instance only`),
-    );
-    writes.add(written);
-    void written.finally(() => writes.delete(written));
+  const readNow = (db: Db) => {
+    reading = reading.then(() => read(db)).then(recovered, (error: unknown) => failed('could not read sign-outs from the store', error));
+    return reading;
   };
+  const first = (): Pending | undefined => pending.values().next().value;
+  // Writes every sign-out not yet in the store, oldest first; what fails stays for the next try.
+  const flush = (): Promise<void> => {
+    flushing ??= (async () => {
+      try {
+        const db = await store.db();
+        // Sign-outs made while this one writes are written in the same go.
+        for (let entry = first(); entry; entry = first()) {
+          if (entry.exp > now()) await storeRevocation(db, entry.sid, new Date(entry.exp), new Date(now()), entry.reason);
+          pending.delete(entry.sid);
+          entry.done();
+        }
+        recovered();
+      } catch (error) {
+        failed('could not write a sign-out to the store', error);
+      } finally {
+        flushing = undefined;
+      }
+    })();
+    return flushing;
+  };
+
   const ready = new Promise<void>((resolve) => {
-    const state = { opened: false };
     store.onOpen((db) => {
-      state.opened = true;
-      for (const { sid, exp, reason } of pending.splice(0)) if (exp > now()) write(db, sid, exp, reason);
-      polling = poll(db).catch((error: unknown) => log(`Sessions: could not read sign-outs from the store (${describe(error)}); trying again`));
-      void polling.then(resolve);
+      void readNow(db).then(resolve);
       if (stopped) return;
+      void flush();
+      stopListening = db.listen?.(REVOCATIONS_CHANNEL, {
+        onMessage: (payload) => {
+          const heard = announcementOf(payload);
+          if (!heard) {
+            void readNow(db);
+            return;
+          }
+          local.revoke(heard.sid, heard.expires_ms, heard.reason);
+          echoes.get(heard.sid)?.();
+        },
+        onListening: () => {
+          listening = true;
+          void readNow(db);
+        },
+        onLost: () => {
+          listening = false;
+        },
+      });
       timer = setInterval(() => {
-        polling = polling.then(() => poll(db)).catch((error: unknown) => log(`Sessions: could not read sign-outs from the store (${describe(error)}); trying again`));
+        void readNow(db);
+        if (pending.size > 0) void flush();
       }, pollMs);
       timer.unref();
     });
-    // No store yet (PGlite not opened): nothing was ever signed out into it.
-    if (!state.opened) resolve();
+    // Not open at start (PGlite with nothing kept yet, or Postgres down): nothing to wait for now.
+    if (!store.opened()) resolve();
   });
+
   return {
     ready,
     isRevoked: local.isRevoked,
     reasonOf: local.reasonOf,
     size: local.size,
-    // Other instances read the store every pollMs (above): not waited for.
-    spread: local.spread,
     revoke(sid, exp, reason = 'signed-out') {
       local.revoke(sid, exp, reason);
-      if (exp <= now()) return;
-      const db = store.opened();
-      if (db) write(db, sid, exp, reason);
-      else pending.push({ sid, exp, reason });
+      if (exp <= now() || pending.has(sid)) return;
+      let done: () => void = () => undefined;
+      const written = new Promise<void>((resolve) => (done = resolve));
+      pending.set(sid, { sid, exp, reason, written, done });
+      // PGlite's first start holds the process for seconds: a sign-out does not pay it (it holds here meanwhile).
+      if (store.opened() || store.kind === 'postgres') void flush();
+    },
+    async spread() {
+      const waiting = [...pending.values()];
+      if (waiting.length === 0) return;
+      // Heard back on this instance's own listening connection: the store told every other one at the same moment.
+      const heard = listening ? waiting.map((entry) => new Promise<void>((resolve) => echoes.set(entry.sid, resolve))) : [];
+      let timeout: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all([...waiting.map((entry) => entry.written), ...heard]), new Promise((resolve) => (timeout = setTimeout(resolve, SPREAD_WAIT_MS)))]);
+      clearTimeout(timeout);
+      for (const entry of waiting) echoes.delete(entry.sid);
     },
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await polling;
-      await Promise.all(writes);
+      await stopListening?.();
+      await reading;
+      const inForce = [...pending.values()].filter((entry) => entry.exp > now()).length;
+      if (inForce > 0) {
+        // The embedded store's first start takes seconds: paid here, once, so a restart still refuses these cookies.
+        if (!store.opened() && store.kind === 'pglite') log(`Sessions: writing ${inForce} sign-out${inForce === 1 ? '' : 's'} to the store before exiting`);
+        await flush();
+      }
+      await flushing;
     },
   };
 }

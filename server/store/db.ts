@@ -1,6 +1,6 @@
-// The store's one interface (DESIGN §2, server/store): every table's queries speak SQL through it, and
-// both drivers implement it (PGlite in DATA_DIR, pg for DATABASE_URL), so the SQL is the same on both.
-// Values always travel as parameters ($1, $2, …), never inside the text.
+// The store's one interface (docs/architecture.md, "The store"): every table's queries speak SQL through
+// it, and both drivers implement it (PGlite in DATA_DIR, pg for DATABASE_URL), so the SQL is the same on
+// both. Values always travel as parameters ($1, $2, …), never inside the text.
 
 export type SqlValue = string | number | boolean | null | Date | readonly string[] | readonly number[];
 
@@ -13,8 +13,36 @@ export interface Queryable {
   query<R>(text: string, params?: readonly SqlValue[]): Promise<QueryResult<R>>;
 }
 
+/** NOTIFY messages on a channel, heard on a connection of their own. */
+export interface ChannelListener {
+  /** Each NOTIFY's payload. */
+  onMessage: (payload: string) => void;
+  /** The connection listens (again): what was sent while it did not is read by the caller now. */
+  onListening: () => void;
+  /** The connection was lost: nothing is heard until onListening again. */
+  onLost?: () => void;
+}
+
 export interface Db extends Queryable {
   /** Runs `fn` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Listens on `channel` while the returned stop is not called, reconnecting after a lost connection. Only a
+   * store shared between processes has one (a Postgres server); with one process there is no one to hear.
+   */
+  listen?: (channel: string, listener: ChannelListener) => () => Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The console's store cannot be reached (or did not answer in time): what the page and the log say names the
+ * store, never the API. Routes answer 503 with STORE_UNAVAILABLE_CODE.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export const STORE_UNAVAILABLE_CODE = 'store_unavailable';

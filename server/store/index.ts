@@ -1,5 +1,5 @@
 // openStore: the store the configuration names (DATABASE_URL's Postgres server, else PGlite in
-// DATA_DIR/store), migrated before it is handed out.
+// DATA_DIR/store), migrated before it is handed out. A running server holds it through store.ts.
 import path from 'node:path';
 import type { Db } from './db';
 import { loadMigrations, migrate } from './migrations';
@@ -13,17 +13,16 @@ export interface StoreConfig {
   databaseUrl?: string | undefined;
   /** DATA_DIR; undefined with no databaseUrl: PGlite in memory (tests). */
   dataDir?: string | undefined;
+  /** Where the pg driver tells of connections that ended. */
+  log?: (line: string) => void;
 }
 
 export const STORE_DIR = 'store';
 
-/** Which driver a configuration gets. */
-export function storeKind(config: StoreConfig): 'postgres' | 'pglite' {
-  return config.databaseUrl ? 'postgres' : 'pglite';
-}
-
 export async function openStore(config: StoreConfig): Promise<Db> {
-  const db = config.databaseUrl ? openPgDb(config.databaseUrl) : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
+  const db = config.databaseUrl
+    ? openPgDb(config.databaseUrl, config.log ? { log: config.log } : {})
+    : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
   try {
     await migrate(db, await loadMigrations());
   } catch (error) {

@@ -1,6 +1,5 @@
-// The embedded driver: PGlite (Postgres compiled to WebAssembly, in this process) over a directory of
-// DATA_DIR. Only one process may open a directory: server/cluster.ts opens it in the primary and lends
-// it to the workers over server/store/db-link.ts.
+// The embedded driver: PGlite (Postgres compiled to WebAssembly, in this process) over a folder of
+// DATA_DIR. One process may open a folder (data-dir-lock.ts): several processes share a Postgres server.
 import { mkdir } from 'node:fs/promises';
 import { PGlite } from '@electric-sql/pglite';
 import type { Db, Queryable, SqlValue } from './db';

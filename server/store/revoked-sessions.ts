@@ -1,10 +1,31 @@
-// revoked_sessions: sessions ended (signed out, or their key refused by the API) and why, refused by every instance that shares the store until they
-// would have expired anyway (server/session/stored-revocations.ts keeps the in-memory cache of them).
-import type { RevocationReason } from '../session/revoked-sessions';
+// revoked_sessions: sessions ended (signed out, or their key refused by the API) and why, refused by every
+// instance that shares the store until they would have expired anyway (server/session/stored-revocations.ts
+// keeps the in-memory list of them). Each one written is also announced on REVOCATIONS_CHANNEL, so the other
+// instances hear of it at once instead of at their next read.
 import type { Queryable } from './db';
 
+/** Why a session was ended on the server: the person signed out, or the API refused its key. */
+export type RevocationReason = 'signed-out' | 'rejected';
+
+/** The NOTIFY channel a revocation is announced on; its payload is the revocation (RevocationAnnouncement's JSON). */
+export const REVOCATIONS_CHANNEL = 'ops_console_revocations';
+
+/** What an announcement carries: enough to refuse the session at once, with no read. */
+export interface RevocationAnnouncement {
+  sid: string;
+  expires_ms: number;
+  reason: RevocationReason;
+}
+
 export async function storeRevocation(db: Queryable, sid: string, expiresAt: Date, now: Date, reason: RevocationReason = 'signed-out'): Promise<void> {
-  await db.query('INSERT INTO revoked_sessions (sid, expires_at, revoked_at, reason) VALUES ($1, $2, $3, $4) ON CONFLICT (sid) DO NOTHING', [sid, expiresAt, now, reason]);
+  // The announcement goes out when the insert commits, never before.
+  await db.query(
+    `WITH written AS (
+       INSERT INTO revoked_sessions (sid, expires_at, revoked_at, reason) VALUES ($1, $2, $3, $4) ON CONFLICT (sid) DO NOTHING RETURNING sid
+     )
+     SELECT pg_notify($5, json_build_object('sid', sid, 'expires_ms', $6::float8, 'reason', $4::text)::text) FROM written`,
+    [sid, expiresAt, now, reason, REVOCATIONS_CHANNEL, expiresAt.getTime()],
+  );
 }
 
 export interface RevocationRow {

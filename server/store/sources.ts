@@ -86,3 +86,20 @@ export async function recordSourceError(db: Queryable, id: string, message: stri
     [id, message, now, disable],
   );
 }
+
+/**
+ * Names every kept key by today's fingerprint (server/session/seal.ts). Sources kept before the archive and
+ * the session shared one fingerprint carry the archive's own (43 characters, against 32): each such key is
+ * opened and named again, so the session whose key it is still sees it as its own. Returns how many changed.
+ */
+export async function refingerprintSources(db: Queryable, fingerprintOf: (sealedKey: string) => string | null, fingerprintLength: number): Promise<number> {
+  const { rows } = await db.query<{ id: string; sealed_key: string }>('SELECT id, sealed_key FROM archive_sources WHERE length(key_fingerprint) <> $1', [fingerprintLength]);
+  let changed = 0;
+  for (const row of rows) {
+    const fingerprint = fingerprintOf(row.sealed_key);
+    if (fingerprint === null) continue;
+    await db.query('UPDATE archive_sources SET key_fingerprint = $2 WHERE id = $1', [row.id, fingerprint]);
+    changed += 1;
+  }
+  return changed;
+}

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { ApiErrorBodySchema } from './schemas';
 import { ApiError, describeStatus } from './api-error';
 import { noteRequestSent } from './request-log';
+import { parseRetryAfter } from '../lib/retry-after';
 
 export const API_BASE = '/api/v2';
 /** The console's own server (its /session and /archive routes): no prefix, same origin, same errors. */
@@ -43,14 +44,6 @@ function buildPath(base: string, path: string, query: RequestOptions['query']): 
   }
   const search = params.toString();
   return `${base}${path}${search ? `?${search}` : ''}`;
-}
-
-function parseRetryAfter(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1_000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function firstIssue(error: z.core.$ZodError): string {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
 import { createStaticAssets } from '../../server/http/static-assets';
+import { pgliteDataDir } from '../support/pglite-template';
 import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
 
 export const TEST_HTML =
@@ -49,8 +50,9 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
   const dir = await testClientDir();
   const running = await startServer({
     mode: 'production',
-    // A DATA_DIR of its own: each test server makes a new session secret unless the test shares one.
-    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: path.join(dir, `data-${randomUUID()}`), ...env },
+    // A DATA_DIR of its own, holding a migrated store as a folder that has served before does (PGlite's first
+    // start, seconds of CPU, is paid once per run): each test server makes a new session secret unless the test shares one.
+    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: env.DATABASE_URL ? path.join(dir, `data-${randomUUID()}`) : await pgliteDataDir(), ...env },
     print: (line) => void printed.push(line),
     log: (line) => void logged.push(line),
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),

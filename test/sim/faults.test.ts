@@ -13,7 +13,8 @@ import {
   type FaultPlan,
 } from '../../sim/faults';
 import { createHandlers, REQUEST_ID_HEADER } from '../../sim/handlers';
-import { createSimulatorHandler, isApiPath } from '../../server/http/node-bridge';
+import { isApiPath } from '../../server/http/paths';
+import { createSimulatorHandler } from '../../server/proxy/simulator-fetch';
 import { seededRandom } from '../../sim/random';
 import { seedDemo } from '../../sim/seed';
 import { OperationsPageSchema, ProjectsPageSchema } from '../../src/api/schemas';

@@ -45,7 +45,7 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(again.status).toBe(200);
     const idOfSource = (body: string) => ArchiveSourceResponseSchema.parse(JSON.parse(body)).source.id;
     expect(idOfSource(again.body)).toBe(idOfSource(first.body));
-    const db = await server.running.archive.db();
+    const db = await server.running.store.db();
     const { rows } = await db.query<{ sealed_key: string }>('SELECT sealed_key FROM archive_sources');
     expect(rows).toHaveLength(1);
     expect(rows[0]?.sealed_key).not.toContain(KEY);
@@ -71,7 +71,7 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     beforeAll(async () => {
       // The cases, in a covered project of no operations of its own (the collector finds them unlisted: kept, marked gone).
       const project = idOf('scratchpad');
-      const db = await server.running.archive.db();
+      const db = await server.running.store.db();
       const listed = operations.map((op) => ({ operation: { ...op, project_id: project }, body: { ...op, project_id: project } }));
       await upsertOperations(db, project, listed, new Date(), false);
     });
@@ -166,7 +166,7 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     const { sources } = ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body));
     const removed = await asPage(server, cookie, `/archive/sources/${sources[0]?.id ?? ''}`, 'DELETE');
     expect(removed.status).toBe(204);
-    const db = await server.running.archive.db();
+    const db = await server.running.store.db();
     const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM archive_sources WHERE key_kind = $1', ['personal']);
     expect(rows[0]?.count).toBe(0);
   }, 40_000);

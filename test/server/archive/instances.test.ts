@@ -25,14 +25,14 @@ describe('two instances on one DATABASE_URL', () => {
     const url = await postgresDatabase();
     const [a, b] = await Promise.all([startTestServer({ ...ARCHIVE_ENV, DATABASE_URL: url }), startTestServer({ ...ARCHIVE_ENV, DATABASE_URL: url })]);
     servers.push(a, b);
-    await expect.poll(() => [a, b].filter((s) => s.running.archive.isCollecting()).length, { timeout: 10_000, interval: 50 }).toBe(1);
-    const holder = a.running.archive.isCollecting() ? a : b;
+    await expect.poll(() => [a, b].filter((s) => s.running.leader.isLeading()).length, { timeout: 10_000, interval: 50 }).toBe(1);
+    const holder = a.running.leader.isLeading() ? a : b;
     const other = holder === a ? b : a;
     // Each instance has its own simulated world: the source is kept through the collector's, so its key works there.
     const cookie = await signIn(holder);
     expect((await asPage(holder, cookie, '/archive/sources', 'POST')).status).toBe(201);
     await waitFollowing(holder, cookie);
-    expect(other.running.archive.isCollecting()).toBe(false);
+    expect(other.running.leader.isLeading()).toBe(false);
 
     // A sign-out through one instance is refused by the other (the same cookie, the same secret).
     const signedIn = await signIn(other);
@@ -43,8 +43,8 @@ describe('two instances on one DATABASE_URL', () => {
 
     servers.splice(servers.indexOf(holder), 1);
     await holder.stop();
-    await expect.poll(() => other.running.archive.isCollecting(), { timeout: 10_000, interval: 50 }).toBe(true);
-    expect(other.running.archive.collectorRequests()).toBeGreaterThanOrEqual(0);
+    await expect.poll(() => other.running.leader.isLeading(), { timeout: 10_000, interval: 50 }).toBe(true);
+    expect(other.running.leader.collectorRequests()).toBeGreaterThanOrEqual(0);
   }, 120_000);
 });
 
@@ -63,7 +63,7 @@ describe('PGlite across a restart', () => {
 
     const second = await startTestServer({ ...ARCHIVE_ENV, DATA_DIR: dataDir });
     try {
-      expect(second.running.archive.isCollecting()).toBe(true);
+      expect(second.running.leader.isLeading()).toBe(true);
       const after = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(second, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body));
       expect(after.operations.map((op) => op.id)).toEqual(before.operations.map((op) => op.id));
       expect((await asPage(second, signedOut, '/archive/sources')).status).toBe(401);
@@ -74,14 +74,14 @@ describe('PGlite across a restart', () => {
 });
 
 describe('notifications with two instances on one DATABASE_URL', () => {
-  it('delivers each event once: both run the delivery loop over one outbox', async () => {
+  it('delivers each event once, the webhook made on the instance that does not collect', async () => {
     const receiver = await startReceiver();
     const url = await postgresDatabase();
     const env = { ...ARCHIVE_ENV, DATABASE_URL: url, WEBHOOK_ALLOW_PRIVATE: '1' };
     const [a, b] = await Promise.all([startTestServer(env), startTestServer(env)]);
     try {
-      await expect.poll(() => [a, b].filter((s) => s.running.archive.isCollecting()).length, { timeout: 10_000, interval: 50 }).toBe(1);
-      const holder = a.running.archive.isCollecting() ? a : b;
+      await expect.poll(() => [a, b].filter((s) => s.running.leader.isLeading()).length, { timeout: 10_000, interval: 50 }).toBe(1);
+      const holder = a.running.leader.isLeading() ? a : b;
       const other = holder === a ? b : a;
       const cookie = await signIn(holder);
       expect((await asPage(holder, cookie, '/archive/sources', 'POST')).status).toBe(201);

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { KEEP_ALIVE_MS } from '../../../server/process/compose';
+import { KEEP_ALIVE_MS } from '../../../server/http/listen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen, rawRequest } from '../http-helpers';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { getResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulatorHandler, isApiPath, type NodeHandler } from '../../../server/http/node-bridge';
+import type { NodeHandler } from '../../../server/http/node-bridge';
+import { isApiPath } from '../../../server/http/paths';
+import { createSimulatorHandler } from '../../../server/proxy/simulator-fetch';
 import { fakeClock } from '../../../sim/clock';
 import { createControlPlane } from '../../../sim/control-plane';
 import { createHandlers } from '../../../sim/handlers';

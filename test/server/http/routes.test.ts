@@ -203,6 +203,6 @@ describe('npm start with SIM_FAULTS=1 (the browser tests)', () => {
 
     expect((await server.request({ path: '/api/v2/projects', headers: auth })).status).toBe(503);
     expect((await server.request({ path: '/api/v2/projects', headers: auth })).status).toBe(200);
-    expect(server.printed.join('\n')).toContain('Fault injection: /__sim/faults');
+    expect(server.printed.join('\n')).toContain(`Fault injection: http://127.0.0.1:${server.port}/__sim/faults`);
   });
 });

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNotifications } from '../../../server/notify/notifications';
 import { serveNotifyRoute } from '../../../server/notify/notify-routes';
-import { createProjectAccess } from '../../../server/notify/project-access';
-import { createNotifySeal } from '../../../server/notify/secret-seal';
+import { createApiReader } from '../../../server/proxy/api-reader';
+import { createProjectAccess } from '../../../server/proxy/project-access';
+import { createSeal } from '../../../server/session/seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
 import type { Db } from '../../../server/store/db';
 import { createSessions } from '../../../server/session/sessions';
@@ -19,11 +20,12 @@ let base: string;
 
 beforeAll(async () => {
   db = (await openTestStore('pglite')).db;
-  const sessions = createSessions({ secret: SECRET });
+  const seal = createSeal(SECRET);
+  const sessions = createSessions({ seal });
   const notifications = createNotifications({
     db,
-    seal: createNotifySeal(SECRET),
-    access: createProjectAccess({ fetchApi: () => Promise.resolve(Response.json({}, { status: 404 })) }),
+    seal,
+    access: createProjectAccess(createApiReader(() => Promise.resolve(Response.json({}, { status: 404 })))),
     send: sendWebhook,
     publicUrl: new URL('http://127.0.0.1/'),
     allowPrivate: false,

@@ -3,8 +3,9 @@ import type { CreateWebhook } from '../../../src/api/notification-schemas';
 import { dispatchTransitions } from '../../../server/notify/dispatcher';
 import type { Db } from '../../../server/store/db';
 import { createNotifications, type Notifications, type Owner } from '../../../server/notify/notifications';
-import { createProjectAccess } from '../../../server/notify/project-access';
-import { createNotifySeal } from '../../../server/notify/secret-seal';
+import { createApiReader } from '../../../server/proxy/api-reader';
+import { createProjectAccess } from '../../../server/proxy/project-access';
+import { createSeal } from '../../../server/session/seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
 import { verifySignature } from '../../../server/notify/signature';
 import type { ApiCall } from '../../../server/http/node-bridge';
@@ -14,7 +15,7 @@ import { emptyNotifyTables, recordTransition } from './notify-test-db';
 
 const KEY = 'owner-api-key-000000000000000000';
 const owner: Owner = { fingerprint: 'fp-owner', apiKey: KEY };
-const seal = createNotifySeal('a-session-secret-that-is-long-enough-for-hkdf');
+const seal = createSeal('a-session-secret-that-is-long-enough-for-hkdf');
 const T0 = Date.parse('2026-11-26T00:00:00Z');
 
 /** The API as far as notifications ask it: the owner's key reads p1 and p2 (org-1), not p-other. */
@@ -34,7 +35,7 @@ function service(): Notifications {
   return createNotifications({
     db,
     seal,
-    access: createProjectAccess({ fetchApi: fakeApi, now: () => clock }),
+    access: createProjectAccess(createApiReader(fakeApi), { now: () => clock }),
     send: sendWebhook,
     publicUrl: new URL('https://console.example.com/'),
     allowPrivate: true,
@@ -273,7 +274,7 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
   });
 
   it('refuses a private address unless WEBHOOK_ALLOW_PRIVATE is set', async () => {
-    const strict = createNotifications({ db, seal, access: createProjectAccess({ fetchApi: fakeApi }), send: sendWebhook, publicUrl: new URL('http://x/'), allowPrivate: false });
+    const strict = createNotifications({ db, seal, access: createProjectAccess(createApiReader(fakeApi)), send: sendWebhook, publicUrl: new URL('http://x/'), allowPrivate: false });
     expect(await strict.create(owner, { url: receiver.url, format: 'json', scope: { kind: 'all' }, events: ['operation.failed'] })).toMatchObject({
       ok: false,
       problem: expect.stringMatching(/loopback, private/) as string,

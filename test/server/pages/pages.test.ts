@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePageData, serializePageData, type PageData } from '../../../src/api/page-data';
-import { injectPage, sameOriginPath, splitPage } from '../../../server/pages/page';
+import { sameOriginPath } from '../../../server/http/paths';
+import { injectPage, splitPage } from '../../../server/pages/template';
 
 const TEMPLATE = '<!doctype html><html><head><title>t</title></head><body><div id="root"><!--app-html--></div></body></html>';
 

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PageData } from '../../../src/api/page-data';
 import type { ScreenRender } from '../../../src/entry-server';
-import { createRenderSlots, servePage } from '../../../server/pages/page';
+import { servePage } from '../../../server/pages/page';
+import { createRenderSlots } from '../../../server/pages/render-slots';
 import { close, listen } from '../http-helpers';
 
 // A page being rendered holds one of the process's render slots until it has gone out. A person who leaves

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createForwardProxy, isSafeApiPath, parseApiBase } from '../../../server/proxy/forward-proxy';
-import { isApiPath, type NodeHandler } from '../../../server/http/node-bridge';
+import type { NodeHandler } from '../../../server/http/node-bridge';
+import { isApiPath } from '../../../server/http/paths';
 import { close, closedPort, listen, rawRequest } from '../http-helpers';
 
 interface SeenRequest {

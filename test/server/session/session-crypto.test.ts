@@ -2,15 +2,17 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { crossSiteWriteProblem } from '../../../server/http/csrf';
 import { createRevokedSessions } from '../../../server/session/revoked-sessions';
+import { createSeal, FINGERPRINT_LENGTH, type SealPurpose } from '../../../server/session/seal';
 import { createSessionCrypto, type Session } from '../../../server/session/session-crypto';
 
 const SECRET = 'a-session-secret-of-at-least-32-characters';
 const NOW = Date.parse('2026-11-23T12:00:00Z');
+const cookies = (secret: string | undefined) => createSessionCrypto(createSeal(secret));
 const session = (exp = NOW + 60_000): Session => ({ key: 'napi_secret_key_123', kind: 'personal', sid: 'sid-1', remember: false, exp });
 
 describe('the sealed session cookie (AES-256-GCM)', () => {
   it('opens what it sealed, and the value shows neither the key nor the same bytes twice', () => {
-    const crypto = createSessionCrypto(SECRET);
+    const crypto = cookies(SECRET);
     const first = crypto.seal(session());
     const second = crypto.seal(session());
 
@@ -22,7 +24,7 @@ describe('the sealed session cookie (AES-256-GCM)', () => {
   });
 
   it('refuses a value with any byte changed', () => {
-    const crypto = createSessionCrypto(SECRET);
+    const crypto = cookies(SECRET);
     const sealed = Buffer.from(crypto.seal(session()).slice(3), 'base64url');
     for (const at of [0, 11, 12, sealed.length - 17, sealed.length - 1]) {
       const tampered = Buffer.from(sealed);
@@ -35,16 +37,16 @@ describe('the sealed session cookie (AES-256-GCM)', () => {
   });
 
   it('refuses a value sealed under another secret, or under the random secret of another start', () => {
-    const sealed = createSessionCrypto(SECRET).seal(session());
+    const sealed = cookies(SECRET).seal(session());
 
-    expect(createSessionCrypto(`${SECRET}!`).open(sealed, NOW)).toBeNull();
-    expect(createSessionCrypto(undefined).open(sealed, NOW)).toBeNull();
+    expect(cookies(`${SECRET}!`).open(sealed, NOW)).toBeNull();
+    expect(cookies(undefined).open(sealed, NOW)).toBeNull();
     // The same secret on another instance opens it: sessions survive restarts and load balancing.
-    expect(createSessionCrypto(SECRET).open(sealed, NOW)).toEqual(session());
+    expect(cookies(SECRET).open(sealed, NOW)).toEqual(session());
   });
 
   it('enforces the expiry inside the value, whatever the browser keeps', () => {
-    const crypto = createSessionCrypto(SECRET);
+    const crypto = cookies(SECRET);
     const sealed = crypto.seal(session(NOW + 1_000));
 
     expect(crypto.open(sealed, NOW + 999)).not.toBeNull();
@@ -52,14 +54,41 @@ describe('the sealed session cookie (AES-256-GCM)', () => {
   });
 
   it('fingerprints a key the same way under one secret, differently under another, and never as its plain hash', async () => {
-    const crypto = createSessionCrypto(SECRET);
+    const seal = createSeal(SECRET);
     const { createHash } = await import('node:crypto');
     const plain = createHash('sha256').update('napi_secret_key_123').digest();
 
-    expect(crypto.fingerprint('napi_secret_key_123')).toBe(createSessionCrypto(SECRET).fingerprint('napi_secret_key_123'));
-    expect(crypto.fingerprint('napi_secret_key_123')).not.toBe(crypto.fingerprint('napi_secret_key_124'));
-    expect(crypto.fingerprint('napi_secret_key_123')).not.toBe(createSessionCrypto(`${SECRET}!`).fingerprint('napi_secret_key_123'));
-    expect([plain.toString('hex'), plain.toString('base64url')].some((hash) => hash.startsWith(crypto.fingerprint('napi_secret_key_123')))).toBe(false);
+    expect(seal.fingerprint('napi_secret_key_123')).toBe(createSeal(SECRET).fingerprint('napi_secret_key_123'));
+    expect(seal.fingerprint('napi_secret_key_123')).toHaveLength(FINGERPRINT_LENGTH);
+    expect(seal.fingerprint('napi_secret_key_123')).not.toBe(seal.fingerprint('napi_secret_key_124'));
+    expect(seal.fingerprint('napi_secret_key_123')).not.toBe(createSeal(`${SECRET}!`).fingerprint('napi_secret_key_123'));
+    expect([plain.toString('hex'), plain.toString('base64url')].some((hash) => hash.startsWith(seal.fingerprint('napi_secret_key_123')))).toBe(false);
+  });
+});
+
+describe('the one seal (AES-256-GCM, an HKDF label per purpose)', () => {
+  const PURPOSES: SealPurpose[] = ['session-cookie', 'kept-key', 'webhook-secret', 'owner-key'];
+
+  it('opens a value only as the purpose it was sealed for', () => {
+    const seal = createSeal(SECRET);
+    for (const sealedFor of PURPOSES) {
+      const sealed = seal.seal(sealedFor, 'napi_secret_key_123');
+      expect(sealed).not.toContain('napi');
+      for (const openedAs of PURPOSES) expect(seal.open(openedAs, sealed), `${sealedFor} opened as ${openedAs}`).toBe(openedAs === sealedFor ? 'napi_secret_key_123' : null);
+    }
+  });
+
+  it('still opens what the server sealed before its seals were one module: kept keys, webhook secrets, makers’ keys, cookies', () => {
+    // Sealed under SECRET by the archive's, the notifications' and the session's own modules of commit 0d0ba0e.
+    const seal = createSeal(SECRET);
+    expect(seal.open('kept-key', 'v1.DK1DXlaf03BbwDZAlN7cngCbGwumgCHI0k4od1gViR7UEYmJZh0uqMHGjCD0')).toBe('napi_kept_key_000');
+    expect(seal.open('webhook-secret', 'n1.1k27rWkA3HdC1SKQg-698SmnYoMHllcYqHop7Mv49gTVbOjXtg')).toBe('whsec_abc');
+    expect(seal.open('owner-key', 'n1.XdzBpbdCF-KRh02CQEo1JcYrw2J1Pj0efVQPnzbcGzJDYPRWjMCq3y0ABXUsqQ')).toBe('napi_owner_key_000');
+    const cookie =
+      'v1.lJSMn-qzHiFLyt2ig9-0GFz75KixQTw8c9EDLdUyHTiF8gznWJqDodSgjXaQb-FJdJAETmZUSA-T4-IbVLlhvHtjN4N6sFMZD030E3Kt7Cf-31CCSZpY9Df-Vmsch17QNfZ0nEjfYOnDVEKffRXIp0XBLEy5pc2N4Jo1';
+    expect(createSessionCrypto(seal).open(cookie, NOW)).toMatchObject({ key: 'napi_cookie_key_000', sid: 's1' });
+    // The session's fingerprint of before is the one fingerprint now: the page's namespaces and webhooks' owners stay theirs.
+    expect(seal.fingerprint('napi_cookie_key_000')).toBe('YMxxAdTyZHAhslEnf8xdC4GrCtjHVnqM');
   });
 });
 

@@ -1,3 +1,4 @@
+import { createSeal } from '../../../server/session/seal';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createRevokedSessions } from '../../../server/session/revoked-sessions';
@@ -25,7 +26,7 @@ function openSession(read: SessionRead) {
 
 describe('reading a session cookie', () => {
   it('opens a cookie once: the same session comes back for the same value', () => {
-    const sessions = createSessions({ secret: SECRET });
+    const sessions = createSessions({ seal: createSeal(SECRET) });
     const { cookie } = sessions.start(request(''), 'key-one', 'personal', false);
 
     const first = openSession(sessions.read(request(cookieOf(cookie))));
@@ -38,7 +39,7 @@ describe('reading a session cookie', () => {
 
   it('still ends a kept session when it expires', () => {
     let now = 1_000_000;
-    const sessions = createSessions({ secret: SECRET, now: () => now });
+    const sessions = createSessions({ seal: createSeal(SECRET), now: () => now });
     const { cookie, session } = sessions.start(request(''), 'key-two', 'personal', false);
     expect(sessions.read(request(cookieOf(cookie))).state).toBe('open');
 
@@ -49,7 +50,7 @@ describe('reading a session cookie', () => {
 
   it('still ends a kept session signed out on this instance', () => {
     const revoked = createRevokedSessions();
-    const sessions = createSessions({ secret: SECRET, revoked });
+    const sessions = createSessions({ seal: createSeal(SECRET), revoked });
     const { cookie } = sessions.start(request(''), 'key-three', 'personal', false);
     const req = request(cookieOf(cookie));
     expect(sessions.read(req).state).toBe('open');
@@ -60,7 +61,7 @@ describe('reading a session cookie', () => {
   });
 
   it('keeps a bounded number of cookies, the oldest going first', () => {
-    const sessions = createSessions({ secret: SECRET });
+    const sessions = createSessions({ seal: createSeal(SECRET) });
     const cookies = Array.from({ length: OPENED_CACHE_ENTRIES + 1 }, (_, i) => cookieOf(sessions.start(request(''), `key-${i}`, 'personal', false).cookie));
     const oldest = openSession(sessions.read(request(cookies[0]!)));
     const newest = openSession(sessions.read(request(cookies[1]!)));

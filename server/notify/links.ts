@@ -1,0 +1,12 @@
+import type { ServerConfig } from '../config';
+
+/**
+ * Where the links events carry point: PUBLIC_URL, else the address this server listens on (loopback when it
+ * binds every interface: a receiver elsewhere needs PUBLIC_URL, docs/notifications.md).
+ */
+export function linkBase(config: Pick<ServerConfig, 'publicUrl' | 'host' | 'port'>): URL {
+  if (config.publicUrl) return new URL(config.publicUrl.href);
+  const everyInterface = config.host === '' || config.host === '0.0.0.0' || config.host === '::';
+  const host = everyInterface ? '127.0.0.1' : config.host;
+  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/`);
+}

@@ -1,0 +1,146 @@
+// The store as a running server holds it (docs/architecture.md, "The store"): opened when it can be, and
+// never a reason not to serve. PGlite opens in this process, at start when DATA_DIR already holds a store
+// (the collector resumes), else the first time something needs it (a console nobody archives with never pays
+// PGlite's start), under DATA_DIR's lock, taken at start. A Postgres server may be down when an instance
+// starts, or go away later: sign-in and live pages do not need it, so the instance serves, tries the store
+// again every few seconds, and runs what waits for the store (sign-outs, the collector, notifications) once
+// it opens. Until then whatever asks gets StoreUnavailableError (a 503 naming the store).
+import { existsSync } from 'node:fs';
+import { mkdir, chmod } from 'node:fs/promises';
+import path from 'node:path';
+import { StoreUnavailableError, type Db } from './db';
+import { DataDirInUseError, lockDataDir, type DataDirLock } from './data-dir-lock';
+import { openStore, STORE_DIR } from './index';
+import { describeDatabaseUrl, isConnectionFailure } from './pg-db';
+
+/** How often a Postgres that could not be opened is tried again. */
+export const STORE_RETRY_MS = 5_000;
+/** How long a start waits for Postgres before serving without it. */
+export const START_WAIT_MS = 5_000;
+
+export interface Store {
+  readonly kind: 'pglite' | 'postgres';
+  /** Where it is, for messages: the folder, or the server's host and database (never its password). */
+  readonly where: string;
+  /** The store, opened now if it was not yet; rejects with StoreUnavailableError while it cannot be. */
+  db: () => Promise<Db>;
+  /** The store if it is open (nothing is opened). */
+  opened: () => Db | undefined;
+  /**
+   * The store for a read: PGlite only if it was opened (never opened, nothing was ever kept in it, and a read
+   * does not pay its start to learn that); Postgres must answer (else StoreUnavailableError).
+   */
+  forReading: () => Promise<Db | undefined>;
+  /** Calls `listener` once the store is open (at once if it is). */
+  onOpen: (listener: (db: Db) => void) => void;
+  close: () => Promise<void>;
+}
+
+export interface StoreOptions {
+  databaseUrl: string | undefined;
+  /** DATA_DIR (PGlite's folder is DATA_DIR/store). */
+  dataDir: string;
+  log: (line: string) => void;
+  retryMs?: number;
+  startWaitMs?: number;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_RETRY_MS, startWaitMs = START_WAIT_MS }: StoreOptions): Promise<Store> {
+  const kind = databaseUrl ? 'postgres' : 'pglite';
+  const dir = path.resolve(dataDir);
+  const where = databaseUrl ? describeDatabaseUrl(databaseUrl) : path.join(dir, STORE_DIR);
+  let lock: DataDirLock | undefined;
+  // A DATA_DIR that cannot be a folder (a file, no permission) holds no store to share: the server starts,
+  // and what needs the store hears why it cannot be opened.
+  let unusable: string | undefined;
+  if (!databaseUrl) {
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+      lock = await lockDataDir(dir);
+    } catch (error) {
+      if (error instanceof DataDirInUseError) throw error;
+      unusable = `DATA_DIR ${dir} cannot be used (${describe(error)})`;
+      log(`Store: ${unusable}; the archive and notifications are unavailable`);
+    }
+  }
+  let db: Db | undefined;
+  let opening: Promise<Db> | undefined;
+  let closed = false;
+  let failedSince: number | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const listeners: ((db: Db) => void)[] = [];
+
+  const attempt = (): Promise<Db> => {
+    if (unusable) return Promise.reject(new StoreUnavailableError(`The console's store cannot be opened: ${unusable}.`));
+    opening ??= (async () => {
+      try {
+        const store = await openStore({ databaseUrl, dataDir: dir, log });
+        if (closed) {
+          await store.close();
+          throw new StoreUnavailableError('The store was closed while it opened.');
+        }
+        db = store;
+        if (failedSince !== undefined) log(`Store: ${where} is open again after ${Math.round((Date.now() - failedSince) / 1_000)} s`);
+        failedSince = undefined;
+        for (const listener of listeners.splice(0)) listener(store);
+        return store;
+      } catch (error) {
+        opening = undefined;
+        // PGlite's failures are its folder's: nothing to wait out. Postgres may come back: tried again in the background.
+        if (kind === 'postgres' && !closed) {
+          if (failedSince === undefined) log(`Store: ${where} cannot be opened (${describe(error)}); serving without it and trying again every ${retryMs / 1_000} s`);
+          failedSince ??= Date.now();
+          clearTimeout(retry);
+          retry = setTimeout(() => void attempt().catch(() => undefined), retryMs);
+          retry.unref();
+        }
+        if (error instanceof StoreUnavailableError) throw error;
+        throw kind === 'postgres' && isConnectionFailure(error)
+          ? new StoreUnavailableError(`The console's store (${where}) is unavailable: ${describe(error)}.`, { cause: error })
+          : new StoreUnavailableError(`The console's store (${where}) could not be opened: ${describe(error)}.`, { cause: error });
+      }
+    })();
+    return opening;
+  };
+
+  if (kind === 'postgres') {
+    const first = attempt().catch(() => undefined);
+    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, startWaitMs).unref())]);
+  } else if (!unusable && existsSync(where)) {
+    await attempt();
+  }
+
+  return {
+    kind,
+    where,
+    db: () => (db ? Promise.resolve(db) : attempt()),
+    opened: () => db,
+    forReading: () => (db ? Promise.resolve(db) : kind === 'postgres' ? attempt() : Promise.resolve(undefined)),
+    onOpen(listener) {
+      if (db) listener(db);
+      else listeners.push(listener);
+    },
+    async close() {
+      closed = true;
+      clearTimeout(retry);
+      await opening?.catch(() => undefined);
+      await db?.close();
+      db = undefined;
+      lock?.release();
+    },
+  };
+}
+
+/** The store as a Db that opens it on first use (what is made at start, before the store can answer: notifications). */
+export function dbOf(store: Pick<Store, 'db'>): Db {
+  return {
+    query: async (text, params) => (await store.db()).query(text, params),
+    transaction: async (fn) => (await store.db()).transaction(fn),
+    close: () => Promise.resolve(),
+  };
+}
