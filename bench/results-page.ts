@@ -133,8 +133,9 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 
 const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : '**missed**');
 
-function loadRow(what: string, connections: number, figures: LoadFigures, extra = ''): string[] {
-  return [what, String(connections), fixed(figures.requestsPerSecond), fixed(figures.p50Ms), fixed(figures.p99Ms), fixed(figures.maxMs), `${figures.non2xx + figures.errors}${extra}`];
+function loadRow(what: string, connections: number, figures: LoadFigures, rendered?: number): string[] {
+  const cells = [what, String(connections), fixed(figures.requestsPerSecond), fixed(figures.p50Ms), fixed(figures.p99Ms), fixed(figures.maxMs), fixed(figures.non2xx + figures.errors)];
+  return [...cells, rendered === undefined ? '' : fixed(rendered)];
 }
 
 function firstRowSection({ firstRow, project }: BenchRecord): string[] {
@@ -154,7 +155,8 @@ function initialJsSection({ scripts, initialJsOrigins: origins }: BenchRecord): 
   if (!scripts && !origins) return [];
   const lines = ['## Initial JS', ''];
   if (scripts) {
-    lines.push(table(['File', 'Loaded as', 'KiB', 'KiB gzip'], scripts.map((s) => [`\`${s.file}\``, s.how, fixed(kib(s.bytes), 1), fixed(kib(s.gzipBytes), 1)])), '');
+    const name = (file: string) => (file.startsWith('/') ? `\`${file}\`` : file);
+    lines.push(table(['File', 'Loaded as', 'KiB', 'KiB gzip'], scripts.map((s) => [name(s.file), s.how, fixed(kib(s.bytes), 1), fixed(kib(s.gzipBytes), 1)])), '');
   }
   if (origins) {
     const libraries = origins.libraries.reduce((sum, library) => sum + library.gzipBytes, 0);
@@ -213,13 +215,14 @@ function walkSection({ walk }: BenchRecord): string[] {
 
 function loadSection({ load }: BenchRecord): string[] {
   if (!load) return [];
-  const header = ['Load', 'Connections', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'Failed'];
+  const header = ['Load', 'Connections', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'Failed', 'Rendered pages'];
   const rows: string[][] = [];
   for (const run of load.runs) {
-    rows.push(loadRow(run.what, run.connections, run, run.rendered === undefined ? '' : ` (${run.rendered} rendered)`));
-    for (const [i, trial] of (run.trials && run.trials.length > 1 ? run.trials : []).entries()) rows.push(loadRow(`  run ${i + 1} of it`, run.connections, trial));
-    if (run.bare) rows.push(loadRow('  bare node:http, same bytes', run.connections, run.bare));
-    if (run.bareProxy) rows.push(loadRow('  bare node:http proxy, same stub', run.connections, run.bareProxy));
+    rows.push(loadRow(`**${run.what}**`, run.connections, run, run.rendered));
+    const trials = run.trials && run.trials.length > 1 ? run.trials : [];
+    for (const [i, trial] of trials.entries()) rows.push(loadRow(`run ${i + 1} of ${trials.length}`, run.connections, trial));
+    if (run.bare) rows.push(loadRow('beside it: bare node:http, same bytes', run.connections, run.bare));
+    if (run.bareProxy) rows.push(loadRow('beside it: bare node:http proxy, same stub', run.connections, run.bareProxy));
   }
   rows.push(loadRow('/healthz beside the overload', 1, load.health));
   const { arrivals } = load;
@@ -290,7 +293,8 @@ const PARTS: [string, (record: BenchRecord) => boolean][] = [
 export function resultsPage(record: BenchRecord, machine: MachineFacts, provenance?: string): string {
   const when = record.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
   const missing = PARTS.filter(([, has]) => !has(record)).map(([name]) => name);
-  const targets = targetLines(record).map(([what, value, target, met]) => [what, value, target, verdict(met)]);
+  // A figure the record lacks (NaN) is a dash, and its target is not judged.
+  const targets = targetLines(record).map(([what, value, target, met]) => (value.includes('NaN') ? [what, value.replaceAll('NaN', '–'), target, ''] : [what, value, target, verdict(met)]));
   const lines = [
     '> Written by `npm run bench` (bench/results-page.ts) at the end of a whole run; not edited by hand. What each figure measures: [benchmarks.md](benchmarks.md).',
     '',

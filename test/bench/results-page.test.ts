@@ -102,7 +102,8 @@ describe('the benchmark results page', () => {
     }
     expect(page).not.toContain('Not in these figures');
     expect(page).toContain('| First row: console / static page | 2.06 (276 / 134 ms) | ≤ 1.5 | **missed** |');
-    expect(page).toContain('| proxied /api/v2 read (100 operations) | 50 | 2486 | 22 | 67 | 134 | 0 |');
+    expect(page).toContain('| **proxied /api/v2 read (100 operations)** | 50 | 2486 | 22 | 67 | 134 | 0 |  |');
+    expect(page).toContain('| **rendered deep link page** | 50 | 1866 | 30 | 90 | 180 | 0 | 1910 |');
   });
 
   it('marks each target met or missed as the console report does', () => {
@@ -120,6 +121,14 @@ describe('the benchmark results page', () => {
     expect(page).toContain('Not in these figures: request budget, rows responsiveness, filter walk, activity, history archive.');
     expect(page).toContain('| Floor React app (bench/floor) | – | – × the static page |');
     expect(page).toContain('Carried over from the last run.');
+    expect(page).not.toContain('NaN');
+  });
+
+  it('judges no target whose figure the record lacks', () => {
+    if (!whole.load) throw new Error('the whole record has a load part');
+    const rss = { before: Number.NaN, after: Number.NaN };
+    const page = resultsPage({ ...whole, load: { ...whole.load, heapMiB: rss, rssMiB: rss } }, machine);
+    expect(page).toContain('| Load: live heap after full GC, before → after | – → – MiB | +≤ 32 MiB |  |');
     expect(page).not.toContain('NaN');
   });
 });
