@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readClusterMessage, workerRevocations, type Channel, type ClusterMessage } from '../../server/cluster-messages';
 import { createRevokedSessions } from '../../server/session/revoked-sessions';
 
-// A worker's side of sign-out across a cluster (server/cluster.ts is the primary's): the primary is played by
+// A worker's side of sign-out across a cluster (server/process/run.ts is the primary's): the primary is played by
 // the test, which sees what the worker sends and answers (or does not) as the primary would.
 
 function fakePrimary(): Channel & { sent: ClusterMessage[]; deliver: (message: ClusterMessage) => void } {

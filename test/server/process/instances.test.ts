@@ -6,7 +6,7 @@ import { schedulingPolicy } from '../../../server/process/run';
 import { KEY_REJECTED_CODE } from '../../../src/config/session';
 import { rawRequest, type RawRequest } from '../http-helpers';
 
-// `npm start` on two workers (server/cluster.ts): every request sees one simulated world whichever worker
+// `npm start` on two workers (server/process/run.ts): every request sees one simulated world whichever worker
 // answers it, a sign-out through one worker holds on the other, and SIGTERM drains both and exits 0.
 // Each request goes on a fresh connection. In production each worker accepts its own (schedulingPolicy):
 // which worker takes a connection is then the kernel's pick, and all eight could land on one. These tests
