@@ -28,7 +28,7 @@ const featureOf = (/** @type {string} */ file) => {
 };
 
 /**
- * Features never import each other (DESIGN §2): an import from `src/features/<a>/` that resolves into
+ * Features never import each other (docs/architecture.md): an import from `src/features/<a>/` that resolves into
  * `src/features/<b>/`. Resolved against the file itself, so any depth of `../` is caught.
  * @type {import('eslint').Rule.RuleModule}
  */
@@ -69,7 +69,7 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   ...pluginQuery.configs['flat/recommended'],
-  // One-way imports, app → screens → features → api / components / lib / config (DESIGN §2), checked
+  // One-way imports, app → screens → features → api / components / lib / config (docs/architecture.md), checked
   // on the import specifiers themselves. Each folder's block repeats `outsideConsole`: a later
   // `no-restricted-imports` replaces an earlier one for the files it matches.
   {

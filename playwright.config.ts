@@ -28,7 +28,7 @@ const serve = 'node dist/server/main.js';
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown[]>;
 
 // Lanes a and b serve from one process each (three lanes of clusters would be nine servers on two cores);
-// the cluster (server/cluster.ts) is tested in test/server and by test:prod: its simulator hop put ssr past its render deadline beside two lanes.
+// the cluster (server/process/run.ts) is tested in test/server and by test:prod: its simulator hop put ssr past its render deadline beside two lanes.
 /** A lane's DATA_DIR, emptied when its server starts: each run begins with no kept key and no store. */
 const dataDir = (lanePort: number) => join(tmpdir(), `ops-console-e2e-${lanePort}`);
 

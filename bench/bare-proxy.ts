@@ -11,7 +11,7 @@ if (!upstream) throw new Error('usage: bare-proxy.ts <upstream origin> <workers>
 const target = new URL(upstream);
 
 if (cluster.isPrimary) {
-  // As the console's server does (server/cluster.ts): each worker accepts its own connections.
+  // As the console's server does (server/process/run.ts): each worker accepts its own connections.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   const server = http.createServer();
   // Port 0 in a cluster gives each worker its own port: pick one here, then hand it to the workers.

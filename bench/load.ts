@@ -325,7 +325,7 @@ export function loadTargets(load: LoadResult): [string, string, string, boolean]
     arrived && load.arrivals.firstByteMaxMs <= TARGETS.overloadMaxMs,
   ]);
   // A /healthz that never answered (a timeout) has no latency at all: it counts as missed, not as 0 ms.
-  const healthAnswered = load.health.requests > 0 && load.health.errors === 0;
+  const healthAnswered = load.health.requests !== 0 && load.health.errors === 0;
   lines.push([
     'Load: /healthz under that load, slowest',
     healthAnswered ? `${load.health.maxMs.toFixed(0)} ms` : `${load.health.errors} timeouts`,

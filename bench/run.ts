@@ -2,6 +2,7 @@
 // takes to show its first operation compared with a static page of the same table (served by a bare
 // node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
 // `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive).
+// Writes bench/results/latest.json; a whole run also writes docs/benchmarks-results.md (bench/results-page.ts).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,9 +17,10 @@ import { measureArchive, reportArchive, type ArchiveResult } from './archive';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
-import { measureRequests, reportRequests, TARGET_PER_INTERVAL, TARGET_PER_SECOND } from './requests';
+import { measureRequests, reportRequests } from './requests';
+import { machineFacts, resultsPage, targetLines, TARGET_FIRST_ROW_RATIO, TARGET_INITIAL_JS_KIB, type BenchRecord, type FirstRows } from './results-page';
 import { measureRows, reportRows } from './rows';
-import { loadTargets, measureLoad, reportLoad, type LoadResult } from './load';
+import { measureLoad, reportLoad, type LoadResult } from './load';
 import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
 import { staticOperationsPage } from './static-page';
 import { measureWalk, reportWalk } from './walk';
@@ -26,14 +28,14 @@ import { measureWalk, reportWalk } from './walk';
 const ROOT = join(import.meta.dirname, '..');
 const DIST = join(ROOT, 'dist', 'client');
 const RESULTS = join(ROOT, 'bench', 'results');
+/** Written only by a whole run, so the page never mixes figures of different runs. */
+const RESULTS_PAGE = join(ROOT, 'docs', 'benchmarks-results.md');
 const API_KEY = 'bench-key-0000000000000000000000';
 
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const TARGET_INITIAL_JS_KIB = 100;
 const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive'] as const;
 type Part = (typeof PARTS)[number];
-const TARGET_RATIO = 1.5;
 
 const kib = (bytes: number) => bytes / 1024;
 
@@ -80,7 +82,7 @@ async function measure(env: NodeJS.ProcessEnv, scripts: ScriptSize[]) {
   }
 }
 
-async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]) {
+async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]): Promise<FirstRows> {
   const urls = {
     app: `${origin}/projects/${encodeURIComponent(big.id)}`,
     static: staticUrl,
@@ -123,7 +125,7 @@ async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<
       appMedianMs: appMedian,
       staticMedianMs: staticMedian,
       ratio: appMedian / staticMedian,
-      targetRatio: TARGET_RATIO,
+      targetRatio: TARGET_FIRST_ROW_RATIO,
       runs: RUNS,
       warmups: WARMUPS,
       appSamplesMs: samples.app,
@@ -198,49 +200,13 @@ interface Results {
   load?: LoadResult;
 }
 
-/** Every target the issues set that this run measured, in one table: what was measured, the target, ok or MISSED. */
-function reportTargets({ firstRows, scripts, requests, rows, walk, load }: Results): void {
-  const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
-  const lines: [string, string, string, string][] = [];
-  if (scripts) {
-    const gzip = kib(scripts.reduce((sum, s) => sum + s.gzipBytes, 0));
-    lines.push(['Initial JS, gzip', `${gzip.toFixed(1)} KiB`, `≤ ${TARGET_INITIAL_JS_KIB} KiB`, mark(gzip <= TARGET_INITIAL_JS_KIB)]);
-  }
-  if (firstRows) {
-    const { firstRow } = firstRows;
-    lines.push(['First row: floor React app / static page', `${firstRow.floorRatio.toFixed(2)} (${firstRow.floorMedianMs.toFixed(0)} / ${firstRow.staticMedianMs.toFixed(0)} ms)`, '', '(the stack)']);
-    lines.push([
-      'First row: console / static page',
-      `${firstRow.ratio.toFixed(2)} (${firstRow.appMedianMs.toFixed(0)} / ${firstRow.staticMedianMs.toFixed(0)} ms)`,
-      `≤ ${firstRow.targetRatio.toFixed(1)}`,
-      mark(firstRow.ratio <= firstRow.targetRatio),
-    ]);
-  }
-  for (const p of rows?.phases.filter((phase) => phase.judged) ?? []) {
-    lines.push([`INP p98, ${p.phase}`, `${p.p98Ms.toFixed(0)} ms`, `< ${rows?.targetInpMs ?? 0} ms`, mark(p.p98Ms < (rows?.targetInpMs ?? 0))]);
-  }
-  const heaviest = rows?.snapshots.at(-1);
-  if (heaviest) lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', '']);
-  for (const s of requests?.scenarios ?? []) {
-    const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
-    lines.push([`Polls per interval, ${tabs}`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
-    lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
-    lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', mark(s.hidden === 0)]);
-  }
-  if (walk) {
-    const slowest = Math.max(...walk.runs.map((r) => r.ms));
-    const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
-    const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
-    lines.push(['Walk: every failed op of 20,000 (median)', `${walk.medianMs} ms (max ${slowest})`, `< ${walk.targetMs} ms`, mark(walk.medianMs < walk.targetMs && found)]);
-    lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, mark(busiest <= walk.targetPerSecond)]);
-  }
-  for (const [what, value, target, ok] of load ? loadTargets(load) : []) lines.push([what, value, target, mark(ok)]);
+/** Every target this run measured, in one table: what was measured, the target, ok or MISSED. */
+function reportTargets(record: BenchRecord): void {
+  const mark = (met: boolean | undefined) => (met === undefined ? '' : met ? 'ok' : 'MISSED');
   console.log('\nTargets, all in this run:\n');
-  for (const [a, b, c, d] of lines) console.log(`  ${a.padEnd(46)} ${b.padStart(24)}  ${c.padEnd(20)} ${d}`);
+  for (const [a, b, c, d] of targetLines(record)) console.log(`  ${a.padEnd(46)} ${b.padStart(24)}  ${c.padEnd(20)} ${mark(d)}`);
   console.log(`\n  machine load (1-min average) at the end: ${(loadavg()[0] ?? 0).toFixed(2)}`);
 }
-
-type FirstRows = Awaited<ReturnType<typeof measureFirstRows>>;
 
 /** `--only=a,b`: the parts to run (every part without it). */
 function partsToRun(argv: readonly string[]): Set<Part> {
@@ -303,12 +269,18 @@ async function main(): Promise<void> {
   if (results.load) reportLoad(results.load);
   if (activity) reportActivity(activity);
   if (archive) reportArchive(archive);
-  reportTargets(parts.has('bundle') ? results : { ...results, scripts: undefined });
-  await mkdir(RESULTS, { recursive: true });
-  const file = join(RESULTS, parts.size === PARTS.length ? 'latest.json' : `latest-${[...parts].join('+')}.json`);
   const { firstRows, ...rest } = results;
-  await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0], ...firstRows, ...rest, activity, archive }, null, 2)}\n`);
+  const record: BenchRecord = { at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0] ?? 0, ...firstRows, ...rest, activity, archive };
+  reportTargets(parts.has('bundle') ? record : { ...record, scripts: undefined });
+  await mkdir(RESULTS, { recursive: true });
+  const whole = parts.size === PARTS.length;
+  const file = join(RESULTS, whole ? 'latest.json' : `latest-${[...parts].join('+')}.json`);
+  await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
+  if (whole) {
+    await writeFile(RESULTS_PAGE, resultsPage(record, machineFacts()));
+    console.log(`Wrote ${RESULTS_PAGE.slice(ROOT.length + 1)}`);
+  }
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

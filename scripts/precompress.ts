@@ -20,7 +20,7 @@ async function* files(dir: string): AsyncGenerator<string> {
 
 /**
  * Writes `.br` (brotli, best quality) and `.gz` (gzip -9) beside every compressible file of the client
- * build, once, at build time, so the server (server/static-assets.ts) sends them without compressing
+ * build, once, at build time, so the server (server/http/static-assets.ts) sends them without compressing
  * per request. A compressed copy that is not smaller is not written.
  */
 export function precompress(): Plugin {

@@ -2,7 +2,7 @@
 // find the project busy (423), rate-limited (429 + Retry-After), malformed (not JSON), schema-breaking, dropped, or carrying
 // operation statuses and actions the console has never seen. Off by default (an empty plan). Tests set
 // it directly; `npm run dev` (and `npm start` with SIM_FAULTS=1) expose it at `/__sim/faults`, where
-// the console's server mounts it (server/node-adapter.ts names the path, server/vite-plugin.ts mounts it).
+// the console's server mounts it (server/http/node-bridge.ts names the path, server/routes.ts mounts it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { Random } from './random';

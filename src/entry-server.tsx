@@ -11,7 +11,7 @@ import { firstScreenOf, type ScreenName } from './app/first-screen';
 import { AppRoutes } from './app/routes';
 import { renderedSources, screenModules } from './app/screen-modules';
 
-// The console rendered on the server (server/pages.ts streams it): a signed-in request's screen with its
+// The console rendered on the server (server/pages/ streams it): a signed-in request's screen with its
 // first data, fetched through that request's own transport into that request's own query client. Nothing
 // here is shared between requests but code: each render makes its stores, and drops them when done.
 
@@ -27,7 +27,7 @@ export interface ScreenRequest {
   signal: AbortSignal;
   /** Aborted when the deadline for the first data passes: data not in by then is given up; a render under way goes on. */
   dataDeadline?: AbortSignal | undefined;
-  /** Renders the server keeps a short while, reused for the same inputs (server/render-memo.ts); none, every page renders. */
+  /** Renders the server keeps a short while, reused for the same inputs (server/pages/render-memo.ts); none, every page renders. */
   memo?: RenderMemo | undefined;
   /**
    * The process's cap on React renders at once (CPU, unlike waiting for data): taken once the data is in

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { OperationSchema } from './schemas';
 
 // The archive's wire (issue 22): what the console's server answers about its own record of operations
-// (server/store, server/collector; server/archive-routes.ts) and what the page reads (api/archive.ts,
+// (server/store, server/collector; server/archive/) and what the page reads (api/archive.ts,
 // screens/archive). Written once, imported by both sides. Every path is the console's own, beside
 // /session: never under /api/v2, which is only ever the platform's API.
 
@@ -14,7 +14,7 @@ export const archiveSourcePath = (sourceId: string) => `${ARCHIVE_SOURCES_PATH}/
 
 /**
  * `/archive/projects/:projectId/operations`: one project's history from the store, filtered by the
- * history's own address parameters (status, action, branch, compute, q, from, to: DESIGN §1, answered by
+ * history's own address parameters (status, action, branch, compute, q, from, to: docs/console.md, answered by
  * each filter field's SQL form in features/history/filters/fields.ts), newest first, paged by `cursor`
  * and `limit` (≤ 1,000) like the API's list.
  */

@@ -13,7 +13,7 @@ import { readMeta } from './query-meta';
 import { callOf } from './query-transport';
 import type { Operation, OperationsPage } from './schemas';
 
-// A project's loaded history is the one store of its operations (DESIGN §2). Each refresh of the
+// A project's loaded history is the one store of its operations (docs/architecture.md). Each refresh of the
 // newest page is spliced into it here, in the cache, not at render; a refresh that does not reach the
 // loaded pages (more new operations than a page holds arrived since the last one, say while the tab
 // was hidden) pages on by cursor until it does, and then splices all of it: each operation once,

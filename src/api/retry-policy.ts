@@ -17,7 +17,7 @@ export const MAX_BACKOFF_MS = 60_000;
  * is not kept waiting longer than a poll.
  */
 export const LOCKED_RETRY_BASE_MS = 2_000;
-/** The slow pace (DESIGN §3): a failure that may still be retried, and a history with nothing in progress, are checked this often. */
+/** The slow pace (docs/platform-api.md): a failure that may still be retried, and a history with nothing in progress, are checked this often. */
 export const SLOW_POLL_INTERVAL_MS = 30_000;
 
 /** The 423 retry base at the chosen poll interval. */
@@ -78,7 +78,7 @@ export function isLocked(error: unknown): error is ApiError {
 
 /**
  * Refused before anything changed, so the same request (a change too) may be sent again: 423
- * (project busy), 429 (rate limited) and 503 (server busy), per the platform (DESIGN §3).
+ * (project busy), 429 (rate limited) and 503 (server busy), per the platform (docs/platform-api.md).
  */
 export function isRefusedForNow(error: unknown): error is ApiError {
   return isApiError(error) && refusedForNow(error);

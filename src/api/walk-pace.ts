@@ -1,6 +1,6 @@
 import { recentRequests } from './request-log';
 
-// The pace of a walk through a long history (DESIGN §3: 700 requests a minute per key, bursts of 40 a
+// The pace of a walk through a long history (docs/platform-api.md: 700 requests a minute per key, bursts of 40 a
 // second per route). The rule: one walk request at a time, at least WALK_GAP_MS apart (10 a second at
 // most); and one goes only while everything this tab sent in the last second is under SECOND_BUDGET
 // and in the last minute under MINUTE_BUDGET, so the walk and the console's other traffic together

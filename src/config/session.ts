@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 
 // The session's routes and what is said when one ends, written once: the console's server
-// (server/session/, server/api-route.ts), the page (features/session, the key screen) and the component
+// (server/session/), the page (features/session, the key screen) and the component
 // tests' stand-in for the server (test/support/console-server.ts) all import these.
 
 export const SESSION_PATH = '/session';

@@ -32,7 +32,7 @@ export interface ScheduledProject {
   id: string;
   /** When its newest page was last read; null: never. */
   checkedAt: number | null;
-  /** Work in flight among its newest operations (DESIGN §3). */
+  /** Work in flight among its newest operations (docs/platform-api.md). */
   busy: boolean;
   /** Among projects never read yet, higher is read first (e.g. when its compute was last active); 0 by default. */
   priority?: number;

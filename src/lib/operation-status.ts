@@ -35,7 +35,7 @@ export const TERMINAL_STATUSES = KNOWN_STATUSES.filter((s) => RULES[s]?.terminal
 
 /** The poll interval a person starts with (the spec's recommendation); how soon each poll goes out is api/retry-policy.ts's. */
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
-/** A `failed` operation whose status changed this recently still counts as in flight (DESIGN §3). */
+/** A `failed` operation whose status changed this recently still counts as in flight (docs/platform-api.md). */
 export const RECENT_FAILURE_MS = 15 * 60_000;
 
 /** The fields of an operation these rules read; a bare status is an operation nothing else is known of. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HELD_CODE_ELEMENT_ID } from '../../src/api/page-data';
 import { releaseHeldCode } from '../../src/app/held-code';
 
-// A rendered page's preloads wait in an inert template until the entry runs (server/pages.ts); then they go
+// A rendered page's preloads wait in an inert template until the entry runs (server/pages/); then they go
 // to the head, where the browser fetches them.
 
 const preloads = () => [...document.head.querySelectorAll('link[rel="modulepreload"]')].map((link) => link.getAttribute('href'));

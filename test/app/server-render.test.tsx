@@ -213,7 +213,7 @@ describe('a signed-out page: the key screen, rendered by the server', () => {
   });
 });
 
-describe('a render the server reuses (server/render-memo.ts)', () => {
+describe('a render the server reuses (server/pages/render-memo.ts)', () => {
   async function render(url: string, memo: ReturnType<typeof createRenderMemo>, renderSlot?: { enter: () => boolean; leave: () => void }) {
     const rendered = await renderScreen({ url, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal, memo, renderSlot });
     await (await renderToReadableStream(null)).allReady;

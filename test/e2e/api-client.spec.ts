@@ -81,7 +81,7 @@ interface OperationsWalk {
   pages: number;
 }
 
-/** Follows the operations cursor until a page is shorter than `limit` (DESIGN §3), cursor passed back verbatim. */
+/** Follows the operations cursor until a page is shorter than `limit` (docs/platform-api.md), cursor passed back verbatim. */
 async function walkOperations(api: Client, projectId: string, limit: number): Promise<OperationsWalk> {
   const operations: Operation[] = [];
   let cursor: string | undefined;

@@ -19,7 +19,7 @@ import { E2E_API_KEY, signInThroughKeyScreen } from './support/session';
 const noProblems = { rows: expect.any(Number), duplicated: [], missing: [], unknown: [], firstOutOfOrder: null, wrongStatus: [] };
 
 /** Loads every page of the table the way a person does: "Load more" until the button is gone. */
-/** POST that waits out 423 (the project is busy with a running operation; safe to retry, DESIGN §3). */
+/** POST that waits out 423 (the project is busy with a running operation; safe to retry, docs/platform-api.md). */
 async function createBranchWithCompute(request: APIRequestContext, projectId: string, name: string) {
   const path = `/api/v2/projects/${encodeURIComponent(projectId)}/branches`;
   const headers = { Authorization: `Bearer ${E2E_API_KEY}`, Accept: 'application/json' };

@@ -80,7 +80,7 @@ test('Activity after the projects page: first rows after the first project reads
   await expect(firstRow).toBeVisible();
   // Rows after the first project reads, not after a round: the busy and recently active projects are read
   // first, and the lists come from the cache (at the view's pace of a request a second, within 2 s; the
-  // time itself is README's figure, not this test's).
+  // time itself is docs/console.md's figure, not this test's).
   const projectReads = sent.filter((path) => /^\/api\/v2\/projects\/[^/]+\/operations/.test(path));
   expect(projectReads.length, 'project reads before the first rows').toBeLessThanOrEqual(2);
   await expect(page).toHaveTitle('Activity · Ops Console');

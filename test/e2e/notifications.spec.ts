@@ -33,7 +33,7 @@ test.afterAll(async ({ browser, baseURL, request }) => {
   await cleanup.close();
 });
 
-/** Checks an `X-Ops-Console-Signature: t=…,v1=…` as the README's recipe does: HMAC-SHA256 of "t.body", within 5 minutes. */
+/** Checks an `X-Ops-Console-Signature: t=…,v1=…` as docs/notifications.md's recipe does: HMAC-SHA256 of "t.body", within 5 minutes. */
 function verifies(header: string | string[] | undefined, body: string): boolean {
   const fields = new Map(String(header).split(',').map((part) => part.split('=', 2) as [string, string]));
   const t = Number(fields.get('t'));

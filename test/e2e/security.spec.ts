@@ -7,7 +7,7 @@ import { operationsTable, showProjectInList } from './support/screens';
 import { pagePlaces, placesHolding, SessionRecorder, type Place } from './support/security';
 import { E2E_API_KEY, sessionCookies, signInThroughKeyScreen } from './support/session';
 
-// DESIGN §5 in a real browser against `npm start`: the key is posted once, in the body of the sign-in
+// docs/session-and-security.md in a real browser against `npm start`: the key is posted once, in the body of the sign-in
 // request, and from then on lives on the console's server alone (which adds it as the API's
 // Authorization header); the browser never sends an Authorization header, and the key is never in a
 // URL, another header or body, a console line, the page or its data block, history, a storage,

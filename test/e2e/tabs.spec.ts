@@ -12,7 +12,7 @@ import { E2E_API_KEY, holdKey } from './support/session';
 // flight, the slow refresh (30 s) once all are final. Restarts cannot keep a page live without a break
 // (the next may only start once the last has ended, and a poll in between rightly slows down), so the
 // phases that count polls give the project's operations a status the console does not know, which it
-// treats as in flight (DESIGN §3), through the simulator's fault control.
+// treats as in flight (docs/platform-api.md), through the simulator's fault control.
 
 const INTERVAL_MS = 500;
 const UNKNOWN_STATUS = 'quarantined';

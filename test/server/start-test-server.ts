@@ -43,7 +43,7 @@ export async function removeTestClientDir(): Promise<void> {
   clientDir = undefined;
 }
 
-/** `rendering`: server rendering plugged in (server/server-render.ts), as `npm start` has it. */
+/** `rendering`: server rendering plugged in (server/pages/server-render.ts), as `npm start` has it. */
 export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {}): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];

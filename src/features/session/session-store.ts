@@ -4,7 +4,7 @@ import type { SignOutReason } from '../../config/session';
 import { postSignIn, postSignOut } from './session-api';
 import type { SessionChannel } from './session-channel';
 
-// The page's view of the session the console's server holds (DESIGN §5): whether one is open, its
+// The page's view of the session the console's server holds (docs/session-and-security.md): whether one is open, its
 // fingerprint and the key's kind. The key itself is posted once, at sign-in, and never kept here.
 
 export type { SignOutReason };

@@ -6,7 +6,7 @@ export const PollSharingContext = createContext<PollSharing | null>(null);
 
 export interface SharedPoll<TData, TError> {
   queryKey: QueryKey;
-  /** How soon this observer wants the next poll (DESIGN §4: a function of the query's state). */
+  /** How soon this observer wants the next poll (docs/architecture.md: a function of the query's state). */
   delay: (state: QueryState<TData, TError>) => PollDelay;
 }
 

@@ -158,7 +158,7 @@ export async function projectCensus(api: ControlApi): Promise<ProjectCensus> {
   };
 }
 
-/** The console's label for each API status (DESIGN §3); anything else is shown raw. */
+/** The console's label for each API status (docs/platform-api.md); anything else is shown raw. */
 const STATUS_LABELS: Record<string, string> = {
   scheduling: 'Scheduling',
   running: 'In progress',
@@ -175,7 +175,7 @@ export function expectedLabel(status: string): string {
 }
 
 /**
- * Sends a change again while the project is busy with another operation (423, safe to retry: DESIGN §3),
+ * Sends a change again while the project is busy with another operation (423, safe to retry: docs/platform-api.md),
  * until the API takes it or answers anything else (earlier specs may have left the project busy).
  */
 export async function sendWhenNotBusy(send: () => Promise<APIResponse>, timeout = 30_000): Promise<APIResponse> {

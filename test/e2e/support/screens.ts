@@ -1,7 +1,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
 import { projectCensus, type ApiOperation, type ControlApi, type ListedProject } from './api';
 
-/** The console's name for an action (DESIGN §3: `create_branch` reads "Create branch"). */
+/** The console's name for an action (docs/platform-api.md: `create_branch` reads "Create branch"). */
 export function actionName(action: string): string {
   const words = action.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page, Request } from '@playwright/test';
 
 // Records everything a browser session exposes (requests, console, storages, the page itself) so a
-// test can ask where a secret turned up. DESIGN §5: the key is posted once to the console's server and
+// test can ask where a secret turned up. docs/session-and-security.md: the key is posted once to the console's server and
 // rests there; the page never holds it.
 
 export interface RecordedRequest {

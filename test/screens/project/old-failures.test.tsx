@@ -5,7 +5,7 @@ import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
 // A `failed` operation is in flight only while the platform may still retry it (a retry ahead, or a
-// status change in the last 15 minutes); an old one is Error and final everywhere (DESIGN §3).
+// status change in the last 15 minutes); an old one is Error and final everywhere (docs/platform-api.md).
 
 const sim = setupSimServer({ start: Date.now() });
 withFakeConsoleClock();

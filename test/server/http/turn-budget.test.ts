@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTurnBudget } from '../../../server/http/turn-budget';
 
-// Requests started a few per turn of the event loop (server/turn-budget.ts), on a clock the test moves:
+// Requests started a few per turn of the event loop (server/http/turn-budget.ts), on a clock the test moves:
 // each start "costs" what it adds to it. A turn ends in its check phase; awaiting one setImmediate from
 // the test lets the check phase that the admitted starts set up run.
 

@@ -124,7 +124,7 @@ describe('delivering pages', () => {
     gated.finishAll();
     const html = await page.ended;
     expect(html).toContain('<div id="root"><main>rendered</main></div>');
-    // Rendered: the screen's preloads are held until the entry runs (server/pages.ts).
+    // Rendered: the screen's preloads are held until the entry runs (server/pages/).
     expect(html).toContain(`${SCREEN_TAGS}</template></body>`);
     expect(html.endsWith('</html>')).toBe(true);
   });

@@ -3,7 +3,7 @@ import { parsePageData, PAGE_DATA_ELEMENT_ID, type PageData } from '../../../src
 import { createPageRenderer } from '../../../server/pages/server-render';
 import { parseSetCookie, removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
 
-// Signed-in pages rendered by the server (src/entry-server.tsx through server/pages.ts), over real sockets
+// Signed-in pages rendered by the server (src/entry-server.tsx through server/pages/), over real sockets
 // on the simulator: the screen with its first data in the HTML, the head sent before the data is in, the
 // shell when the API fails or is slow, a 401 ending the session, and two sessions rendered at the same
 // time each seeing only its own key's data.
@@ -41,7 +41,7 @@ describe('server rendering of signed-in pages', () => {
     const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: () => SCREEN_TAGS });
     // The deadline is for an API that is slow (the latency fault below waits 3 s): React's development
     // build renders the project page in over 250 ms on a busy machine, which is not what these tests are about.
-    // Nor is the render cap (test/server/page-delivery.test.ts has it): twelve pages at once all render here.
+    // Nor is the render cap (test/server/pages/page-delivery.test.ts has it): twelve pages at once all render here.
     server = await startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1' }, { render, renderDeadlineMs: 2_000, maxRenders: 32 });
   });
   afterAll(() => server.stop());

@@ -5,7 +5,7 @@ import { createStaticAssets } from '../../../server/http/static-assets';
 import { close, closedPort, listen, rawRequest } from '../http-helpers';
 import { removeTestClientDir, TEST_HTML, testClientDir } from '../start-test-server';
 
-// DESIGN §5: the key never appears in a log line. The console's server runs in process with its real
+// docs/session-and-security.md: the key never appears in a log line. The console's server runs in process with its real
 // banner and log (stdout, stderr), and everything it could print is caught: console.* and raw writes
 // to stdout and stderr. A whole session's worth of traffic goes through it, signed in by the session
 // cookie as the page does, and by a key of its own as API clients do.

@@ -1,7 +1,7 @@
 import { KNOWN_STATUSES } from '../../../lib/operation-status';
 
 // Each filter field of a history, described once (issue 21): how it reads and writes the address
-// (`?status=…&q=…`, DESIGN §1), the test it makes in the browser, the same test as a jq expression
+// (`?status=…&q=…`, docs/console.md), the test it makes in the browser, the same test as a jq expression
 // (the copied command's program, run over the API's operations or the exported NDJSON: both carry
 // these field names) and as a SQL condition over an `operations` table whose columns are the
 // operation's fields (id, action, status, branch_id, endpoint_id text; created_at timestamptz), its

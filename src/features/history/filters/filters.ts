@@ -7,7 +7,7 @@ import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type
 export { NO_FILTERS, OTHER_STATUS, TEXT_RULE, type FilterableOperation, type HistoryFilters } from './fields';
 
 /**
- * The Status control's choices, by the labels of DESIGN §3, each with the API values it stands for.
+ * The Status control's choices, by the labels of docs/platform-api.md, each with the API values it stands for.
  * Error covers both failures (`failed` may still be retried; `error` is final); In progress covers cancelling.
  */
 export const STATUS_CHOICES: readonly { label: string; statuses: readonly string[] }[] = [

@@ -1,0 +1,332 @@
+// What one run of `npm run bench` measured (the record in bench/results/latest.json), the targets it is held
+// to, and the page a whole run writes from it, docs/benchmarks-results.md: the date, the machine and the
+// figures as tables, so no document carries figures typed in by hand.
+import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
+import { activityRowMet, type ActivityBenchRow } from './activity';
+import type { ArchiveResult } from './archive';
+import type { InitialJsOrigins, ScriptSize } from './initial-js';
+import { loadTargets, type LoadFigures, type LoadResult } from './load';
+import { TARGET_PER_INTERVAL, TARGET_PER_SECOND, type measureRequests } from './requests';
+import type { RowsResult } from './rows';
+import type { WalkResult } from './walk';
+
+export const TARGET_INITIAL_JS_KIB = 100;
+export const TARGET_FIRST_ROW_RATIO = 1.5;
+
+/** The deep link's first row against the static page, the floor app and the static page with COOP (bench/run.ts). */
+export interface FirstRows {
+  project: { id: string; name: string; operations: number; firstPageRows: number };
+  initialJs: { gzipKiB: number; targetKiB: number; files: ScriptSize[] };
+  firstRow: {
+    appMedianMs: number;
+    staticMedianMs: number;
+    ratio: number;
+    targetRatio: number;
+    runs: number;
+    warmups: number;
+    appSamplesMs: number[];
+    /** Runs whose page came rendered by the server (the others went out as the shell). */
+    appServerRendered: number;
+    staticSamplesMs: number[];
+    /** bench/floor: the least a React app on the console's libraries does to show the same rows. */
+    floorMedianMs: number;
+    floorRatio: number;
+    floorSamplesMs: number[];
+    /** The static page with the console's Cross-Origin-Opener-Policy: what that header alone costs. */
+    staticCoopMedianMs: number;
+    staticCoopSamplesMs: number[];
+  };
+  /** Both timings are inflated when other work competes for the cores; the ratio less so. */
+  loadAverage1m: number;
+}
+
+export type RequestsResult = Awaited<ReturnType<typeof measureRequests>>;
+
+/** What a run measured; each part is there when it ran (`--only` runs some). */
+export interface BenchRecord extends Partial<FirstRows> {
+  /** ISO time the run ended. */
+  at: string;
+  commit: string | null;
+  scripts?: ScriptSize[] | undefined;
+  initialJsOrigins?: InitialJsOrigins | undefined;
+  requests?: RequestsResult | undefined;
+  rows?: RowsResult | undefined;
+  walk?: WalkResult | undefined;
+  load?: LoadResult | undefined;
+  activity?: ActivityBenchRow[] | undefined;
+  archive?: ArchiveResult | undefined;
+}
+
+export interface MachineFacts {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  os: string;
+  node: string;
+  /** 1, 5 and 15 minutes, when the page is written (the end of the run). */
+  loadAverage: number[];
+}
+
+export function machineFacts(): MachineFacts {
+  const all = cpus();
+  return {
+    cpu: all[0]?.model.trim() ?? 'unknown',
+    cores: all.length,
+    memoryGiB: totalmem() / 1024 ** 3,
+    os: `${osType()} ${release()}`,
+    node: process.version,
+    loadAverage: loadavg(),
+  };
+}
+
+const kib = (bytes: number) => bytes / 1024;
+
+/** A figure with `digits` decimals, or a dash for one the run did not produce. */
+function fixed(value: number | undefined, digits = 0): string {
+  return value === undefined || !Number.isFinite(value) ? '–' : value.toFixed(digits);
+}
+
+/** Every target the run measured: what, the figure, the target, met. */
+export function targetLines(record: BenchRecord): [string, string, string, boolean | undefined][] {
+  const { firstRow, scripts, requests, rows, walk, load } = record;
+  const lines: [string, string, string, boolean | undefined][] = [];
+  if (scripts) {
+    const gzip = kib(scripts.reduce((sum, s) => sum + s.gzipBytes, 0));
+    lines.push(['Initial JS, gzip', `${gzip.toFixed(1)} KiB`, `≤ ${TARGET_INITIAL_JS_KIB} KiB`, gzip <= TARGET_INITIAL_JS_KIB]);
+  }
+  if (firstRow) {
+    lines.push(['First row: floor React app / static page', `${fixed(firstRow.floorRatio, 2)} (${fixed(firstRow.floorMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`, '', undefined]);
+    lines.push([
+      'First row: console / static page',
+      `${fixed(firstRow.ratio, 2)} (${fixed(firstRow.appMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`,
+      `≤ ${firstRow.targetRatio.toFixed(1)}`,
+      firstRow.ratio <= firstRow.targetRatio,
+    ]);
+  }
+  for (const p of rows?.phases.filter((phase) => phase.judged) ?? []) {
+    lines.push([`INP p98, ${p.phase}`, `${p.p98Ms.toFixed(0)} ms`, `< ${rows?.targetInpMs ?? 0} ms`, p.p98Ms < (rows?.targetInpMs ?? 0)]);
+  }
+  const heaviest = rows?.snapshots.at(-1);
+  if (heaviest) lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', undefined]);
+  for (const s of requests?.scenarios ?? []) {
+    const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
+    lines.push([`Polls per interval, ${tabs}`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, s.busiestInterval <= TARGET_PER_INTERVAL]);
+    lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, s.maxPerSecond <= TARGET_PER_SECOND]);
+    lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', s.hidden === 0]);
+  }
+  if (walk) {
+    const slowest = Math.max(...walk.runs.map((r) => r.ms));
+    const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
+    const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
+    lines.push(['Walk: every failed op of 20,000 (median)', `${walk.medianMs} ms (max ${slowest})`, `< ${walk.targetMs} ms`, walk.medianMs < walk.targetMs && found]);
+    lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, busiest <= walk.targetPerSecond]);
+  }
+  for (const line of load ? loadTargets(load) : []) lines.push(line);
+  return lines;
+}
+
+/** A Markdown table; `|` inside a cell is escaped. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.map(cell).join(' | ')} |`).join('\n');
+}
+
+const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : '**missed**');
+
+function loadRow(what: string, connections: number, figures: LoadFigures, rendered?: number): string[] {
+  const cells = [what, String(connections), fixed(figures.requestsPerSecond), fixed(figures.p50Ms), fixed(figures.p99Ms), fixed(figures.maxMs), fixed(figures.non2xx + figures.errors)];
+  return [...cells, rendered === undefined ? '' : fixed(rendered)];
+}
+
+function firstRowSection({ firstRow, project }: BenchRecord): string[] {
+  if (!firstRow) return [];
+  const rows: string[][] = [
+    ['Console (rendered by its server in ' + `${firstRow.appServerRendered} of ${firstRow.runs})`, fixed(firstRow.appMedianMs), ''],
+    ['Static page, same rows', fixed(firstRow.staticMedianMs), ''],
+    ['Static page with the console\'s COOP', fixed(firstRow.staticCoopMedianMs), ''],
+    ['Floor React app (bench/floor)', fixed(firstRow.floorMedianMs), `${fixed(firstRow.floorRatio, 2)} × the static page`],
+    ['Console / static page', fixed(firstRow.ratio, 2), `target ≤ ${firstRow.targetRatio.toFixed(1)}: ${verdict(firstRow.ratio <= firstRow.targetRatio)}`],
+  ];
+  const where = project ? `a deep link to ${project.name} (${project.operations.toLocaleString('en')} operations, ${project.firstPageRows} rows on its first page)` : 'a deep link to the big project';
+  return ['## First row', '', `From navigation to the frame after the first operation link is in the DOM, ${where}; median of ${firstRow.runs} runs after ${firstRow.warmups} warm-ups, the four pages interleaved.`, '', table(['Page', 'ms', ''], rows), ''];
+}
+
+function initialJsSection({ scripts, initialJsOrigins: origins }: BenchRecord): string[] {
+  if (!scripts && !origins) return [];
+  const lines = ['## Initial JS', ''];
+  if (scripts) {
+    const name = (file: string) => (file.startsWith('/') ? `\`${file}\`` : file);
+    lines.push(table(['File', 'Loaded as', 'KiB', 'KiB gzip'], scripts.map((s) => [name(s.file), s.how, fixed(kib(s.bytes), 1), fixed(kib(s.gzipBytes), 1)])), '');
+  }
+  if (origins) {
+    const libraries = origins.libraries.reduce((sum, library) => sum + library.gzipBytes, 0);
+    lines.push(
+      `Where it comes from (gzip, each script's share by the characters each source wrote): the libraries ${fixed(kib(libraries), 1)} KiB, the console's own code ${fixed(kib(origins.ownGzipBytes), 1)} KiB in ${origins.ownModules} modules.`,
+      '',
+      table(['Library', 'KiB gzip'], origins.libraries.map((library) => [library.name, fixed(kib(library.gzipBytes), 1)])),
+      '',
+    );
+    if (origins.largestOwn.length > 0) lines.push(table(["The console's largest modules", 'KiB gzip'], origins.largestOwn.map((module) => [`\`${module.file}\``, fixed(kib(module.gzipBytes), 1)])), '');
+  }
+  return lines;
+}
+
+function requestsSection({ requests }: BenchRecord): string[] {
+  if (!requests) return [];
+  const rows = requests.scenarios.map((s) => [String(s.tabs), `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, s.allPerInterval.toFixed(2), String(s.maxPerSecond), String(s.hidden)]);
+  return [
+    '## Request budget',
+    '',
+    `${requests.watched} watched operations, poll interval ${requests.pollMs} ms, steady state over ${requests.windowIntervals} intervals.`,
+    '',
+    table(['Tabs', 'Polls per interval', 'All requests per interval', 'Most in 1 s', 'While hidden'], rows),
+    '',
+  ];
+}
+
+function rowsSection({ rows }: BenchRecord): string[] {
+  if (!rows) return [];
+  const phases = rows.phases.map((p) => [p.phase, String(p.interactions), fixed(p.medianMs), fixed(p.p98Ms), fixed(p.maxMs), p.judged ? `p98 < ${rows.targetInpMs} ms: ${verdict(p.p98Ms < rows.targetInpMs)}` : '']);
+  const snapshots = rows.snapshots.map((s) => [s.rows.toLocaleString('en'), fixed(s.jsHeapUsedMiB, 1), String(s.domNodes), String(s.renderedRows)]);
+  return [
+    '## Rows responsiveness',
+    '',
+    `${rows.project.name}: interaction to next paint (per interaction its longest Event Timing entry), ms.`,
+    '',
+    table(['Phase', 'Interactions', 'Median', 'p98', 'Max', 'Target'], phases),
+    '',
+    table(['Rows loaded', 'JS heap after GC, MiB', 'DOM elements', 'Rows rendered'], snapshots),
+    '',
+  ];
+}
+
+function walkSection({ walk }: BenchRecord): string[] {
+  if (!walk) return [];
+  const runs = walk.runs.map((r, i) => [String(i + 1), String(r.ms), `${r.matches} of ${walk.failedByApi}`, String(r.listRequests), String(r.walkRequests), String(r.allRequests), String(r.maxPerSecond), String(r.rateLimited)]);
+  return [
+    '## Filter walk',
+    '',
+    `\`?status=failed\` over ${walk.project.name}, to "Searched the whole history": median ${walk.medianMs} ms (target < ${walk.targetMs} ms).`,
+    '',
+    table(['Run', 'ms', 'Matches', 'List requests', 'Of 1,000', 'All requests', 'Most in 1 s', '429s'], runs),
+    '',
+  ];
+}
+
+function loadSection({ load }: BenchRecord): string[] {
+  if (!load) return [];
+  const header = ['Load', 'Connections', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'Failed', 'Rendered pages'];
+  const rows: string[][] = [];
+  for (const run of load.runs) {
+    rows.push(loadRow(`**${run.what}**`, run.connections, run, run.rendered));
+    const trials = run.trials && run.trials.length > 1 ? run.trials : [];
+    for (const [i, trial] of trials.entries()) rows.push(loadRow(`run ${i + 1} of ${trials.length}`, run.connections, trial));
+    if (run.bare) rows.push(loadRow('beside it: bare node:http, same bytes', run.connections, run.bare));
+    if (run.bareProxy) rows.push(loadRow('beside it: bare node:http proxy, same stub', run.connections, run.bareProxy));
+  }
+  rows.push(loadRow('/healthz beside the overload', 1, load.health));
+  const { arrivals } = load;
+  return [
+    '## The server under load',
+    '',
+    `${load.seconds} s a run, ${load.workers} server ${load.workers === 1 ? 'process' : 'processes'}; each 50-connection load's median run by req/s (its failures summed over every run).`,
+    '',
+    table(header, rows),
+    '',
+    table(
+      ['People arriving during the overload', 'Connected within, ms', 'First byte p50, ms', 'p90, ms', 'max, ms', 'Failed'],
+      [[String(arrivals.count), fixed(arrivals.connectMaxMs), fixed(arrivals.firstByteP50Ms), fixed(arrivals.firstByteP90Ms), fixed(arrivals.firstByteMaxMs), String(arrivals.failed)]],
+    ),
+    '',
+    table(['Every server process', 'Before, MiB', 'After, MiB'], [['Resident', fixed(load.rssMiB.before), fixed(load.rssMiB.after)], ['Live heap after a full GC', fixed(load.heapMiB.before), fixed(load.heapMiB.after)]]),
+    '',
+  ];
+}
+
+function activitySection({ activity }: BenchRecord): string[] {
+  if (!activity) return [];
+  const rows = activity.map((r) => [
+    String(r.projects),
+    String(r.busy),
+    r.requestsPerMinute.toFixed(1),
+    String(r.mostInAMinute),
+    `${fixed(r.roundMs / 1000)} s`,
+    `${fixed(r.detectionMedianMs / 1000, 1)} / ${fixed(r.detectionMaxMs / 1000, 1)} s`,
+    verdict(activityRowMet(r)),
+  ]);
+  return [
+    '## Activity across projects',
+    '',
+    `The scheduler over 30 simulated minutes at a budget of ${activity[0]?.budgetPerMinute ?? '–'} a minute (targets: never over the budget in any 60 s; a new operation in an idle project read within two rounds).`,
+    '',
+    table(['Projects', 'Busy', 'Requests a minute', 'Most in 60 s', 'Round', 'New operation read within, median / max', 'Targets'], rows),
+    '',
+  ];
+}
+
+function archiveSection({ archive }: BenchRecord): string[] {
+  if (!archive) return [];
+  const rows: string[][] = [
+    ['Store first open (PGlite initdb and migrations)', `${fixed(archive.storeOpenMs)} ms`],
+    ['Backfill of every project', `${fixed(archive.backfillMs / 1000, 1)} s in ${archive.backfillRequests} API requests (${archive.operations.toLocaleString('en')} operations in the big project)`],
+    [`\`?${archive.filter.search}\` from the store`, `${archive.filter.matches} matches, ${fixed(archive.filter.serverMs, 1)} ms server time, ${fixed(archive.filter.totalMs, 1)} ms round trip`],
+    ...archive.activity.map(({ viewers, apiRequestsPerMinute }) => [`API requests a minute, ${viewers} on Activity`, fixed(apiRequestsPerMinute, 1)]),
+  ];
+  return ['## History archive', '', table(['What', 'Measured'], rows), ''];
+}
+
+const PARTS: [string, (record: BenchRecord) => boolean][] = [
+  ['initial JS', (r) => r.scripts !== undefined],
+  ['first row', (r) => r.firstRow !== undefined],
+  ['request budget', (r) => r.requests !== undefined],
+  ['rows responsiveness', (r) => r.rows !== undefined],
+  ['filter walk', (r) => r.walk !== undefined],
+  ['the server under load', (r) => r.load !== undefined],
+  ['activity', (r) => r.activity !== undefined],
+  ['history archive', (r) => r.archive !== undefined],
+];
+
+/**
+ * docs/benchmarks-results.md for `record` measured on `machine`. `provenance`, when given, says where figures
+ * came from that were not written by a run of this bench on this machine.
+ */
+export function resultsPage(record: BenchRecord, machine: MachineFacts, provenance?: string): string {
+  const when = record.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
+  const missing = PARTS.filter(([, has]) => !has(record)).map(([name]) => name);
+  // A figure the record lacks (NaN) is a dash, and its target is not judged.
+  const targets = targetLines(record).map(([what, value, target, met]) => (value.includes('NaN') ? [what, value.replaceAll('NaN', '–'), target, ''] : [what, value, target, verdict(met)]));
+  const lines = [
+    '> Written by `npm run bench` (bench/results-page.ts) at the end of a whole run; not edited by hand. What each figure measures: [benchmarks.md](benchmarks.md).',
+    '',
+    '# Benchmark results',
+    '',
+    ...(provenance ? [provenance, ''] : []),
+    table(
+      ['Run', ''],
+      [
+        ['Date', when],
+        ['Commit', record.commit ? `\`${record.commit}\`` : 'unknown'],
+        ['CPU', `${machine.cpu}, ${machine.cores} cores`],
+        ['Memory', `${machine.memoryGiB.toFixed(1)} GiB`],
+        ['OS', machine.os],
+        ['Node', machine.node],
+        ['Load average (1, 5, 15 min) at the end', machine.loadAverage.map((n) => n.toFixed(2)).join(', ')],
+      ],
+    ),
+    '',
+    ...(missing.length > 0 ? [`Not in these figures: ${missing.join(', ')}.`, ''] : []),
+    '## Targets',
+    '',
+    table(['What', 'Measured', 'Target', ''], targets),
+    '',
+    ...initialJsSection(record),
+    ...firstRowSection(record),
+    ...requestsSection(record),
+    ...rowsSection(record),
+    ...walkSection(record),
+    ...loadSection(record),
+    ...activitySection(record),
+    ...archiveSection(record),
+  ];
+  return `${lines.join('\n').trimEnd()}\n`;
+}
