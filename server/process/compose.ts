@@ -72,11 +72,13 @@ export interface StartOptions {
   instance?: boolean;
   /** Why fewer processes serve than WEB_CONCURRENCY asked for (the banner says it). */
   processNote?: string | undefined;
+  /** An API backend of the caller's instead of the one the environment names (the component tests' simulator on their own clock). */
+  backend?: ApiBackend;
 }
 
-export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, instance = false, processNote }: StartOptions): Promise<RunningServer> {
+export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, instance = false, processNote, ...given }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend = createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
+  const backend = given.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const seal = createSeal(secret.secret);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
