@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import pluginQuery from '@tanstack/eslint-plugin-query';
 import globals from 'globals';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -42,6 +43,73 @@ const noCrossFeatureImport = {
       if (from === undefined || typeof specifier !== 'string' || !specifier.startsWith('.')) return;
       const to = featureOf(path.resolve(path.dirname(context.filename), specifier));
       if (to !== undefined && to !== from) context.report({ node, messageId: 'cross', data: { from, to } });
+    };
+    return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
+  },
+};
+
+const serverDir = path.join(import.meta.dirname, 'server');
+const srcDir = path.join(import.meta.dirname, 'src');
+
+/**
+ * What each room of server/ may import of the others (docs/architecture.md): one way, never back. The loose
+ * files (main, dev, config, routes) wire rooms together; every room may read config.ts.
+ * @type {Record<string, string[]>}
+ */
+const SERVER_ROOMS = {
+  http: [],
+  store: [],
+  proxy: ['http'],
+  session: ['http', 'proxy', 'store'],
+  pages: ['http', 'proxy', 'session'],
+  collector: ['proxy', 'session', 'store'],
+  archive: ['http', 'proxy', 'session', 'store'],
+  notify: ['http', 'proxy', 'session', 'store'],
+  process: ['http', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify'],
+};
+/** The console's modules the server may use: the wire (api), config, lib, features' pure rules (no .tsx), and the render entry. */
+const SHARED_SRC = /^(?:(?:api|config|lib)\/[^/]+(?:\/[^/]+)*\.ts|features\/[^/]+\/(?:[^/]+\/)*[^/]+\.ts|entry-server\.tsx)$/;
+const EXTENSIONS = ['', '.ts', '.tsx', '/index.ts'];
+
+/** The file a relative specifier names, with its extension. */
+const resolveFile = (/** @type {string} */ from, /** @type {string} */ specifier) => {
+  const base = path.resolve(path.dirname(from), specifier);
+  return EXTENSIONS.map((ext) => base + ext).find((file) => existsSync(file) && statSync(file).isFile());
+};
+
+/**
+ * Server rooms import one way (SERVER_ROOMS), and reach src/ only through modules meant to be shared.
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const serverRooms = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      room: 'server/{{from}}/ may not import server/{{to}}/ (rooms import one way: docs/architecture.md). Move what both need to the lower room.',
+      src: 'The server reaches src/ only through api/, config/, lib/, features\' pure rules (.ts) and entry-server: not {{to}}.',
+    },
+  },
+  create(context) {
+    const relative = path.relative(serverDir, context.filename);
+    if (relative.startsWith('..')) return {};
+    const parts = relative.split(path.sep);
+    const from = parts.length > 1 ? parts[0] : undefined;
+    /** @param {{ source?: { value?: unknown } | null } & import('estree').Node} node */
+    const check = (node) => {
+      const specifier = node.source?.value;
+      if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+      const target = resolveFile(context.filename, specifier);
+      if (!target) return;
+      const inSrc = path.relative(srcDir, target);
+      if (!inSrc.startsWith('..')) {
+        if (!SHARED_SRC.test(inSrc.split(path.sep).join('/'))) context.report({ node, messageId: 'src', data: { to: `src/${inSrc}` } });
+        return;
+      }
+      const inServer = path.relative(serverDir, target).split(path.sep);
+      if (from === undefined || inServer[0] === '..' || inServer.length === 1 || inServer[0] === from) return;
+      const to = inServer[0] ?? '';
+      if (!(SERVER_ROOMS[from] ?? []).includes(to)) context.report({ node, messageId: 'room', data: { from, to } });
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
   },
@@ -134,6 +202,17 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api', 'components'], 'config/ depends on nothing but lib/.')] },
+      ],
+    },
+  },
+  {
+    files: ['server/**/*.ts'],
+    plugins: { server: { rules: { rooms: serverRooms } } },
+    rules: {
+      'server/rooms': 'error',
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^(\\.\\./)+(test|bench|scripts)(/|$)', message: 'The server never imports the tests, the bench or the scripts.' }, { regex: '\\.tsx$', message: 'The server imports no .tsx module by its file name.' }] },
       ],
     },
   },

@@ -3,9 +3,9 @@
 import type { NotificationEventType, WebhookFormat } from '../../src/api/notification-schemas';
 import { statusLabel } from '../../src/lib/operation-status';
 import { paths } from '../../src/config/paths';
+import type { OperationObject } from '../store/deliveries';
 
-/** The operation as the API described it when the event was raised (kept whole: receivers get the API's object). */
-export type OperationObject = Record<string, unknown> & { id: string; project_id?: string; action?: string; status?: string };
+export type { OperationObject } from '../store/deliveries';
 
 export interface NotificationEvent {
   /** Stable per operation and transition: a retry, a restart or a second instance sends the same id. */

@@ -3,7 +3,9 @@
 // a lease, so two instances never send the same attempt (a lease that lapses, its holder gone, is taken over).
 import type { NotificationEventType } from '../../src/api/notification-schemas';
 import type { Queryable } from './db';
-import type { OperationObject } from '../notify/payload';
+
+/** The operation as the API described it when the event was raised (kept whole: receivers get the API's object). */
+export type OperationObject = Record<string, unknown> & { id: string; project_id?: string; action?: string; status?: string };
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'withheld';
 
