@@ -1,6 +1,7 @@
-// operations (one row per operation, the API's object as last seen) and operation_transitions (every
-// status change seen). The history's filters are answered here with their own SQL form
-// (features/history/filters: sqlCondition), over exactly the columns it names.
+// operations: one row per operation, the API's object as last seen (and, in the same statement, the
+// operation_transitions row of each status change seen; server/store/transitions.ts reads them). The
+// history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
+// over exactly the columns it names.
 import type { Operation } from '../../src/api/schemas';
 import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
 import type { Queryable, SqlValue } from './db';
@@ -124,23 +125,36 @@ export async function recentOperations(db: Queryable, projectIds: readonly strin
   return rows;
 }
 
-export interface TransitionRow {
-  seq: string;
+/** An operation in flight, as the API last described it (the collector checked it against OperationSchema). */
+export interface InFlightOperation {
   project_id: string;
-  operation_id: string;
-  status: string;
-  previous_status: string | null;
-  seen_at: Date;
-  during_backfill: boolean;
-  operation: unknown;
+  operation: Operation;
 }
 
-/** The status changes after `seq` (the notifications' cursor), oldest first. */
-export async function transitionsAfter(db: Queryable, seq: string | number, limit = 1_000): Promise<TransitionRow[]> {
-  return (
-    await db.query<TransitionRow>('SELECT seq::text AS seq, project_id, operation_id, status, previous_status, seen_at, during_backfill, operation FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [
-      String(seq),
-      limit,
-    ])
-  ).rows;
+/** The operations still listed by the API and in flight, of these projects or, with null, of all. */
+export async function inFlightOperations(db: Queryable, projectIds: readonly string[] | null): Promise<InFlightOperation[]> {
+  const { rows } = await db.query<InFlightOperation>(
+    `SELECT project_id, body AS operation FROM operations
+     WHERE status IN ('scheduling', 'running', 'cancelling') AND gone_at IS NULL AND ($1::text[] IS NULL OR project_id = ANY($1::text[]))`,
+    [projectIds],
+  );
+  return rows;
+}
+
+/** What a project's usual durations are read from: an ended operation's few fields the rule needs. */
+export interface DurationSample {
+  action: string;
+  status: string;
+  created_at: string;
+  total_duration_ms: number;
+}
+
+/** A project's newest `limit` finished operations, like the history's first pages. */
+export async function newestFinished(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
+  const { rows } = await db.query<DurationSample>(
+    `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
+     FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [projectId, limit],
+  );
+  return rows;
 }
