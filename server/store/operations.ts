@@ -19,6 +19,22 @@ export interface UpsertResult {
   transitions: number;
 }
 
+const YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
+
+/**
+ * retry_at as the instant the status rules read it (Date.parse, to the millisecond), so the in-flight rule's
+ * SQL form agrees with isInFlight on every row; null when it is not a time. A time outside the years an ISO
+ * time writes in four digits is stored as Postgres' infinity on its side: only which side of now it is matters.
+ */
+function retryAtColumn(retryAt: string | undefined): string | null {
+  const at = retryAt === undefined ? NaN : Date.parse(retryAt);
+  if (Number.isNaN(at)) return null;
+  if (at >= YEAR_10000) return 'infinity';
+  if (at < YEAR_1) return '-infinity';
+  return new Date(at).toISOString();
+}
+
 /**
  * Records a page of operations: new ones inserted, known ones updated (and no longer gone), and one
  * transition for each first sighting or changed status, in one statement.
@@ -34,22 +50,23 @@ export async function upsertOperations(db: Queryable, projectId: string, listed:
       endpoint_id: op.endpoint_id ?? null,
       created_at: op.created_at,
       updated_at: op.updated_at,
+      retry_at: retryAtColumn(op.retry_at),
       body,
     })),
   );
   const { rows: result } = await db.query<{ added: number; transitions: number }>(
     `WITH incoming AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb)
-         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, body jsonb)
+         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb)
      ),
      previous AS (
        SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
      ),
      upserted AS (
-       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at)
-       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, $3, $3 FROM incoming
+       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, first_seen_at, last_listed_at)
+       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, $3, $3 FROM incoming
        ON CONFLICT (project_id, id) DO UPDATE SET action = EXCLUDED.action, status = EXCLUDED.status, branch_id = EXCLUDED.branch_id,
-         endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, body = EXCLUDED.body,
+         endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, retry_at = EXCLUDED.retry_at, body = EXCLUDED.body,
          last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
        RETURNING id
      ),
