@@ -1,9 +1,11 @@
 // operations: one row per operation, the API's object as last seen (and, in the same statement, the
 // operation_transitions row of each status change seen; server/store/transitions.ts reads them). The
 // history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
-// over exactly the columns it names.
+// and "in flight" with the status rules' (lib/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
 import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
+import { inFlightSql } from '../../src/lib/operation-status';
+import { sqlParams } from '../../src/lib/sql-params';
 import type { Queryable, SqlValue } from './db';
 
 /** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
@@ -130,14 +132,19 @@ export async function operationsPage(db: Queryable, projectId: string, filters: 
   return rows;
 }
 
-/** Activity from the store: the projects' operations in flight (by the status rule the page applies) or created or changed since `since`. */
-export async function recentOperations(db: Queryable, projectIds: readonly string[], since: Date, limit: number): Promise<StoredOperation[]> {
+/**
+ * Activity from the store: the projects' operations in flight at `now` (isInFlight's rule, in its SQL form)
+ * or created or changed since `since`.
+ */
+export async function recentOperations(db: Queryable, projectIds: readonly string[], since: Date, now: Date, limit: number): Promise<StoredOperation[]> {
   if (projectIds.length === 0) return [];
+  const params = sqlParams(3);
+  const inFlight = inFlightSql(now.getTime(), params);
   const { rows } = await db.query<StoredOperation>(
     `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
-     WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR status IN ('scheduling', 'running', 'cancelling'))
-     ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [projectIds, since, limit],
+     WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR ${inFlight})
+     ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit)}`,
+    [projectIds, since, ...params.values],
   );
   return rows;
 }
