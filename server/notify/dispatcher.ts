@@ -78,15 +78,15 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
 const USUAL_SAMPLE = 1_000;
 
 /**
- * Queues "longer than usual" for operations in flight past the history's rule, in the projects a webhook
- * with that event may cover. Reads the archive's operations table (current status, indexed by project and
- * status), only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
+ * Queues "longer than usual" for operations in flight (the status rules' isInFlight, in the store's SQL) past
+ * the history's rule, in the projects a webhook with that event may cover. Reads the archive's operations
+ * table, only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
  */
 export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number> {
   const hooks = (await allWebhooks(db)).filter((hook) => hook.events.includes('operation.longer_than_usual'));
   if (hooks.length === 0) return 0;
   const projectFilter = hooks.some((hook) => hook.scope_kind !== 'project') ? null : [...new Set(hooks.map((hook) => hook.scope_id ?? ''))];
-  const busy = await inFlightOperations(db, projectFilter);
+  const busy = await inFlightOperations(db, now, projectFilter);
   const byProject = new Map<string, InFlightOperation[]>();
   for (const row of busy) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   let queued = 0;

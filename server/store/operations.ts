@@ -155,13 +155,12 @@ export interface InFlightOperation {
   operation: Operation;
 }
 
-/** The operations still listed by the API and in flight, of these projects or, with null, of all. */
-export async function inFlightOperations(db: Queryable, projectIds: readonly string[] | null): Promise<InFlightOperation[]> {
-  const { rows } = await db.query<InFlightOperation>(
-    `SELECT project_id, body AS operation FROM operations
-     WHERE status IN ('scheduling', 'running', 'cancelling') AND gone_at IS NULL AND ($1::text[] IS NULL OR project_id = ANY($1::text[]))`,
-    [projectIds],
-  );
+/** The operations still listed by the API and in flight at `now` (isInFlight's rule), of these projects or, with null, of all. */
+export async function inFlightOperations(db: Queryable, now: Date, projectIds: readonly string[] | null): Promise<InFlightOperation[]> {
+  const params = sqlParams();
+  const inFlight = inFlightSql(now.getTime(), params);
+  const projects = projectIds === null ? '' : ` AND project_id = ANY(${params.add(projectIds)}::text[])`;
+  const { rows } = await db.query<InFlightOperation>(`SELECT project_id, body AS operation FROM operations WHERE gone_at IS NULL AND ${inFlight}${projects}`, params.values);
   return rows;
 }
 
