@@ -224,8 +224,9 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
   }
 
   if (path === ARCHIVE_ACTIVITY_PATH) {
+    const at = now();
     const sinceText = url.searchParams.get('since');
-    const since = sinceText === null ? now() - ACTIVITY_WINDOW_MS : Date.parse(sinceText);
+    const since = sinceText === null ? at - ACTIVITY_WINDOW_MS : Date.parse(sinceText);
     if (Number.isNaN(since) || (sinceText !== null && !/^\d{4}-\d{2}-\d{2}T/.test(sinceText))) {
       sendError(res, 400, 'since must be an ISO time.', 'invalid_since');
       return;
@@ -240,7 +241,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     const mine = (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at);
     const reach = mine ? new Set((await sourceProjects(db, mine.id)).map((p) => p.project_id)) : new Set<string>();
     const projects = (await coveredProjects(db)).filter((p) => reach.has(p.id));
-    const rows = await recentOperations(db, projects.map((p) => p.id), new Date(since), ACTIVITY_MAX_OPERATIONS);
+    const rows = await recentOperations(db, projects.map((p) => p.id), new Date(since), new Date(at), ACTIVITY_MAX_OPERATIONS);
     sendJson(res, 200, {
       projects: projects.map((p) => ({ id: p.id, name: p.name, ...(p.org_name ? { orgName: p.org_name } : {}), lastReadAt: p.last_read_at?.toISOString() ?? null })),
       operations: rows.map(operationOnWire).filter((op) => op !== undefined),

@@ -3,20 +3,19 @@
 // re-reads and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
 // a backfill, or before a webhook existed, raise nothing. "Longer than usual" is not a transition: a
 // second pass looks at operations still in flight against the history's rule (src/lib/usual-durations.ts).
+// The rules live here (which event a status raises, who gets it); the SQL in server/store/.
 import type { NotificationEventType } from '../../src/api/notification-schemas';
 import { isTerminal } from '../../src/lib/operation-status';
 import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
 import { enqueueDelivery } from '../store/deliveries';
-import type { Db, Queryable } from '../store/db';
+import type { Db } from '../store/db';
 import type { OperationObject } from './payload';
+import { inFlightOperations, newestFinished, type InFlightOperation } from '../store/operations';
+import { advanceCursor, lockCursor, transitionsAfter } from '../store/transitions';
 import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from '../store/webhooks';
-import type { TransitionRow as StoredTransition } from '../store/operations';
 
 export const CURSOR_NAME = 'operation_transitions';
 const BATCH = 500;
-
-/** A row of the collector's operation_transitions (server/store/operations.ts), its operation as the API's object. */
-type TransitionRow = Omit<StoredTransition, 'operation'> & { operation: OperationObject };
 
 /** The event a status change raises, if any. */
 export function eventTypeOf(status: string): NotificationEventType | null {
@@ -37,13 +36,6 @@ function scopeMayCover(hook: WebhookRow, projectId: string): boolean {
   return hook.scope_kind !== 'project' || hook.scope_id === projectId;
 }
 
-async function readCursor(tx: Queryable): Promise<number> {
-  // A first run starts at the end: what happened before notifications existed raises nothing.
-  await tx.query(`INSERT INTO notify_cursor (name, seq) SELECT $1, coalesce(max(seq), 0) FROM operation_transitions ON CONFLICT (name) DO NOTHING`, [CURSOR_NAME]);
-  const { rows } = await tx.query<{ seq: string | number }>('SELECT seq FROM notify_cursor WHERE name = $1 FOR UPDATE', [CURSOR_NAME]);
-  return Number(rows[0]?.seq ?? 0);
-}
-
 export interface DispatchResult {
   transitions: number;
   queued: number;
@@ -52,8 +44,9 @@ export interface DispatchResult {
 /** One pass over new transitions; call until `transitions` is 0 to catch up. */
 export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchResult> {
   return db.transaction(async (tx) => {
-    const cursor = await readCursor(tx);
-    const { rows } = await tx.query<TransitionRow>('SELECT * FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [cursor, BATCH]);
+    // A first run starts at the end: what happened before notifications existed raises nothing.
+    const cursor = await lockCursor(tx, CURSOR_NAME);
+    const rows = await transitionsAfter(tx, cursor, BATCH);
     const last = rows.at(-1);
     if (!last) return { transitions: 0, queued: 0 };
     const hooks = await allWebhooks(tx);
@@ -76,50 +69,29 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
       }
       for (const webhookId of targets) if (await enqueueDelivery(tx, { ...base, webhookId })) queued += 1;
     }
-    await tx.query('UPDATE notify_cursor SET seq = greatest(seq, $2) WHERE name = $1', [CURSOR_NAME, Number(last.seq)]);
+    await advanceCursor(tx, CURSOR_NAME, Number(last.seq));
     return { transitions: rows.length, queued };
   });
-}
-
-interface BusyRow {
-  project_id: string;
-  operation: OperationObject & { action: string; status: string; created_at: string; total_duration_ms: number };
-}
-
-interface SampleRow {
-  action: string;
-  status: string;
-  created_at: string;
-  total_duration_ms: number;
 }
 
 /** The ended operations a project's usual durations are read from: its newest, like the history's first pages. */
 const USUAL_SAMPLE = 1_000;
 
 /**
- * Queues "longer than usual" for operations in flight past the history's rule, in the projects a webhook
- * with that event may cover. Reads the archive's operations table (current status, indexed by project and
- * status), only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
+ * Queues "longer than usual" for operations in flight (the status rules' isInFlight, in the store's SQL) past
+ * the history's rule, in the projects a webhook with that event may cover. Reads the archive's operations
+ * table, only the few fields the rule needs. Each operation raises it once (its event id is the operation's).
  */
 export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number> {
   const hooks = (await allWebhooks(db)).filter((hook) => hook.events.includes('operation.longer_than_usual'));
   if (hooks.length === 0) return 0;
   const projectFilter = hooks.some((hook) => hook.scope_kind !== 'project') ? null : [...new Set(hooks.map((hook) => hook.scope_id ?? ''))];
-  const { rows: busy } = await db.query<BusyRow>(
-    `SELECT project_id, body AS operation FROM operations
-     WHERE status IN ('scheduling', 'running', 'cancelling') AND gone_at IS NULL AND ($1::text[] IS NULL OR project_id = ANY($1::text[]))`,
-    [projectFilter],
-  );
-  const byProject = new Map<string, BusyRow[]>();
+  const busy = await inFlightOperations(db, now, projectFilter);
+  const byProject = new Map<string, InFlightOperation[]>();
   for (const row of busy) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   let queued = 0;
   for (const [projectId, list] of byProject) {
-    const { rows: samples } = await db.query<SampleRow>(
-      `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
-       FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [projectId, USUAL_SAMPLE],
-    );
-    const usual = usualDurations(samples);
+    const usual = usualDurations(await newestFinished(db, projectId, USUAL_SAMPLE));
     for (const row of list) {
       if (!longerThanUsual(row.operation, usual, now.getTime())) continue;
       const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.operation.status);

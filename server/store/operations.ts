@@ -1,8 +1,11 @@
-// operations (one row per operation, the API's object as last seen) and operation_transitions (every
-// status change seen). The history's filters are answered here with their own SQL form
-// (features/history/filters: sqlCondition), over exactly the columns it names.
+// operations: one row per operation, the API's object as last seen (and, in the same statement, the
+// operation_transitions row of each status change seen; server/store/transitions.ts reads them). The
+// history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
+// and "in flight" with the status rules' (lib/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
 import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
+import { inFlightSql } from '../../src/lib/operation-status';
+import { sqlParams } from '../../src/lib/sql-params';
 import type { Queryable, SqlValue } from './db';
 
 /** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
@@ -16,6 +19,22 @@ export interface UpsertResult {
   added: number;
   /** Status changes recorded (new operations included: their first status). */
   transitions: number;
+}
+
+const YEAR_1 = Date.parse('0001-01-01T00:00:00Z');
+const YEAR_10000 = Date.parse('+010000-01-01T00:00:00Z');
+
+/**
+ * retry_at as the instant the status rules read it (Date.parse, to the millisecond), so the in-flight rule's
+ * SQL form agrees with isInFlight on every row; null when it is not a time. A time outside the years an ISO
+ * time writes in four digits is stored as Postgres' infinity on its side: only which side of now it is matters.
+ */
+function retryAtColumn(retryAt: string | undefined): string | null {
+  const at = retryAt === undefined ? NaN : Date.parse(retryAt);
+  if (Number.isNaN(at)) return null;
+  if (at >= YEAR_10000) return 'infinity';
+  if (at < YEAR_1) return '-infinity';
+  return new Date(at).toISOString();
 }
 
 /**
@@ -33,22 +52,23 @@ export async function upsertOperations(db: Queryable, projectId: string, listed:
       endpoint_id: op.endpoint_id ?? null,
       created_at: op.created_at,
       updated_at: op.updated_at,
+      retry_at: retryAtColumn(op.retry_at),
       body,
     })),
   );
   const { rows: result } = await db.query<{ added: number; transitions: number }>(
     `WITH incoming AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb)
-         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, body jsonb)
+         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb)
      ),
      previous AS (
        SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
      ),
      upserted AS (
-       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at)
-       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, $3, $3 FROM incoming
+       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, first_seen_at, last_listed_at)
+       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, $3, $3 FROM incoming
        ON CONFLICT (project_id, id) DO UPDATE SET action = EXCLUDED.action, status = EXCLUDED.status, branch_id = EXCLUDED.branch_id,
-         endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, body = EXCLUDED.body,
+         endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, retry_at = EXCLUDED.retry_at, body = EXCLUDED.body,
          last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
        RETURNING id
      ),
@@ -112,35 +132,52 @@ export async function operationsPage(db: Queryable, projectId: string, filters: 
   return rows;
 }
 
-/** Activity from the store: the projects' operations in flight (by the status rule the page applies) or created or changed since `since`. */
-export async function recentOperations(db: Queryable, projectIds: readonly string[], since: Date, limit: number): Promise<StoredOperation[]> {
+/**
+ * Activity from the store: the projects' operations in flight at `now` (isInFlight's rule, in its SQL form)
+ * or created or changed since `since`.
+ */
+export async function recentOperations(db: Queryable, projectIds: readonly string[], since: Date, now: Date, limit: number): Promise<StoredOperation[]> {
   if (projectIds.length === 0) return [];
+  const params = sqlParams(3);
+  const inFlight = inFlightSql(now.getTime(), params);
   const { rows } = await db.query<StoredOperation>(
     `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
-     WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR status IN ('scheduling', 'running', 'cancelling'))
-     ORDER BY created_at DESC, id DESC LIMIT $3`,
-    [projectIds, since, limit],
+     WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR ${inFlight})
+     ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit)}`,
+    [projectIds, since, ...params.values],
   );
   return rows;
 }
 
-export interface TransitionRow {
-  seq: string;
+/** An operation in flight, as the API last described it (the collector checked it against OperationSchema). */
+export interface InFlightOperation {
   project_id: string;
-  operation_id: string;
-  status: string;
-  previous_status: string | null;
-  seen_at: Date;
-  during_backfill: boolean;
-  operation: unknown;
+  operation: Operation;
 }
 
-/** The status changes after `seq` (the notifications' cursor), oldest first. */
-export async function transitionsAfter(db: Queryable, seq: string | number, limit = 1_000): Promise<TransitionRow[]> {
-  return (
-    await db.query<TransitionRow>('SELECT seq::text AS seq, project_id, operation_id, status, previous_status, seen_at, during_backfill, operation FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [
-      String(seq),
-      limit,
-    ])
-  ).rows;
+/** The operations still listed by the API and in flight at `now` (isInFlight's rule), of these projects or, with null, of all. */
+export async function inFlightOperations(db: Queryable, now: Date, projectIds: readonly string[] | null): Promise<InFlightOperation[]> {
+  const params = sqlParams();
+  const inFlight = inFlightSql(now.getTime(), params);
+  const projects = projectIds === null ? '' : ` AND project_id = ANY(${params.add(projectIds)}::text[])`;
+  const { rows } = await db.query<InFlightOperation>(`SELECT project_id, body AS operation FROM operations WHERE gone_at IS NULL AND ${inFlight}${projects}`, params.values);
+  return rows;
+}
+
+/** What a project's usual durations are read from: an ended operation's few fields the rule needs. */
+export interface DurationSample {
+  action: string;
+  status: string;
+  created_at: string;
+  total_duration_ms: number;
+}
+
+/** A project's newest `limit` finished operations, like the history's first pages. */
+export async function newestFinished(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
+  const { rows } = await db.query<DurationSample>(
+    `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
+     FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [projectId, limit],
+  );
+  return rows;
 }

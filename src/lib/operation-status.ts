@@ -1,17 +1,21 @@
 import { compareTimes } from './format';
+import type { SqlParams } from './sql-params';
 
 // The one place that knows what an operation status means: its label, its tone, its outcome,
 // whether it is in flight (and so worth polling: api/retry-policy.ts sets the pace), which of two
-// copies is newer, and what its duration is. Every screen asks this module; nothing re-derives it.
+// copies is newer, and what its duration is. Every screen asks this module; nothing re-derives it, and
+// the store asks it too: the in-flight rule's SQL form (inFlightSql) is built here, from the same rules.
 
 export type StatusTone = 'pending' | 'progress' | 'success' | 'danger' | 'neutral';
+
+/** 'live': work in flight; 'retry': failed, in flight only while the platform may retry it; 'none': over. */
+type Pace = 'live' | 'retry' | 'none';
 
 interface StatusRule {
   label: string;
   tone: StatusTone;
   terminal: boolean;
-  /** 'live': work in flight; 'retry': failed, in flight only while the platform may retry it; 'none': over. */
-  pace: 'live' | 'retry' | 'none';
+  pace: Pace;
 }
 
 const RULES: Record<string, StatusRule> = {
@@ -46,8 +50,10 @@ export interface OperationFacts {
 }
 
 // An unknown status is shown raw and polled: it may well be a new in-flight state.
+const UNKNOWN_PACE: Pace = 'live';
+
 function ruleFor(status: string): StatusRule {
-  return RULES[status] ?? { label: status, tone: 'neutral', terminal: false, pace: 'live' };
+  return RULES[status] ?? { label: status, tone: 'neutral', terminal: false, pace: UNKNOWN_PACE };
 }
 
 const factsOf = (operation: string | OperationFacts): OperationFacts =>
@@ -96,6 +102,26 @@ export function isInFlight(operation: string | OperationFacts, now: number): boo
   const facts = factsOf(operation);
   const { pace } = ruleFor(facts.status);
   return pace === 'live' || (pace === 'retry' && isAwaitingRetry(facts, now));
+}
+
+/** SQL: the row's status has this pace, by RULES for the statuses it knows and by UNKNOWN_PACE for any other. */
+function paceSql(pace: Pace, params: SqlParams): string {
+  const known = `status = ANY(${params.add(KNOWN_STATUSES.filter((status) => RULES[status]?.pace === pace))}::text[])`;
+  return pace === UNKNOWN_PACE ? `(${known} OR NOT (status = ANY(${params.add(KNOWN_STATUSES)}::text[])))` : known;
+}
+
+/**
+ * isInFlight as a SQL boolean over one row of `operations` (status text; updated_at and retry_at
+ * timestamptz, null when not known), built from the same rules, its values as parameters: what the
+ * archive's Activity and the notifications count as in flight is what a page counts.
+ */
+export function inFlightSql(now: number, params: SqlParams): string {
+  // Date.parse reads a time to the millisecond: "t > now" as isAwaitingRetry reads it is "t >= now + 1 ms".
+  const next = Math.floor(now) + 1;
+  const retryAhead = `retry_at >= ${params.add(new Date(next).toISOString())}::timestamptz`;
+  const changedRecently = `updated_at >= ${params.add(new Date(next - RECENT_FAILURE_MS).toISOString())}::timestamptz`;
+  const awaitingRetry = `(${retryAhead} OR ${changedRecently} OR (retry_at IS NULL AND updated_at IS NULL)) IS TRUE`;
+  return `(${paceSql('live', params)} OR (${paceSql('retry', params)} AND ${awaitingRetry}))`;
 }
 
 /** Where an operation stands, in the words the watch list counts in. */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArchivedOperationsPageSchema, ArchiveSourceResponseSchema, ArchiveSourcesSchema, NOT_ARCHIVED_CODE } from '../../../src/api/archive-schemas';
+import { ARCHIVE_ACTIVITY_PATH, ArchiveActivitySchema, ArchivedOperationsPageSchema, ArchiveSourceResponseSchema, ArchiveSourcesSchema, NOT_ARCHIVED_CODE } from '../../../src/api/archive-schemas';
+import type { Operation } from '../../../src/api/schemas';
 import { filterOperations, filtersFromSearch } from '../../../src/features/history/filters/filters';
+import { isInFlight } from '../../../src/lib/operation-status';
 import { upsertOperations } from '../../../server/store/operations';
 import { CASE_OPERATIONS, FILTER_CASES } from '../../features/history/filter-cases';
 import { removeTestClientDir, type TestServer } from '../start-test-server';
@@ -12,6 +14,9 @@ import { apiJson, apiOperations, asPage, KEY, projectsByName, signIn, startArchi
 // store (every filter case of the history's forms), paged by cursor, for projects the key may read only.
 
 afterAll(() => removeTestClientDir());
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
 describe.each(DRIVERS)('the archive on %s', (driver) => {
   let server: TestServer;
@@ -152,6 +157,41 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(response.status, response.body).toBe(200);
     const body = JSON.parse(response.body) as { projects: { id: string }[]; operations: { id: string }[] };
     expect(body.projects.map((p) => p.id).sort()).toEqual([...projects.values()].map((p) => p.id).sort());
+  });
+
+  it('answers Activity with every operation in flight by the status rules, also those older than its window: a failed one awaiting a retry, one of a status it does not know', async () => {
+    const now = Date.now();
+    const scratchpad = idOf('scratchpad');
+    const longAgo = new Date(now - 3 * DAY).toISOString();
+    const operation = (id: string, status: string, retryAt?: string): Operation => ({
+      id,
+      project_id: scratchpad,
+      action: 'apply_config',
+      status,
+      failures_count: status === 'failed' ? 1 : 0,
+      created_at: longAgo,
+      updated_at: longAgo,
+      total_duration_ms: 0,
+      ...(retryAt ? { retry_at: retryAt } : {}),
+    });
+    const operations = [
+      operation('activity-failed-retry-ahead', 'failed', new Date(now + HOUR).toISOString()),
+      operation('activity-status-unknown', 'paused_by_platform'),
+      operation('activity-running', 'running'),
+      operation('activity-failed-for-good', 'failed', longAgo),
+      operation('activity-finished', 'finished'),
+    ];
+    const db = await server.running.archive.db();
+    await upsertOperations(db, scratchpad, operations.map((op) => ({ operation: op, body: op })), new Date(now), false);
+
+    const response = await asPage(server, cookie, ARCHIVE_ACTIVITY_PATH);
+    expect(response.status, response.body).toBe(200);
+    const shown = ArchiveActivitySchema.parse(JSON.parse(response.body))
+      .operations.map((op) => op.id)
+      .filter((id) => id.startsWith('activity-'))
+      .sort();
+    expect(shown).toEqual(operations.filter((op) => isInFlight(op, now)).map((op) => op.id).sort());
+    expect(shown).toEqual(['activity-failed-retry-ahead', 'activity-running', 'activity-status-unknown']);
   });
 
   it('disables a source whose key the API rejects, and says so; Remove deletes the sealed key', async () => {

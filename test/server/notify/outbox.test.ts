@@ -261,6 +261,26 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow:longer_than_usual', type: 'operation.longer_than_usual' }]);
   });
 
+  it('raises "longer than usual" for an operation of a status the console does not know (in flight, as a page counts it), not for a failure awaiting its retry', async () => {
+    const notify = service();
+    await addWebhook(notify, { events: ['operation.longer_than_usual'] });
+    await notify.tick();
+    for (let i = 0; i < 5; i += 1) {
+      const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
+      await recordTransition(db, { projectId: 'p1', operation: { id: `done-${i}`, status: 'finished', created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
+    }
+    const created = new Date(clock - 25_000).toISOString();
+    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow-unknown', status: 'paused_by_platform', created_at: created }, previousStatus: 'running', seenAt: new Date(clock) });
+    await fail('slow-failed', 'p1', { created_at: created, retry_at: new Date(clock + 3_600_000).toISOString() });
+
+    clock += 61_000;
+    await turn(notify);
+    clock += 60_000;
+    await turn(notify);
+
+    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow-unknown:longer_than_usual', type: 'operation.longer_than_usual' }]);
+  });
+
   it('"Send test" delivers a signed sample at once and returns what the receiver answered', async () => {
     const notify = service();
     const { webhook, secret } = await addWebhook(notify, { format: 'slack' });

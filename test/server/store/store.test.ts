@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/api/schemas';
 import { openStore, type Db } from '../../../server/store';
 import { loadMigrations, migrate } from '../../../server/store/migrations';
-import { markGone, transitionsAfter, upsertOperations, type ListedOperation } from '../../../server/store/operations';
+import { markGone, upsertOperations, type ListedOperation } from '../../../server/store/operations';
+import { transitionsAfter } from '../../../server/store/transitions';
 import { isRevokedInStore, pruneRevocations, revocationsSince, storeRevocation } from '../../../server/store/revoked-sessions';
 import { DRIVERS, openTestStore } from './store-drivers';
 

@@ -1,4 +1,5 @@
 import { KNOWN_STATUSES } from '../../../lib/operation-status';
+import type { SqlParams } from '../../../lib/sql-params';
 
 // Each filter field of a history, described once (issue 21): how it reads and writes the address
 // (`?status=…&q=…`, docs/console.md), the test it makes in the browser, the same test as a jq expression
@@ -34,11 +35,6 @@ export interface FilterableOperation {
 
 /** The `status` value for statuses the console does not know (a new one the platform added). */
 export const OTHER_STATUS = 'other';
-
-/** Hands out SQL placeholders (`$1`, `$2`, …) for values, which travel as parameters. */
-export interface SqlParams {
-  add(value: string | number | readonly string[]): string;
-}
 
 export interface FilterField {
   name: string;

@@ -1,3 +1,4 @@
+import { sqlParams, type SqlParam } from '../../../lib/sql-params';
 import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type HistoryFilters } from './fields';
 
 // A history's filters as a whole, each form derived from the fields' one description (fields.ts):
@@ -76,12 +77,8 @@ export function jqCondition(filters: HistoryFilters): string | undefined {
  * The filters as a WHERE condition over the `operations` table (fields.ts names its columns), with
  * its values as parameters `$first`, `$first + 1`, …; `TRUE` when nothing is filtered.
  */
-export function sqlCondition(filters: HistoryFilters, first = 1): { where: string; params: (string | number | readonly string[])[] } {
-  const params: (string | number | readonly string[])[] = [];
-  const add = (value: string | number | readonly string[]) => {
-    params.push(value);
-    return `$${first + params.length - 1}`;
-  };
-  const tests = setFields(filters).map((field) => field.sql(filters, { add }));
-  return { where: tests.length > 0 ? tests.join(' AND ') : 'TRUE', params };
+export function sqlCondition(filters: HistoryFilters, first = 1): { where: string; params: SqlParam[] } {
+  const params = sqlParams(first);
+  const tests = setFields(filters).map((field) => field.sql(filters, params));
+  return { where: tests.length > 0 ? tests.join(' AND ') : 'TRUE', params: params.values };
 }
