@@ -1,7 +1,7 @@
 // SQL for operation_transitions (every status change the collector saw, written with the operation it
 // changed: server/store/operations.ts, upsertOperations) as read after a cursor, and for notify_cursor,
 // each reader's place in them. The cursor is read FOR UPDATE, so it belongs in the reader's transaction.
-import type { OperationObject } from '../notify/payload';
+import type { OperationObject } from './deliveries';
 import type { Queryable } from './db';
 
 export interface TransitionRow {

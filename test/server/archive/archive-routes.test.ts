@@ -181,7 +181,7 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
       operation('activity-failed-for-good', 'failed', longAgo),
       operation('activity-finished', 'finished'),
     ];
-    const db = await server.running.archive.db();
+    const db = await server.running.store.db();
     await upsertOperations(db, scratchpad, operations.map((op) => ({ operation: op, body: op })), new Date(now), false);
 
     const response = await asPage(server, cookie, ARCHIVE_ACTIVITY_PATH);
