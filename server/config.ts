@@ -17,7 +17,7 @@ export interface ServerConfig {
   sessionSecret: string | undefined;
   /** PUBLIC_URL: the console's address as people reach it; its host is answered, and https turns HSTS on. */
   publicUrl: URL | undefined;
-  /** ALLOWED_HOSTS: more host names the server answers (server/host-check.ts). */
+  /** ALLOWED_HOSTS: more host names the server answers (server/http/host-check.ts). */
   allowedHosts: string[];
   /** DATA_DIR: where the server keeps what outlives a restart (default `.data`, relative to the working directory). */
   dataDir: string;

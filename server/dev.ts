@@ -21,7 +21,7 @@ try {
   const running = await startServer({
     mode: 'dev',
     serving: async (server, config) => {
-      // Vite checks Host on its own files and HMR socket: the names the console answers (server/host-check.ts) are its too.
+      // Vite checks Host on its own files and HMR socket: the names the console answers (server/http/host-check.ts) are its too.
       const allowedHosts = [...config.allowedHosts, ...(config.publicUrl ? [config.publicUrl.hostname] : [])];
       const vite = await createViteServer({ root: ROOT, appType: 'custom', server: { middlewareMode: true, hmr: { server }, allowedHosts } });
       return {

@@ -1,6 +1,6 @@
 // `npm start`'s entry, compiled to dist/server/main.js: React's production build on the server, as in the
 // browser, unless NODE_ENV says otherwise. Set before anything loads React (the server's own modules do).
-// One process per core (WEB_CONCURRENCY): server/cluster.ts.
+// One process, or several instances with DATABASE_URL: process/run.ts.
 import { fileURLToPath } from 'node:url';
 
 process.env.NODE_ENV ??= 'production';

@@ -44,17 +44,17 @@ export interface RoutesOptions {
   /** True once shutdown has begun: /healthz says so. */
   draining?: () => boolean;
   render?: PageRenderer;
-  /** How long a rendered page waits for its data before it goes out as the shell (pages.ts's default otherwise). */
+  /** How long a rendered page waits for its data before it goes out as the shell (pages/page.ts's default otherwise). */
   renderDeadlineMs?: number;
-  /** Renders at once in this process before pages go out as the shell (pages.ts's MAX_CONCURRENT_RENDERS otherwise). */
+  /** Renders at once in this process before pages go out as the shell (pages/render-slots.ts's MAX_CONCURRENT_RENDERS otherwise). */
   maxRenders?: number;
-  /** React renders at once in this process, their data in (pages.ts's MAX_CONCURRENT_REACT_RENDERS otherwise). */
+  /** React renders at once in this process, their data in (pages/render-slots.ts's MAX_CONCURRENT_REACT_RENDERS otherwise). */
   maxReactRenders?: number;
   /** Where an internal error is reported (stderr by default). */
   log?: (line: string) => void;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
   pagesFirst?: (req: IncomingMessage) => boolean;
-  /** Whether a Host header names a host the console is served on (server/host-check.ts); every host without it. */
+  /** Whether a Host header names a host the console is served on (server/http/host-check.ts); every host without it. */
   hostAllowed?: (host: string | undefined) => boolean;
   /** PUBLIC_URL: https there turns HSTS on. */
   publicUrl?: URL | undefined;
@@ -62,7 +62,7 @@ export interface RoutesOptions {
   archive?: RequestHandlerAsync;
   /** Webhooks and their deliveries (server/notify/); without them, those paths are pages like any other. */
   notifications?: Notifications | undefined;
-  /** How many requests start per turn of the event loop (server/turn-budget.ts's TURN_BUDGET_MS otherwise). */
+  /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
   turns?: TurnBudget;
 }
 
@@ -119,7 +119,7 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
   const slots = createRenderSlots(options.maxRenders);
-  // A few requests started per turn of the event loop (server/turn-budget.ts); /healthz is never held.
+  // A few requests started per turn of the event loop (server/http/turn-budget.ts); /healthz is never held.
   const turns = options.turns ?? createTurnBudget();
   const reactRenders = createRenderSlots(options.maxReactRenders ?? MAX_CONCURRENT_REACT_RENDERS);
 

@@ -1,4 +1,4 @@
-// Cross-site writes are refused before anything acts on them (DESIGN §5). The session cookie is
+// Cross-site writes are refused before anything acts on them (docs/session-and-security.md). The session cookie is
 // SameSite=Strict already; this is the second lock, and the only one for browsers that do not
 // honour SameSite. Requests that carry neither header (curl, neonctl, the API client) are not
 // browser pages of another site, and bring their own key.

@@ -21,7 +21,7 @@ export const PERMISSIONS_POLICY = ['accelerometer', 'camera', 'display-capture',
 /** A year; no includeSubDomains or preload: the console does not speak for other hosts of its domain. */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
-/** The CSP, with the hashes of the page's inlined <style> (server/inline-css.ts) allowed beside 'self'. */
+/** The CSP, with the hashes of the page's inlined <style> (server/pages/inline-css.ts) allowed beside 'self'. */
 export function contentSecurityPolicy(styleHashes: readonly string[] = []): string {
   if (styleHashes.length === 0) return CONTENT_SECURITY_POLICY;
   return CONTENT_SECURITY_POLICY.replace("style-src 'self'", `style-src 'self' ${styleHashes.join(' ')}`);

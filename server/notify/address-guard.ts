@@ -1,4 +1,4 @@
-// Which addresses a webhook may reach (DESIGN §5): none that is loopback, private, link-local, shared
+// Which addresses a webhook may reach (docs/notifications.md): none that is loopback, private, link-local, shared
 // (CGNAT), multicast, reserved or unspecified, in IPv4 or IPv6, including IPv4 written inside IPv6
 // (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16). Unless
 // WEBHOOK_ALLOW_PRIVATE=1, which tests and receivers on the same network set.

@@ -1,4 +1,4 @@
-// Sends what the outbox holds (issue 23). Each tick claims due deliveries, at most one per webhook at a
+// Sends what the outbox holds. Each tick claims due deliveries, at most one per webhook at a
 // time in this process, and sends them without waiting for each other: a slow receiver holds up only its
 // own events, never the collector (a separate loop) nor other webhooks. Every attempt is recorded on its
 // row; the webhook's failures in a row pause it at PAUSE_AFTER_FAILURES.

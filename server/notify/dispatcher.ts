@@ -1,4 +1,4 @@
-// Turns what the collector recorded into queued deliveries (issue 23). Reads operation_transitions after
+// Turns what the collector recorded into queued deliveries. Reads operation_transitions after
 // its own cursor (notify_cursor), in one transaction with the inserts and the cursor's advance, so a crash
 // re-reads and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
 // a backfill, or before a webhook existed, raise nothing. "Longer than usual" is not a transition: a

@@ -1,7 +1,8 @@
-// Notifications as one service (issue 23): what the routes ask (webhooks of a key's fingerprint, Send test,
+// Notifications as one service: what the routes ask (webhooks of a key's fingerprint, Send test,
 // Resume, the delivery log, watches) and the background loop (dispatch, then deliver) that runs whether or
-// not any tab is open. Several instances on one DATABASE_URL may all run the loop: the outbox's unique
-// (webhook, event) and its leased, SKIP LOCKED claims keep each event to one delivery apart from retries.
+// not any tab is open. The loop runs where the collector runs (collector/leader.ts); were two to run on one
+// DATABASE_URL, the outbox's unique (webhook, event) and its leased, SKIP LOCKED claims would still keep each
+// event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';
 import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
 import { deliveryLog, type DeliveryRow } from '../store/deliveries';

@@ -1,4 +1,4 @@
-// What a webhook receives: the JSON event exactly as issue 23 states it, or a Slack incoming-webhook
+// What a webhook receives: the JSON event as docs/notifications.md states it, or a Slack incoming-webhook
 // message (`text` plus blocks) with a link to the operation's page in the console (PUBLIC_URL).
 import type { NotificationEventType, WebhookFormat } from '../../src/api/notification-schemas';
 import { statusLabel } from '../../src/lib/operation-status';

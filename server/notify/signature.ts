@@ -1,10 +1,10 @@
-// Webhook signatures (DESIGN §5): `X-Ops-Console-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
-// under the webhook's own secret. The receiver recomputes it over the bytes it got (README: Notifications).
+// Webhook signatures (docs/notifications.md): `X-Ops-Console-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
+// under the webhook's own secret. The receiver recomputes it over the bytes it got (docs/notifications.md).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Ops-Console-Signature';
 export const EVENT_HEADER = 'X-Ops-Console-Event';
-/** How far a receiver should let a signature's time be from its own clock (the README's recipe). */
+/** How far a receiver should let a signature's time be from its own clock (docs/notifications.md's recipe). */
 export const REPLAY_WINDOW_SECONDS = 5 * 60;
 
 /** A new webhook secret: shown once, then only kept sealed. */

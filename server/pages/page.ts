@@ -64,7 +64,7 @@ export interface PageOptions {
   render?: PageRenderer | undefined;
   /** The process's render cap: past it the page goes out as the shell (no cap when absent). */
   slots?: RenderSlots | undefined;
-  /** Requests are waiting for the process's CPU (server/turn-budget.ts): the page goes out as the shell at once. */
+  /** Requests are waiting for the process's CPU (server/http/turn-budget.ts): the page goes out as the shell at once. */
   overloaded?: (() => boolean) | undefined;
   /** The process's cap on React renders once the data is in (no cap when absent). */
   reactRenders?: RenderSlots | undefined;

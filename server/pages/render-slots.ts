@@ -8,7 +8,7 @@
 export const MAX_CONCURRENT_RENDERS = 8;
 
 /**
- * React renders one process runs at once, once their data is in (a page whose render is kept, server/render-memo.ts,
+ * React renders one process runs at once, once their data is in (a page whose render is kept, render-memo.ts,
  * needs none). A render is CPU: more at once on a core only stretches each one's latency, and holds up
  * everything else the process answers (/healthz included); past it the page goes out as the shell.
  */

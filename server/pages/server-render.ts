@@ -25,7 +25,7 @@ export interface PageRendererOptions {
   entry: () => Promise<EntryServer>;
   /** The `<link>` tags for a screen's code; none in dev (Vite serves modules as they are asked for). */
   headTags?: (screen: ScreenName) => string;
-  /** Renders reused for the same inputs (server/render-memo.ts); none in dev, where an edit shows on the next reload. */
+  /** Renders reused for the same inputs (render-memo.ts); none in dev, where an edit shows on the next reload. */
   memo?: RenderMemo;
 }
 
