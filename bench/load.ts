@@ -6,15 +6,16 @@
 // many processes, bench/bare-proxy.ts: the limit for anything that makes the hop). 50 connections on a
 // proxied /api/v2 read and on the rendered deep link; 200 connections on the deep link while /healthz is
 // asked on one more connection and 100 people arrive on new ones (bench/arrivals.ts). Memory of every server
-// process (primary and workers) before and after. Answers are asked for uncompressed, so the rendered
+// process (the instances and their primary) before and after. Answers are asked for uncompressed, so the rendered
 // pages can be counted from their bodies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { apiClient } from './api';
+import { freshDatabase, postgresBin, preparePostgresDir, stopPostgres } from '../test/support/postgres-server';
 import { sessionCookie, startConsole } from './server';
 import type { StubAnswers } from './api-stub';
 
@@ -33,7 +34,7 @@ export const LOAD_WARMUP_SECONDS = Number(process.env.BENCH_LOAD_WARMUP_SECONDS 
  * proxied reads a second (2026-11-26, ten runs): a single run says more about the machine than the server.
  */
 export const LOAD_TRIALS = Math.max(1, Number(process.env.BENCH_LOAD_TRIALS ?? 3));
-/** Node flags for the loaded server and its workers, to look into a figure (`BENCH_NODE_FLAGS="--trace-gc"`, with BENCH_SERVER_LOG). */
+/** Node flags for the loaded server and its instances, to look into a figure (`BENCH_NODE_FLAGS="--trace-gc"`, with BENCH_SERVER_LOG). */
 const SERVER_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** The live heap after a full collection may grow this much over the runs before the bench calls it unbounded. */
 export const MEMORY_BOUND_MIB = 32;
@@ -139,7 +140,7 @@ function generate(options: { url: string; connections: number; seconds: number; 
   return runJson<LoadFigures>('load-generator.ts', options);
 }
 
-/** The server's process and its cluster workers. */
+/** The server's process and, when several serve, its instances. */
 async function processTree(pid: number): Promise<number[]> {
   const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
   return [pid, ...children.split(/\s+/).filter(Boolean).map(Number)];
@@ -188,18 +189,32 @@ async function recordAnswers(env: NodeJS.ProcessEnv, apiKey: string): Promise<{ 
   }
 }
 
+/**
+ * A throwaway Postgres server for the loaded console: several processes serve only as instances of one
+ * (docs/deploying.md), as a team runs it. Without Debian's postgresql the console is loaded as one process.
+ */
+async function loadStore(scratch: string): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> }> {
+  if (!postgresBin()) return { env: {}, stop: () => Promise.resolve() };
+  const dir = `${scratch}-postgres`;
+  await mkdir(dir, { recursive: true });
+  await preparePostgresDir(dir);
+  const url = await freshDatabase(dir);
+  return { env: { DATABASE_URL: url, SESSION_SECRET: 'bench-session-secret-0000000000000000000' }, stop: () => stopPostgres(dir) };
+}
+
 export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promise<LoadResult> {
   const scratch = join(tmpdir(), `ops-console-bench-${process.pid}`);
   const heapFile = `${scratch}-heap`;
   const { answers, projectId } = await recordAnswers(env, apiKey);
   await writeFile(`${scratch}-answers.json`, JSON.stringify(answers));
   const stub = await startHelper('api-stub.ts', [`${scratch}-answers.json`]);
-  const apiEnv: NodeJS.ProcessEnv = { ...env, API_URL: `http://127.0.0.1:${stub.port}/api/v2`, BENCH_HEAP_FILE: heapFile };
+  const store = await loadStore(scratch);
+  const apiEnv: NodeJS.ProcessEnv = { ...env, ...store.env, API_URL: `http://127.0.0.1:${stub.port}/api/v2`, BENCH_HEAP_FILE: heapFile };
   delete apiEnv.SIM_API_KEY;
   const server = await startConsole(apiEnv, ['--expose-gc', ...SERVER_NODE_FLAGS, '--import', HEAP_PROBE]);
   const helpers: ChildProcess[] = [stub.child];
   try {
-    // The workers announce themselves once listening: give them a moment to all be up before counting them.
+    // The instances announce themselves once listening: give them a moment to all be up before counting them.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const pids = await processTree(server.pid);
     const memory = async () => ({ rss: await rssMiB(pids), heap: await heapAfterGcMiB(pids, heapFile) });
@@ -257,7 +272,8 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     const after = await memory();
     return {
       seconds: LOAD_SECONDS,
-      workers: pids.length - 1,
+      // Several instances run under a primary that serves nothing; one process is the server itself.
+      workers: Math.max(1, pids.length - 1),
       runs,
       health,
       arrivals,
@@ -267,6 +283,7 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     };
   } finally {
     await server.stop();
+    await store.stop();
     for (const helper of helpers) helper.kill();
     const dir = tmpdir();
     const mine = (await readdir(dir)).filter((name) => name.startsWith(`ops-console-bench-${process.pid}`));
@@ -283,7 +300,7 @@ function beside(run: LoadRun, limit: LoadFigures, what: string, short: string): 
 
 export function reportLoad(load: LoadResult): void {
   console.log(
-    `\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; the 50-connection loads ${LOAD_TRIALS} times, the median run shown; ${load.workers} workers; autocannon, the API stub and the bare server each in a process of their own):\n`,
+    `\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; the 50-connection loads ${LOAD_TRIALS} times, the median run shown; ${load.workers} server ${load.workers === 1 ? "process" : "instances on one Postgres"}; autocannon, the API stub and the bare server each in a process of their own):\n`,
   );
   for (const run of load.runs) {
     console.log(
