@@ -137,19 +137,35 @@ describe('searching the whole history for a filter', () => {
   it('stops when asked, keeps what it found, and goes on to the end', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 6_000, failedEvery97);
+    const third: { sent: boolean; answer: () => void } = { sent: false, answer: () => undefined };
+    let walkPages = 0;
+    // The walk's third page is held until the test answers it: Stop comes while the walk is provably mid-way.
+    sim.server.use(
+      http.get('*/api/v2/projects/:projectId/operations', async ({ request }) => {
+        if (new URL(request.url).searchParams.get('limit') !== '1000' || ++walkPages !== 3) return undefined;
+        third.sent = true;
+        await new Promise<void>((resolve) => (third.answer = resolve));
+        return undefined;
+      }),
+    );
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(progress()).toHaveTextContent(/searched 2,100 of the history/));
+    await waitFor(() => expect(progress()).toHaveTextContent(/Searching… searched 2,100 of the history/));
+    await waitFor(() => expect(third.sent).toBe(true));
     await user.click(screen.getByRole('button', { name: 'Stop' }));
-    await waitFor(() => expect(progress()).toHaveTextContent(/Stopped\.$/));
+    await waitFor(() => expect(progress()).toHaveTextContent(/Searched 2,100 of the history .* so far\. Stopped\.$/));
     const found = tableIds().length;
-    // Stopped means stopped: at most the page already on its way lands, for a minute of the page's clock
+    // The page on its way when Stop was pressed is answered now, and is not added.
+    third.answer();
+    // Stopped means stopped: nothing more goes out for the walk, for a minute of the page's clock
     // (the live refresh of the newest page goes on meanwhile: it reads no cursor).
     const walked = () => requests.filter((r) => r.url.searchParams.has('cursor')).length;
     const stoppedAtPage = walked();
+    expect(stoppedAtPage).toBe(3);
     fakeConsoleClock();
     await elapse(60_000);
     vi.useRealTimers();
-    expect(walked()).toBeLessThanOrEqual(stoppedAtPage + 1);
+    expect(walked()).toBe(stoppedAtPage);
+    expect(progress()).toHaveTextContent(/Searched 2,100 of the history .* so far\. Stopped\.$/);
     expect(tableIds().length).toBeGreaterThanOrEqual(found);
 
     await user.click(screen.getByRole('button', { name: 'Go on' }));

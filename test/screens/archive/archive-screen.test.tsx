@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { elapse, fakeConsoleClock } from '../../support/fake-clock';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -15,6 +16,9 @@ beforeEach(() => {
   // Fast polls: the page polls the sources at the chosen interval while one is backfilling.
   localStorage.setItem('ops-console.poll-interval-ms', '100');
   sim.archive.reach = [sim.seed.projectIds.personal, sim.seed.projectIds.big];
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const sourcesTable = () => screen.findByRole('table', { name: 'Keys the archive reads with' });
@@ -36,9 +40,11 @@ function keepOther(state: 'following' | 'disabled', lastError: string | null = n
 
 describe('history archive', () => {
   it('says what keeping means before the button, keeps the session’s key and lists it, polling while it backfills', async () => {
+    fakeConsoleClock();
     const { user } = renderApp('/settings/archive', { apiKey: sim.apiKey });
     expect(await screen.findByRole('heading', { level: 1, name: 'History archive' })).toBeInTheDocument();
-    expect(document.title).toBe('History archive · Ops Console');
+    // Set by an effect once the screen has rendered, which may be a turn after the heading shows.
+    await waitFor(() => expect(document.title).toBe('History archive · Ops Console'));
     expect(screen.getByRole('link', { name: 'History archive' })).toHaveAttribute('href', '/settings/archive');
     expect(await screen.findByText('No key is kept yet', { exact: false })).toBeInTheDocument();
     const terms = screen.getByText(/sealed \(encrypted\) with a key derived from its SESSION_SECRET, until you remove it/);
@@ -66,9 +72,9 @@ describe('history archive', () => {
     await waitFor(() => expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('Following')).toBeInTheDocument());
     expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('2,016')).toBeInTheDocument();
     expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('just now', { exact: false })).toBeInTheDocument();
-    // Not backfilling any more: no further polls.
+    // Not backfilling any more: no further polls, for a minute of the page's clock (600 intervals).
     const asked = sim.archive.requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await elapse(60_000);
     expect(sim.archive.requests.length).toBe(asked);
   });
 
