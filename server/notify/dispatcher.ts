@@ -5,12 +5,12 @@
 // second pass looks at operations still in flight against the history's rule (src/lib/usual-durations.ts).
 // The rules live here (which event a status raises, who gets it); the SQL in server/store/.
 import type { NotificationEventType } from '../../src/api/notification-schemas';
-import { isTerminal } from '../../src/lib/operation-status';
+import { isTerminal, statusTone } from '../../src/lib/operation-status';
 import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
 import { enqueueDelivery } from '../store/deliveries';
 import type { Db } from '../store/db';
 import type { OperationObject } from './payload';
-import { inFlightOperations, newestFinished, type InFlightOperation } from '../store/operations';
+import { inFlightOperations, newestOperations, type InFlightOperation } from '../store/operations';
 import { advanceCursor, lockCursor, transitionsAfter } from '../store/transitions';
 import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from '../store/webhooks';
 
@@ -19,8 +19,10 @@ const BATCH = 500;
 
 /** The event a status change raises, if any. */
 export function eventTypeOf(status: string): NotificationEventType | null {
-  if (status === 'failed' || status === 'error') return 'operation.failed';
-  if (status === 'finished') return 'operation.finished';
+  // The status model's outcome, as every screen shows it: an Error (failed, retried or not; error), or OK.
+  const tone = statusTone(status);
+  if (tone === 'danger') return 'operation.failed';
+  if (tone === 'success') return 'operation.finished';
   return null;
 }
 
@@ -74,7 +76,7 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
   });
 }
 
-/** The ended operations a project's usual durations are read from: its newest, like the history's first pages. */
+/** The operations a project's usual durations are read from: its newest, like the history's first pages. */
 const USUAL_SAMPLE = 1_000;
 
 /**
@@ -91,7 +93,7 @@ export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number
   for (const row of busy) byProject.set(row.project_id, [...(byProject.get(row.project_id) ?? []), row]);
   let queued = 0;
   for (const [projectId, list] of byProject) {
-    const usual = usualDurations(await newestFinished(db, projectId, USUAL_SAMPLE));
+    const usual = usualDurations(await newestOperations(db, projectId, USUAL_SAMPLE));
     for (const row of list) {
       if (!longerThanUsual(row.operation, usual, now.getTime())) continue;
       const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.operation.status);

@@ -172,11 +172,14 @@ export interface DurationSample {
   total_duration_ms: number;
 }
 
-/** A project's newest `limit` finished operations, like the history's first pages. */
-export async function newestFinished(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
+/**
+ * A project's newest `limit` operations, whatever their status, as the history's first pages hold them: which
+ * of them count toward a usual duration is the status model's decision (src/lib/usual-durations.ts), not SQL's.
+ */
+export async function newestOperations(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
   const { rows } = await db.query<DurationSample>(
     `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
-     FROM operations WHERE project_id = $1 AND status = 'finished' ORDER BY created_at DESC, id DESC LIMIT $2`,
+     FROM operations WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
     [projectId, limit],
   );
   return rows;

@@ -281,6 +281,26 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow-unknown:longer_than_usual', type: 'operation.longer_than_usual' }]);
   });
 
+  it('reads usual durations as the page does: ended operations of every outcome, not only the OK ones', async () => {
+    const notify = service();
+    await addWebhook(notify, { events: ['operation.longer_than_usual'] });
+    await notify.tick();
+    // The action's history ended in errors and cancellations, each with its duration: the page's history shows it usual at 10 s.
+    for (let i = 0; i < 6; i += 1) {
+      const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
+      const status = i % 2 === 0 ? 'error' : 'cancelled';
+      await recordTransition(db, { projectId: 'p1', operation: { id: `ended-${i}`, status, created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
+    }
+    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow-again', status: 'running', created_at: new Date(clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(clock) });
+
+    clock += 61_000;
+    await turn(notify);
+    clock += 60_000;
+    await turn(notify);
+
+    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string })).toMatchObject([{ id: 'slow-again:longer_than_usual' }]);
+  });
+
   it('"Send test" delivers a signed sample at once and returns what the receiver answered', async () => {
     const notify = service();
     const { webhook, secret } = await addWebhook(notify, { format: 'slack' });
