@@ -30,7 +30,7 @@ export default defineConfig({
           exclude: ['test/e2e/**', 'test/api/**', ...(process.env.SERVER_TESTS_ON_NODE22 === '1' ? ['test/server/**'] : [])],
           environment: 'node',
           // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).
-          globalSetup: ['test/support/postgres-global-setup.ts'],
+          globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/pglite-global-setup.ts'],
         },
       },
       {

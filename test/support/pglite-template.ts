@@ -11,7 +11,8 @@ import { loadMigrations } from '../../server/store/migrations';
 
 const CACHE = path.resolve('node_modules/.cache/ops-console-pglite');
 
-async function templateDir(): Promise<string> {
+/** The migrated folder every copy is made from, made now if it is not there yet (the global setup asks first). */
+export async function templateDir(): Promise<string> {
   const pglite = JSON.parse(await readFile(path.resolve('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
   const hash = createHash('sha256');
   for (const migration of await loadMigrations()) hash.update(migration.name).update(migration.sql);

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
@@ -29,7 +32,8 @@ beforeEach(() => {
 /** The console's server as `npm start` runs it, in a process of its own; resolves once it listens. */
 async function startServerProcess() {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_URL: apiUrl },
+    // A DATA_DIR of its own: the store's folder is one process's (server/store/data-dir-lock.ts).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_URL: apiUrl, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'ops-console-drain-')) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

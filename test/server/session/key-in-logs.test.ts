@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { startServer, type RunningServer } from '../../../server/process/compose';
 import { createStaticAssets } from '../../../server/http/static-assets';
 import { close, closedPort, listen, rawRequest } from '../http-helpers';
+import { pgliteDataDir } from '../../support/pglite-template';
 import { removeTestClientDir, TEST_HTML, testClientDir } from '../start-test-server';
 
 // docs/session-and-security.md: the key never appears in a log line. The console's server runs in process with its real
@@ -33,7 +34,7 @@ async function start(env: NodeJS.ProcessEnv): Promise<{ server: RunningServer; p
   // The default banner and log: straight to stdout and stderr, caught above.
   const server = await startServer({
     mode: 'production',
-    env: { HOST: '127.0.0.1', PORT: '0', ...env },
+    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: await pgliteDataDir(), ...env },
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir) }),
   });
   return { server, port: Number(new URL(server.url).port) };
