@@ -240,65 +240,55 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     }
   });
 
-  it('raises "longer than usual" once for an operation in flight past twice its action\'s p95 and past 30 s', async () => {
+  /** A service with a "longer than usual" webhook, and p1's history of an action that took 10 s each time, ended as `statuses` say. */
+  async function usualAt10s(statuses: readonly string[]): Promise<Notifications> {
     const notify = service();
     await addWebhook(notify, { events: ['operation.longer_than_usual'] });
     await notify.tick();
-    for (let i = 0; i < 5; i += 1) {
+    for (const [i, status] of statuses.entries()) {
       const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
-      await recordTransition(db, { projectId: 'p1', operation: { id: `done-${i}`, status: 'finished', created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
+      await recordTransition(db, { projectId: 'p1', operation: { id: `ended-${i}`, status, created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
     }
-    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow', status: 'running', created_at: new Date(clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(clock) });
+    return notify;
+  }
+
+  /** Started 25 s ago with `status`. */
+  const startedAgo = (id: string, status: string) =>
+    recordTransition(db, { projectId: 'p1', operation: { id, status, created_at: new Date(clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(clock) });
+
+  /** Two minutes of the loop's turns: 25 s in becomes 146 s, past twice the p95 and past 30 s. */
+  async function twoMinutes(notify: Notifications): Promise<string[]> {
+    for (let minute = 0; minute < 2; minute += 1) {
+      clock += 60_500;
+      await turn(notify);
+    }
+    return receiver.received.map((r) => (JSON.parse(r.body) as { id: string; type: string }).id);
+  }
+
+  it('raises "longer than usual" once for an operation in flight past twice its action\'s p95 and past 30 s', async () => {
+    const notify = await usualAt10s(['finished', 'finished', 'finished', 'finished', 'finished']);
+    await startedAgo('slow', 'running');
     clock += 1_000;
     await turn(notify);
     expect(receiver.received).toHaveLength(0);
 
-    clock += 60_000;
-    await turn(notify);
-    clock += 60_000;
-    await turn(notify);
-
-    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow:longer_than_usual', type: 'operation.longer_than_usual' }]);
+    expect(await twoMinutes(notify)).toEqual(['slow:longer_than_usual']);
   });
 
   it('raises "longer than usual" for an operation of a status the console does not know (in flight, as a page counts it), not for a failure awaiting its retry', async () => {
-    const notify = service();
-    await addWebhook(notify, { events: ['operation.longer_than_usual'] });
-    await notify.tick();
-    for (let i = 0; i < 5; i += 1) {
-      const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
-      await recordTransition(db, { projectId: 'p1', operation: { id: `done-${i}`, status: 'finished', created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
-    }
-    const created = new Date(clock - 25_000).toISOString();
-    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow-unknown', status: 'paused_by_platform', created_at: created }, previousStatus: 'running', seenAt: new Date(clock) });
-    await fail('slow-failed', 'p1', { created_at: created, retry_at: new Date(clock + 3_600_000).toISOString() });
+    const notify = await usualAt10s(['finished', 'finished', 'finished', 'finished', 'finished']);
+    await startedAgo('slow-unknown', 'paused_by_platform');
+    await fail('slow-failed', 'p1', { created_at: new Date(clock - 25_000).toISOString(), retry_at: new Date(clock + 3_600_000).toISOString() });
 
-    clock += 61_000;
-    await turn(notify);
-    clock += 60_000;
-    await turn(notify);
-
-    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string; type: string })).toMatchObject([{ id: 'slow-unknown:longer_than_usual', type: 'operation.longer_than_usual' }]);
+    expect(await twoMinutes(notify)).toEqual(['slow-unknown:longer_than_usual']);
   });
 
   it('reads usual durations as the page does: ended operations of every outcome, not only the OK ones', async () => {
-    const notify = service();
-    await addWebhook(notify, { events: ['operation.longer_than_usual'] });
-    await notify.tick();
     // The action's history ended in errors and cancellations, each with its duration: the page's history shows it usual at 10 s.
-    for (let i = 0; i < 6; i += 1) {
-      const created = new Date(clock - 3_600_000 + i * 60_000).toISOString();
-      const status = i % 2 === 0 ? 'error' : 'cancelled';
-      await recordTransition(db, { projectId: 'p1', operation: { id: `ended-${i}`, status, created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(clock) });
-    }
-    await recordTransition(db, { projectId: 'p1', operation: { id: 'slow-again', status: 'running', created_at: new Date(clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(clock) });
+    const notify = await usualAt10s(['error', 'cancelled', 'error', 'cancelled', 'error', 'cancelled']);
+    await startedAgo('slow-again', 'running');
 
-    clock += 61_000;
-    await turn(notify);
-    clock += 60_000;
-    await turn(notify);
-
-    expect(receiver.received.map((r) => JSON.parse(r.body) as { id: string })).toMatchObject([{ id: 'slow-again:longer_than_usual' }]);
+    expect(await twoMinutes(notify)).toEqual(['slow-again:longer_than_usual']);
   });
 
   it('"Send test" delivers a signed sample at once and returns what the receiver answered', async () => {
