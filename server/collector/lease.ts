@@ -28,11 +28,15 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
   const isStopped = () => stopped.signal.aborted;
 
   const holdWhileConnected = async (connection: pg.Client): Promise<void> => {
+    let onLost: () => void = () => undefined;
     const lost = new Promise<void>((resolve) => {
-      connection.once('error', () => resolve());
-      connection.once('end', () => resolve());
-      stopped.signal.addEventListener('abort', () => resolve(), { once: true });
+      onLost = () => resolve();
+      connection.once('error', onLost);
+      connection.once('end', onLost);
+      stopped.signal.addEventListener('abort', onLost, { once: true });
     });
+    // The stop signal lives as long as the lease: a listener left on it per lost connection would keep each one.
+    void lost.then(() => stopped.signal.removeEventListener('abort', onLost));
     for (;;) {
       if (isStopped()) return;
       const { rows } = await connection.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [COLLECTOR_LOCK]);

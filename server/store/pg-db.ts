@@ -80,18 +80,17 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
   return {
     query: (text, params) => run(pool, text, params),
     async transaction(fn) {
-      let client: pg.PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        throw unavailable(where, error);
-      }
       // While checked out the pool does not listen to it: a connection that dies now must not end the process.
       let broken: Error | undefined;
       const onError = (error: Error) => {
         broken ??= error;
       };
-      client.on('error', onError);
+      let client: pg.PoolClient;
+      try {
+        client = await checkOut(pool, onError);
+      } catch (error) {
+        throw unavailable(where, error);
+      }
       const on: Queryable = { query: (text, params) => run(client, text, params) };
       try {
         await on.query('BEGIN');
@@ -110,6 +109,23 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
     listen: (channel, listener) => listenOn(config, channel, listener, log),
     close: () => pool.end(),
   };
+}
+
+/**
+ * A connection of the pool's, listened to by `onError` from the moment the pool hands it over: the read that
+ * frees it (a query's answer) may also carry the server's goodbye, processed before an `await` would resume.
+ */
+function checkOut(pool: pg.Pool, onError: (error: Error) => void): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error || !client) {
+        reject(error ?? new Error('The pool handed over no connection.'));
+        return;
+      }
+      client.on('error', onError);
+      resolve(client);
+    });
+  });
 }
 
 /** A connection of its own that LISTENs on `channel`, connected again (and `onListening` called) after each loss. */

@@ -3,10 +3,12 @@
 // refuses to run as root, so as root it runs as the `postgres` user (runuser). One cluster per test run:
 // the first file that asks starts it (a lock folder makes it once across Vitest's workers), every file
 // gets a database of its own, and the global teardown (postgres-global-setup.ts) stops and removes it.
+// A test that stops or crashes its server makes a cluster of its own instead (ownPostgres).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -52,13 +54,54 @@ export async function preparePostgresDir(dir: string): Promise<void> {
   }
 }
 
+/** initdb in `dir`/data, then `pg_ctl start` on a free port: the server's postgres:// URL (its `postgres` database). */
 async function startCluster(dir: string, bin: string): Promise<string> {
   const data = path.join(dir, 'data');
   await runAsOwner(path.join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
   const port = await freePort();
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-  await runAsOwner(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'postgres.log'), '-w', 'start']);
+  await pgCtlStart(dir, bin, port);
   return `postgres://postgres@127.0.0.1:${port}/postgres`;
+}
+
+/** `pg_ctl start` of `dir`'s cluster on `port`, its socket in `dir`; resolves once it takes connections. */
+async function pgCtlStart(dir: string, bin: string, port: number): Promise<void> {
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  await runAsOwner(path.join(bin, 'pg_ctl'), ['-D', path.join(dir, 'data'), '-o', options, '-l', path.join(dir, 'postgres.log'), '-w', 'start']);
+}
+
+/** A cluster one test file owns: it stops, crashes and starts it without disturbing the run's shared one. */
+export interface OwnPostgres {
+  /** The URL of its database made for the test (`postgres://postgres@127.0.0.1:<port>/<database>`). */
+  url: string;
+  start: () => Promise<void>;
+  /** `immediate`: as a crash (every backend ended at once, no checkpoint; the next start recovers). */
+  stop: (mode: 'fast' | 'immediate') => Promise<void>;
+  /** Stops it (if running) and removes its folder. */
+  remove: () => Promise<void>;
+}
+
+/** A new cluster of the caller's own, started, with an empty database `database`. */
+export async function ownPostgres(database = 'console'): Promise<OwnPostgres> {
+  const bin = postgresBin();
+  if (!bin) throw new Error('No Postgres server: install Debian\'s postgresql package (initdb under /usr/lib/postgresql/*/bin).');
+  const dir = await mkdtemp(path.join(tmpdir(), 'ops-console-own-pg-'));
+  await preparePostgresDir(dir);
+  const url = new URL(await startCluster(dir, bin));
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${database}`);
+  } finally {
+    await admin.end();
+  }
+  url.pathname = `/${database}`;
+  const port = Number(url.port);
+  return {
+    url: url.toString(),
+    start: () => pgCtlStart(dir, bin, port),
+    stop: (mode) => runAsOwner(path.join(bin, 'pg_ctl'), ['-D', path.join(dir, 'data'), '-m', mode, '-w', 'stop']),
+    remove: () => stopPostgres(dir),
+  };
 }
 
 /** Stops the run's cluster, if one was started, and removes its folder. */
