@@ -2,6 +2,7 @@
 // of its own, collects (leader.ts); the others try to take it every `retryMs`. A holder that dies loses
 // its connection and with it the lock, so another takes over within one retry interval.
 import pg from 'pg';
+import { tryCollectorLock } from '../store/locks';
 import { realClock, type Clock } from './pacer';
 
 /** What runs while the lock is held. */
@@ -9,8 +10,6 @@ export interface Work {
   stop: () => Promise<void>;
 }
 
-/** The collector's advisory lock key (the migrations have another). */
-export const COLLECTOR_LOCK = 4_022_002;
 export const DEFAULT_LEASE_RETRY_MS = 15_000;
 
 export interface Lease<W extends Work> {
@@ -39,8 +38,7 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
     void lost.then(() => stopped.signal.removeEventListener('abort', onLost));
     for (;;) {
       if (isStopped()) return;
-      const { rows } = await connection.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [COLLECTOR_LOCK]);
-      if (rows[0]?.taken) break;
+      if (await tryCollectorLock({ query: async (text, params) => ({ rows: (await connection.query<never>(text, params ? [...params] : undefined)).rows }) })) break;
       const tried = await Promise.race([lost.then(() => 'lost' as const), clock.wait(retryMs, stopped.signal).then(() => 'again' as const)]);
       if (tried === 'lost') return;
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECTOR_LOCK } from '../../../server/collector/lease';
+import { COLLECTOR_LOCK } from '../../../server/store/locks';
 import { WEBHOOKS_PATH, webhookResumePath } from '../../../src/api/notification-schemas';
 import { STORE_UNAVAILABLE_CODE } from '../../../server/store/db';
 import { STORE_RETRY_MS } from '../../../server/store/store';
