@@ -154,7 +154,9 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
     },
     async spread() {
       const waiting = [...pending.values()];
-      if (waiting.length === 0) return;
+      // The embedded store not open yet: no write is under way (it is made when the store opens), and PGlite's one
+      // process is every instance there is, already refusing these sessions: nothing to wait for.
+      if (waiting.length === 0 || (store.kind === 'pglite' && !store.opened())) return;
       // Heard back on this instance's own listening connection: the store told every other one at the same moment.
       const heard = listening ? waiting.map((entry) => new Promise<void>((resolve) => echoes.set(entry.sid, resolve))) : [];
       let timeout: NodeJS.Timeout | undefined;

@@ -43,6 +43,7 @@ export function createControlPlane(options: ControlPlaneOptions) {
     addBranch: branches.add,
     addEndpoint: computes.add,
     addOperation: operations.add,
+    pruneOperation: operations.prune,
     transferProject: projects.transfer,
     shareProject: projects.share,
     setProjectLocked: projects.setLocked,

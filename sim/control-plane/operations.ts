@@ -235,5 +235,18 @@ export function createOperations(world: World, scheduler: Scheduler, accounts: A
     allOf: (project: ProjectRecord): WireOperation[] => {
       return project.operations.map(view).reverse();
     },
+
+    /**
+     * The platform pruning an operation (it keeps about 6 months of them): from now on the API neither lists nor
+     * finds it. For tests of what outlives the API (the console's history archive).
+     */
+    prune: (operationId: string): void => {
+      const op = world.operations.get(operationId);
+      if (!op) throw new Error(`unknown operation ${operationId}`);
+      const project = world.projectOrThrow(op.projectId);
+      project.operations.splice(project.operations.indexOf(op), 1);
+      project.inFlight.delete(op);
+      world.operations.delete(operationId);
+    },
   };
 }

@@ -12,7 +12,7 @@ const sim = setupSimServer({ start: Date.now() });
 let requests: URL[] = [];
 beforeEach(() => {
   requests = [];
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     requests.push(new URL(request.url));
   });
 });
@@ -78,7 +78,8 @@ describe('a deep link started before the app', () => {
     const path = `/api/v2/projects/${project.id}/operations`;
     failOnce(path);
     const answered: string[] = [];
-    sim.server.events.on('response:mocked', ({ request }) => answered.push(new URL(request.url).pathname));
+    // The page's early request has had its answer (the console server's, passed on from the API).
+    sim.onPageResponse((request) => answered.push(new URL(request.url).pathname));
     await openDeepLink(`/projects/${project.id}`, { appArrives: () => waitFor(() => expect(answered).toContain(path)) });
 
     await expectRows(3);

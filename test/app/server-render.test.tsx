@@ -26,7 +26,7 @@ let requests: URL[] = [];
 let root: Root | undefined;
 beforeEach(() => {
   requests = [];
-  sim.server.events.on('request:start', ({ request }) => void requests.push(new URL(request.url)));
+  sim.onPageRequest((request) => void requests.push(new URL(request.url)));
 });
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,8 +1,8 @@
 import { screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { KEY_REJECTED_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../src/config/session';
-import { endSession } from '../support/console-server';
+import { KEY_REJECTED_MESSAGE } from '../../src/config/session';
+import { heldKey, holdSessionFromBeforeRestart } from '../support/console-server';
 import { renderApp } from '../support/render-app';
 import { setupSimServer } from '../support/sim-server';
 
@@ -13,13 +13,8 @@ const sim = setupSimServer({ start: Date.now() });
 
 describe('a session that ends without the key being refused', () => {
   it('says the server restarted, not that the key was rejected', async () => {
-    sim.server.use(
-      http.get('*/api/v2/projects', () => {
-        endSession();
-        return HttpResponse.json({ code: SESSION_ENDED_CODES.restarted, message: SESSION_ENDED_MESSAGES.restarted }, { status: 401 });
-      }),
-    );
-    renderApp('/', { apiKey: sim.apiKey });
+    // The cookie was sealed under a secret the server no longer has (it made a new one as it restarted).
+    renderApp('/', { session: holdSessionFromBeforeRestart(sim.apiKey) });
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent("Your session ended: the console's server restarted. Sign in again.");
@@ -34,5 +29,7 @@ describe('a session that ends without the key being refused', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(/rejected \(invalid or revoked\)/);
     expect(KEY_REJECTED_MESSAGE).toMatch(/rejected \(invalid or revoked\)/);
+    // The server ended the session on the API's 401 (its answer expired the cookie).
+    expect(heldKey()).toBeNull();
   });
 });

@@ -189,3 +189,20 @@ describe('ordering', () => {
     expect(sim.cp.operationsOf(project.id).map((op) => op.id)).toEqual(started.map((op) => op.id).reverse());
   });
 });
+
+describe('pruning', () => {
+  it('drops an operation from the list and from its own route, as the platform does after about 6 months', async () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'pruned', ownerId: owner.userId, compute: false });
+    const old = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'finished', createdAt: START.getTime() - 200 * 24 * 60 * MINUTE });
+    const kept = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'finished' });
+
+    sim.cp.pruneOperation(old.id);
+
+    expect(sim.cp.operationsOf(project.id).map((op) => op.id)).toEqual([kept.id]);
+    expect(sim.cp.findOperation(old.id)).toBeUndefined();
+    expect((await sim.call('GET', `/projects/${project.id}/operations/${old.id}`, { key: owner.key })).status).toBe(404);
+    expect(() => sim.cp.pruneOperation(old.id)).toThrow(/unknown operation/);
+  });
+});

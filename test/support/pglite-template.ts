@@ -1,15 +1,18 @@
 // PGlite's first start (its initdb) takes 3–15 s on these machines, reopening a folder well under one:
 // so the store's tests open copies of one migrated folder, made once per PGlite version and set of
 // migrations and kept in node_modules/.cache (a lock folder makes it once across Vitest's workers).
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { openStore, STORE_DIR } from '../../server/store';
 import { loadMigrations } from '../../server/store/migrations';
 
 const CACHE = path.resolve('node_modules/.cache/ops-console-pglite');
+const run = promisify(execFile);
 
 /** The migrated folder every copy is made from, made now if it is not there yet (the global setup asks first). */
 export async function templateDir(): Promise<string> {
@@ -40,10 +43,26 @@ export async function templateDir(): Promise<string> {
   }
 }
 
+/**
+ * Puts a migrated, empty PGlite store in `dataDir` (as DATA_DIR/store). With the system's cp: its thousand files
+ * (39 MB) take about half the time fs.cp takes (0.45 s against 0.87 s on these machines).
+ */
+export async function copyMigratedStore(dataDir: string): Promise<void> {
+  await copyFolder(path.join(await templateDir(), STORE_DIR), path.join(dataDir, STORE_DIR));
+}
+
+async function copyFolder(from: string, to: string): Promise<void> {
+  try {
+    await run('cp', ['-R', from, to]);
+  } catch {
+    await rm(to, { recursive: true, force: true });
+    await cp(from, to, { recursive: true });
+  }
+}
+
 /** A DATA_DIR holding a migrated, empty PGlite store (DATA_DIR/store), for one test. */
 export async function pgliteDataDir(): Promise<string> {
-  const template = await templateDir();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-data-'));
-  await cp(path.join(template, STORE_DIR), path.join(dataDir, STORE_DIR), { recursive: true });
+  await copyMigratedStore(dataDir);
   return dataDir;
 }

@@ -30,7 +30,10 @@ describe('exporting everything that matches', () => {
     const requests = recordListRequests();
     const { user } = renderApp(`/projects/${project.id}?status=error`, { apiKey: sim.apiKey });
     await screen.findByRole('listbox', { name: 'Status' });
-    await user.click(screen.getByRole('button', { name: 'Export all matches as CSV' }));
+    const exportAll = screen.getByRole('button', { name: 'Export all matches as CSV' });
+    // Pressed once it can be: once the history's first page is in.
+    await waitFor(() => expect(exportAll).toBeEnabled());
+    await user.click(exportAll);
 
     await waitFor(() => expect(downloads).toHaveLength(1), { timeout: 10_000 });
     const file = await downloads[0]!;

@@ -1,12 +1,15 @@
 import { vi } from 'vitest';
 import { screen, within } from '@testing-library/react';
 import type { SimServer } from '../../support/sim-server';
-import type { DemoSeed } from '../../../sim/seed';
+import type { EmptySeed } from '../../../sim/seed';
+
+/** What these helpers need of the simulator: any seed has a user. */
+type Sim = Pick<SimServer<EmptySeed>, 'cp' | 'clock' | 'seed'>;
 
 export const MINUTE = 60_000;
 
 /** A project with no compute, so the control plane adds no background operations of its own. */
-export function newProject(sim: SimServer<DemoSeed>, name = 'History test') {
+export function newProject(sim: Sim, name = 'History test') {
   return sim.cp.addProject({ name, ownerId: sim.seed.userId, compute: false });
 }
 
@@ -15,7 +18,7 @@ export function newProject(sim: SimServer<DemoSeed>, name = 'History test') {
  * one's status and action (the i-th oldest). Returns them newest first, as the API lists them.
  */
 export function addHistory(
-  sim: SimServer<DemoSeed>,
+  sim: Sim,
   projectId: string,
   count: number,
   shape: (i: number) => { status?: 'finished' | 'failed' | 'error' | 'cancelled'; action?: string; durationMs?: number } = () => ({}),

@@ -73,6 +73,8 @@ describe('searching the whole history for a filter', () => {
     await waitFor(() => expect(progress()).toHaveTextContent(/Searching… searched 1,100 of the history back to .* · 11 matches/));
     await waitFor(() => expect(tableIds()).toHaveLength(11));
     expect(screen.getByRole('button', { name: 'Stop' })).toBeEnabled();
+    // Released once it is held: its request may reach the API after the screen shows the pages before it.
+    await waitFor(() => expect(held).toBe(2));
     release.now();
     await waitFor(() => expect(progress()).toHaveTextContent('Searched the whole history: 2,500 operations'));
     await waitFor(() => expect(tableIds()).toHaveLength(26));

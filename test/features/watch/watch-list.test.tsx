@@ -1,6 +1,6 @@
 import { configure, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fakeFingerprint } from '../../support/console-server';
+import { fingerprintOf } from '../../support/console-server';
 import { elapse, withFakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -21,7 +21,7 @@ beforeEach(() => {
   // The page's icon, as index.html has it: the watch list draws its badge over it.
   document.head.querySelector('link[rel="icon"]')?.remove();
   document.head.insertAdjacentHTML('beforeend', '<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     requests.push(new URL(request.url));
   });
 });
@@ -212,7 +212,7 @@ describe('watch list', () => {
     renderApp('/', { apiKey: sim.apiKey });
     expect(await within(panel()).findByRole('link', { name: 'Apply config' })).toBeInTheDocument();
     const [[key, value]] = storedWatchEntries() as [[string, string]];
-    expect(key).toBe(`ops-console.watch.${fakeFingerprint(sim.apiKey)}`);
+    expect(key).toBe(`ops-console.watch.${fingerprintOf(sim.apiKey)}`);
     expect(value).toContain('Persisted');
     for (let i = 0; i < localStorage.length; i++) {
       const name = localStorage.key(i) ?? '';

@@ -1,42 +1,54 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { KEY_REJECTED } from '../../../server/collector/source-reader';
+import { keepSource, listSourceSummaries } from '../../../server/store/sources';
+import { fingerprintOf, serverSeal } from '../../support/console-server';
 import { elapse, fakeConsoleClock } from '../../support/fake-clock';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
-// The history archive's page through the whole console, against the stand-in for the console server's
-// /archive routes (test/support/archive-server.ts), with the production retry policy.
+// The history archive's page through the whole console, against the console server's own /archive routes
+// and its collector reading the simulator, with the production retry policy. The server lists a session only
+// the source kept with its own key: another person's key, label and reach are theirs.
 
-const sim = setupSimServer({ start: Date.now() });
+// The collector follows at its default pace (a busy project every 5 s): a minute of the page's clock is a
+// minute of the server's too.
+const sim = setupSimServer({ start: Date.now(), store: true, env: { ARCHIVE_INTERVAL_MS: '5000' } });
 
 beforeAll(() => polyfillModalDialogs());
+let archiveRequests: URL[] = [];
 beforeEach(() => {
   // Fast polls: the page polls the sources at the chosen interval while one is backfilling.
   localStorage.setItem('ops-console.poll-interval-ms', '100');
-  sim.archive.reach = [sim.seed.projectIds.personal, sim.seed.projectIds.big];
+  archiveRequests = [];
+  sim.onPageRequest((request) => {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith('/archive')) archiveRequests.push(url);
+  });
 });
 afterEach(() => {
   vi.useRealTimers();
+  sim.server.events.removeAllListeners();
 });
 
 const sourcesTable = () => screen.findByRole('table', { name: 'Keys the archive reads with' });
+const ownRow = () => within(screen.getByRole('table', { name: 'Keys the archive reads with' })).getByRole('row', { name: /Demo User/ });
 
-function keepOther(state: 'following' | 'disabled', lastError: string | null = null) {
-  sim.archive.sources.push({
-    id: 'src-other',
-    key: 'someone-elses-key',
-    keyKind: 'organization',
-    label: 'Acme Analytics',
-    state,
-    projects: 2,
-    operations: 2_345,
-    createdAt: new Date(Date.now() - 86_400_000).toISOString(),
-    lastReadAt: new Date(Date.now() - 120_000).toISOString(),
-    lastError,
-  });
+/** A key kept as the server keeps one, written through the store's own module (the collector then reads with it). */
+async function keepWithStore(id: string, key: string, { keyKind = 'personal', label = 'Demo User' }: { keyKind?: string; label?: string } = {}) {
+  await keepSource(await sim.console.db(), { id, fingerprint: fingerprintOf(key), sealedKey: serverSeal.seal('kept-key', key), keyKind, label, now: new Date() });
+  sim.console.running.leader.wake();
 }
+
+/** Another person's organization key for Acme Analytics, kept by them. */
+async function keepOther() {
+  const other = sim.cp.issueApiKey({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'analytics');
+  await keepWithStore('src-other', other.secret, { keyKind: 'organization', label: 'Acme Analytics' });
+}
+
+const keptIds = async () => (await listSourceSummaries(await sim.console.db())).map((source) => source.id);
 
 describe('history archive', () => {
   it('says what keeping means before the button, keeps the session’s key and lists it, polling while it backfills', async () => {
@@ -59,46 +71,33 @@ describe('history archive', () => {
     expect(within(row).getByText('Personal key')).toBeInTheDocument();
     expect(within(row).getByText('Backfilling')).toBeInTheDocument();
     expect(within(row).getByText('Not yet')).toBeInTheDocument();
-    expect(within(row).getByRole('cell', { name: '2' })).toBeInTheDocument();
     expect(screen.getByText(/History is being kept with “Demo User”/)).toBeInTheDocument();
     // Already kept: the button says why it cannot be pressed.
     expect(screen.getByRole('button', { name: 'Keep history' })).toBeDisabled();
     expect(screen.getByRole('button', { name: 'Keep history' })).toHaveAccessibleDescription(/already kept/);
 
-    // The collector moves on: the page shows it without a reload (it polls while backfilling).
-    const kept = sim.archive.sources[0];
-    if (!kept) throw new Error('no source kept');
-    Object.assign(kept, { state: 'following', operations: 2_016, lastReadAt: new Date().toISOString() });
-    await waitFor(() => expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('Following')).toBeInTheDocument());
-    expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('2,016')).toBeInTheDocument();
-    expect(within(screen.getByRole('row', { name: /Demo User/ })).getByText('just now', { exact: false })).toBeInTheDocument();
+    // The collector reads the simulator: the page shows it without a reload (it polls while backfilling),
+    // with what the key reaches there.
+    await waitFor(() => expect(within(ownRow()).getByText('Following')).toBeInTheDocument());
+    const reached = Object.values(sim.seed.projectIds);
+    const operations = reached.reduce((sum, id) => sum + sim.cp.operationsOf(id).length, 0);
+    expect(within(ownRow()).getByRole('cell', { name: String(reached.length) })).toBeInTheDocument();
+    expect(within(ownRow()).getByText(operations.toLocaleString('en-US'))).toBeInTheDocument();
+    expect(within(ownRow()).getByText('just now', { exact: false })).toBeInTheDocument();
     // Not backfilling any more: no further polls, for a minute of the page's clock (600 intervals).
-    const asked = sim.archive.requests.length;
+    const asked = archiveRequests.length;
     await elapse(60_000);
-    expect(sim.archive.requests.length).toBe(asked);
+    expect(archiveRequests.length).toBe(asked);
   });
 
   it('removes the session’s own source after a confirmation that says what is deleted', async () => {
-    sim.archive.sources.push({
-      id: 'src-own',
-      key: sim.apiKey,
-      keyKind: 'personal',
-      label: 'Demo User',
-      state: 'following',
-      projects: 6,
-      operations: 2_100,
-      createdAt: new Date().toISOString(),
-      lastReadAt: new Date().toISOString(),
-      lastError: null,
-    });
-    keepOther('following');
+    await keepWithStore('src-own', sim.apiKey);
+    await keepOther();
     const { user } = renderApp('/settings/archive', { apiKey: sim.apiKey });
     const table = await sourcesTable();
-    // Only the session's own key may be removed from here.
+    // Only the session's own key is listed (and may be removed from here): another person's is theirs.
     expect(within(table).getAllByRole('button', { name: 'Remove' })).toHaveLength(1);
-    const other = within(table).getByRole('row', { name: /Acme Analytics/ });
-    expect(within(other).getByText('Kept with another key')).toBeInTheDocument();
-    expect(within(other).getByText('Organization key')).toBeInTheDocument();
+    expect(within(table).queryByRole('row', { name: /Acme Analytics/ })).not.toBeInTheDocument();
 
     await user.click(within(table).getByRole('button', { name: 'Remove' }));
     const dialog = screen.getByRole('alertdialog', { name: /Stop keeping history with “Demo User”/ });
@@ -106,18 +105,23 @@ describe('history archive', () => {
     expect(dialog).toHaveAccessibleDescription(/not revoked/);
     await user.click(within(dialog).getByRole('button', { name: 'Remove' }));
     await waitFor(() => expect(screen.queryByRole('row', { name: /Demo User/ })).not.toBeInTheDocument());
-    expect(sim.archive.sources.map((s) => s.id)).toEqual(['src-other']);
+    expect(await screen.findByText('No key is kept yet', { exact: false })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'Keep history' })).toBeEnabled();
-    expect(sim.archive.requests.some((url) => url.pathname === '/archive/sources/src-own')).toBe(true);
+    expect(archiveRequests.some((url) => url.pathname === '/archive/sources/src-own')).toBe(true);
+    // The other person's key is still kept.
+    expect(await keptIds()).toEqual(['src-other']);
   });
 
   it('says a disabled source’s key was rejected and that it stopped reading, in words', async () => {
-    keepOther('disabled', 'The API rejected the key (401): the archive stopped reading with it.');
-    renderApp('/settings/archive', { apiKey: sim.apiKey });
-    const row = within(await sourcesTable()).getByRole('row', { name: /Acme Analytics/ });
-    expect(within(row).getByText('Disabled')).toBeInTheDocument();
-    expect(within(row).getByText(/the key was rejected \(401\): the archive stopped reading with it/)).toBeInTheDocument();
-    expect(within(row).getByText('The API rejected the key (401): the archive stopped reading with it.')).toBeInTheDocument();
+    // The session's key, kept, then revoked elsewhere: the collector's next read with it is refused (401).
+    const key = sim.cp.issueApiKey({ kind: 'personal', userId: sim.seed.userId }, 'soon revoked');
+    sim.cp.revokeApiKey(key.id);
+    await keepWithStore('src-own', key.secret);
+    renderApp('/settings/archive', { apiKey: key.secret });
+    await sourcesTable();
+    await waitFor(() => expect(within(ownRow()).getByText('Disabled')).toBeInTheDocument());
+    expect(within(ownRow()).getByText(/the key was rejected \(401\): the archive stopped reading with it/)).toBeInTheDocument();
+    expect(within(ownRow()).getByText(KEY_REJECTED)).toBeInTheDocument();
   });
 
   it('shows a failing list inline with Retry, never a blank page', async () => {
@@ -127,10 +131,10 @@ describe('history archive', () => {
     expect(alert).toHaveTextContent('Could not load the kept keys.');
     expect(alert).toHaveTextContent('The archive store is not reachable.');
     expect(screen.getByRole('heading', { level: 1, name: 'History archive' })).toBeInTheDocument();
-    keepOther('following');
+    await keepWithStore('src-own', sim.apiKey);
     sim.server.resetHandlers();
     await user.click(within(alert).getByRole('button', { name: /Retry/ }));
-    expect(within(await sourcesTable()).getByRole('row', { name: /Acme Analytics/ })).toBeInTheDocument();
+    expect(within(await sourcesTable()).getByRole('row', { name: /Demo User/ })).toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
   });
 });

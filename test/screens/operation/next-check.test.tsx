@@ -23,7 +23,7 @@ beforeEach(() => {
   notifyManager.setScheduler(queueMicrotask);
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], now: Date.parse('2026-11-22T12:00:00Z') });
   sent = [];
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     if (DETAIL.test(new URL(request.url).pathname)) sent.push(Date.now());
   });
 });

@@ -13,7 +13,7 @@ let detailRequests = 0;
 beforeEach(() => {
   localStorage.setItem('ops-console.poll-interval-ms', '100');
   detailRequests = 0;
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     if (/\/operations\/[^/]+$/.test(new URL(request.url).pathname)) detailRequests++;
   });
 });

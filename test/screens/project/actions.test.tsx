@@ -28,7 +28,7 @@ beforeEach(() => {
   // Polls and 423 retries every 100 ms (the retry base is the poll interval, capped): quick tests.
   localStorage.setItem('ops-console.poll-interval-ms', '100');
   sent = [];
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     sent.push({ method: request.method, path: new URL(request.url).pathname, body: request.clone().text() });
   });
 });

@@ -1,10 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import { http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ArchivedOperation } from '../../../src/api/archive-schemas';
 import { addHistory, MINUTE, newProject, operationsTable, recordListRequests, tableIds, type ListRequest } from '../../features/history/history-support';
-import { SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES } from '../../../src/config/session';
-import { endSession } from '../../support/console-server';
+import { keepHistory, waitUntilKept } from '../../support/archive';
+import { expireSession, holdSession } from '../../support/console-server';
 import { catchDownloads } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
@@ -12,44 +11,50 @@ import { setupSimServer } from '../../support/sim-server';
 // A filtered history of a project the archive covers is answered by the console's server from its
 // store (GET /archive/projects/:id/operations with the filter's parameters): one request a page, no
 // walk over the API. A project it does not cover (404 not_archived) is walked over the API as before.
+// The archive is the real one: the session's key kept, the server's collector reading the simulator (a user
+// with only the test's project, so it reads little), an idle project read again every 600 ms and whole again
+// when a second has passed, so an operation the simulator prunes is soon kept as one the API no longer lists.
 
-const sim = setupSimServer({ start: Date.now() });
+const sim = setupSimServer({ start: Date.now(), seed: 'empty', store: true, env: { ARCHIVE_INTERVAL_MS: '100', ARCHIVE_FULL_READ_MS: '1000' } });
 let apiLists: ListRequest[] = [];
+let archiveRequests: URL[] = [];
 beforeEach(() => {
   localStorage.setItem('ops-console.poll-interval-ms', '100');
   apiLists = recordListRequests();
+  archiveRequests = [];
+  sim.onPageRequest((request) => {
+    const url = new URL(request.url);
+    if (url.pathname.startsWith('/archive/')) archiveRequests.push(url);
+  });
 });
 afterEach(() => {
   vi.restoreAllMocks();
+  sim.server.events.removeAllListeners();
 });
 
 /** Every 97th operation failed (the oldest first). */
 const failedEvery97 = (i: number) => ({ status: i % 97 === 5 ? ('failed' as const) : ('finished' as const) });
-const archiveLists = () => sim.archive.requests.filter((url) => url.pathname.endsWith('/operations'));
+const archiveLists = () => archiveRequests.filter((url) => url.pathname.endsWith('/operations'));
 const walkRequests = () => apiLists.filter((r) => r.url.searchParams.has('cursor'));
 
-/** An operation the API no longer lists (older than its 6 months), kept by the archive. */
-function keptOperation(projectId: string, status: string): ArchivedOperation {
-  const created = new Date(Date.now() - 200 * 24 * 60 * MINUTE);
-  return {
-    id: 'op-kept-by-archive-0001',
-    project_id: projectId,
-    action: 'apply_config',
-    status,
-    failures_count: 1,
-    created_at: created.toISOString(),
-    updated_at: new Date(created.getTime() + 5_000).toISOString(),
-    total_duration_ms: 5_000,
-    keptSince: new Date(Date.now() - 10 * 24 * 60 * MINUTE).toISOString(),
-  };
+/** A failed operation older than the platform keeps (200 days), which the platform prunes once the archive has read it. */
+function oldFailure(projectId: string) {
+  return sim.cp.addOperation({ projectId, action: 'apply_config', status: 'failed', durationMs: 5_000, createdAt: Date.now() - 200 * 24 * 60 * MINUTE });
+}
+
+/** Keeps the session's key, lets the archive read everything, then the platform prunes `pruned` (the archive keeps it). */
+async function archiveThenPrune(...pruned: { id: string }[]) {
+  holdSession(sim.apiKey);
+  await keepHistory(sim.console);
+  for (const op of pruned) sim.cp.pruneOperation(op.id);
 }
 
 describe('history served from the archive', () => {
   it('answers a filter with one archive request carrying its parameters, shows every match and walks nothing', async () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 2_500, failedEvery97);
-    sim.archive.cover(project.id, { lastReadAt: new Date().toISOString() });
-    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    const kept = oldFailure(project.id);
+    await archiveThenPrune(kept);
     // The kept operation is an apply_config: q=check leaves it out, as it would in any form of the filter.
     const expected = all.filter((op) => op.status === 'failed').map((op) => op.id);
 
@@ -72,11 +77,12 @@ describe('history served from the archive', () => {
   it('shows an operation the API no longer lists, marked as kept by the archive in words', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 30, failedEvery97);
-    sim.archive.cover(project.id);
-    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    const kept = oldFailure(project.id);
+    await archiveThenPrune(kept);
+    await waitUntilKept(sim.console, project.id, kept.id);
 
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(tableIds()).toContain('op-kept-by-archive-0001'));
+    await waitFor(() => expect(tableIds()).toContain(kept.id));
     const row = within(operationsTable())
       .getAllByRole('row')
       .find((r) => within(r).queryByRole('link', { name: 'Apply config' }));
@@ -89,7 +95,11 @@ describe('history served from the archive', () => {
   it('says when the archive is still reading the older history', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 30, failedEvery97);
-    sim.archive.cover(project.id, { backfilled: false });
+    // The archive's first whole read of the project (pages of 1,000) is held: it has listed the project, not read it.
+    sim.server.use(http.get(`*/api/v2/projects/${project.id}/operations`, ({ request }) => (new URL(request.url).searchParams.get('limit') === '1000' ? delay('infinite') : undefined)));
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console, { until: 'listed', projects: 1 });
+
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     expect(await screen.findByText(/still reading this project’s older history: older matches may be missing/)).toBeInTheDocument();
   });
@@ -112,8 +122,8 @@ describe('history served from the archive', () => {
     const downloads = catchDownloads();
     const project = newProject(sim);
     addHistory(sim, project.id, 1_200, failedEvery97);
-    sim.archive.cover(project.id);
-    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
+    const kept = oldFailure(project.id);
+    await archiveThenPrune(kept);
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     await waitFor(() => expect(screen.getByText(/From the history archive, over the whole record of this project: 14 matches\./)).toBeInTheDocument());
     await user.click(screen.getByRole('button', { name: 'Export all matches as NDJSON' }));
@@ -121,7 +131,7 @@ describe('history served from the archive', () => {
     const file = await downloads[0];
     const lines = (file?.text ?? '').trim().split('\n');
     expect(lines).toHaveLength(14);
-    expect(lines.at(-1)).toContain('op-kept-by-archive-0001');
+    expect(lines.at(-1)).toContain(kept.id);
     expect(screen.getByText(/Exported 14 matching operations as NDJSON\./)).toBeInTheDocument();
     expect(walkRequests()).toHaveLength(0);
   });
@@ -129,15 +139,17 @@ describe('history served from the archive', () => {
   it('ends the session, as any 401 does, when it has ended by the time the archive is asked for an export', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 1_200, failedEvery97);
-    sim.archive.cover(project.id);
+    await archiveThenPrune();
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     await waitFor(() => expect(screen.getByText(/From the history archive, over the whole record of this project: 13 matches\./)).toBeInTheDocument());
     let refused = 0;
     sim.server.use(
-      http.get('*/archive/projects/:projectId/operations', () => {
+      http.get('*/archive/projects/:projectId/operations', ({ request }) => {
+        // The session's 12 hours are over just as the export asks: the server answers it with the cookie it has.
         refused++;
-        endSession();
-        return HttpResponse.json({ code: SESSION_ENDED_CODES.expired, message: SESSION_ENDED_MESSAGES.expired }, { status: 401 });
+        expireSession();
+        const url = new URL(request.url);
+        return sim.console.request(`${url.pathname}${url.search}`);
       }),
     );
 
@@ -152,7 +164,8 @@ describe('history served from the archive', () => {
   it('walks the API when the archive cannot answer, and says so with a way to ask it again', async () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 1_200, failedEvery97);
-    sim.archive.cover(project.id);
+    const kept = oldFailure(project.id);
+    await archiveThenPrune(kept);
     sim.server.use(http.get('*/archive/projects/:projectId/operations', () => HttpResponse.json({ code: '', message: 'The archive store is not reachable.' }, { status: 500 })));
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     const alert = await screen.findByRole('alert');
@@ -160,18 +173,18 @@ describe('history served from the archive', () => {
     await waitFor(() => expect(tableIds()).toEqual(all.filter((op) => op.status === 'failed').map((op) => op.id)));
     expect(walkRequests().length).toBeGreaterThan(0);
     // Once it answers again, the archive's record is shown (the kept operation with it).
-    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
     sim.server.resetHandlers();
     await user.click(within(alert).getByRole('button', { name: 'Retry the archive' }));
-    await waitFor(() => expect(tableIds()).toContain('op-kept-by-archive-0001'));
+    await waitFor(() => expect(tableIds()).toContain(kept.id));
   });
 
   it('opens a kept operation’s page from the archive when the API says 404 for it', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 5);
-    sim.archive.cover(project.id);
-    sim.archive.kept.set(project.id, [keptOperation(project.id, 'failed')]);
-    renderApp(`/projects/${project.id}/operations/op-kept-by-archive-0001`, { apiKey: sim.apiKey });
+    const kept = oldFailure(project.id);
+    await archiveThenPrune(kept);
+    await waitUntilKept(sim.console, project.id, kept.id);
+    renderApp(`/projects/${project.id}/operations/${kept.id}`, { apiKey: sim.apiKey });
     expect(await screen.findByRole('heading', { level: 1, name: 'Apply config' })).toBeInTheDocument();
     expect(screen.getByText(/The API no longer has this operation/)).toHaveTextContent(/Kept by the archive/);
     expect(screen.getByTestId('operation-status')).toHaveTextContent('Error');
@@ -186,4 +199,3 @@ describe('history served from the archive', () => {
     expect(screen.getByText(/It may have been pruned/)).toBeInTheDocument();
   });
 });
-

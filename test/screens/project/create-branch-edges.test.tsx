@@ -19,12 +19,19 @@ function leavingAsks(): boolean {
   return event.defaultPrevented;
 }
 
+/** The page's "Create branch", once it can be pressed (the branches are in). */
+async function createBranchButton() {
+  const button = await screen.findByRole('button', { name: 'Create branch' });
+  await waitFor(() => expect(button).toBeEnabled());
+  return button;
+}
+
 describe('the Create branch dialog', () => {
   it('drops a 409 refusal once the name changes, and never shows it beside a new validation message', async () => {
     const project = sim.cp.addProject({ name: 'Stale refusal', ownerId: sim.seed.userId });
     sim.cp.addBranch({ projectId: project.id, name: 'dev' });
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Create branch' }));
+    await user.click(await createBranchButton());
     const dialog = screen.getByRole('dialog', { name: 'Create branch' });
     const name = within(dialog).getByLabelText('Branch name');
     await user.type(name, 'dev');
@@ -42,7 +49,7 @@ describe('the Create branch dialog', () => {
     const project = sim.cp.addProject({ name: 'Queued', ownerId: sim.seed.userId });
     sim.cp.setProjectLocked(project.id, true);
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Create branch' }));
+    await user.click(await createBranchButton());
     const dialog = screen.getByRole('dialog', { name: 'Create branch' });
     expect(leavingAsks()).toBe(false);
     await user.type(within(dialog).getByLabelText('Branch name'), 'later');

@@ -21,6 +21,13 @@ async function rowOf(branchName: string) {
   return within(table).queryByRole('rowheader', { name: new RegExp(`^${branchName}`) });
 }
 
+/** The page's "Create branch", once it can be pressed (the branches are in). */
+async function createBranchButton() {
+  const button = await screen.findByRole('button', { name: 'Create branch' });
+  await waitFor(() => expect(button).toBeEnabled());
+  return button;
+}
+
 describe('a change whose 2xx answer cannot be read', () => {
   it('says the branch was created, offers no retry, and refreshes the branches', async () => {
     const project = sim.cp.addProject({ name: 'Unread', ownerId: sim.seed.userId });
@@ -36,7 +43,7 @@ describe('a change whose 2xx answer cannot be read', () => {
       ),
     );
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Create branch' }));
+    await user.click(await createBranchButton());
     const dialog = screen.getByRole('dialog', { name: 'Create branch' });
     await user.type(within(dialog).getByLabelText('Branch name'), 'dev');
     await user.click(within(dialog).getByRole('button', { name: 'Create branch' }));

@@ -17,7 +17,7 @@ let requests: { url: URL; at: number }[] = [];
 beforeEach(() => {
   localStorage.setItem('ops-console.poll-interval-ms', '100');
   requests = [];
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     requests.push({ url: new URL(request.url), at: Date.now() });
   });
   // jsdom has no scrolling; the virtualiser's own scroll writes are no-ops here.

@@ -17,7 +17,7 @@ let requests: URL[] = [];
 beforeEach(() => {
   localStorage.setItem('ops-console.poll-interval-ms', String(INTERVAL_MS));
   requests = [];
-  sim.server.events.on('request:start', ({ request }) => {
+  sim.onPageRequest((request) => {
     requests.push(new URL(request.url));
   });
 });
