@@ -62,7 +62,7 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
       watch.signOut();
     },
   });
-  holder.signOutUnauthorized = (error) => session.signOut(signOutReasonOf(error));
+  holder.signOutUnauthorized = (error) => session.signOut(signOutReasonOf(error), 'server');
   connectWatchToQueries(watch, queryClient);
   // Every refresh of a project's newest page lands in its loaded history (the one store the screen renders).
   connectHistoryRefresh(queryClient);

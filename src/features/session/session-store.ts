@@ -27,7 +27,12 @@ export interface SessionStore {
   subscribe: (listener: () => void) => () => void;
   /** Posts the key to the server; null once signed in, else why not. Aborting `signal` cancels the check. */
   signIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
-  signOut: (reason: SignOutReason) => void;
+  /**
+   * Ends the session. `by`: the person (or a screen that knows why), or the server's own 401 (a cookie that no
+   * longer opens a session): one that comes while a rejection waits is that rejection's doing (the API's 401
+   * ended the session and expired its cookie), so the rejection's reason stands.
+   */
+  signOut: (reason: SignOutReason, by?: 'page' | 'server') => void;
   /**
    * While held, a rejection (a 401 from the API anywhere) waits instead of signing out: the holder is
    * about to learn a truer reason (it revoked a key, maybe this very one, so reads in flight may be
@@ -95,9 +100,9 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
       channel?.post({ type: 'signed-in', session: result.session });
       return null;
     },
-    signOut(reason) {
+    signOut(reason, by = 'page') {
       if (!state.signedIn && reason !== 'signed-out') return;
-      if (reason === 'rejected' && holds > 0) {
+      if (holds > 0 && (reason === 'rejected' || (by === 'server' && rejectionWaiting))) {
         rejectionWaiting = true;
         return;
       }

@@ -542,13 +542,10 @@ describe('revoking a key', () => {
     expect(heldKey()).toBeNull();
   });
 
-  // Fails against the real console server, which the stand-in hid: the refused read's 401 ends the session and
-  // expires the cookie (as DESIGN §5 has it), so the list the page reads again after the refused revoke goes
-  // without one and gets the server's own 401 `not_signed_in`, which the page takes for a sign-out of the
-  // person's own ('signed-out' is not held while a revoke is under way, src/features/session/session-store.ts):
-  // the key screen says "You signed out." although the API rejected the key. The page's to fix (src/ is not
-  // changed here); `it.fails` says so until it is, and fails once it is fixed.
-  it.fails('a read refused while a revoke is being refused still signs out as rejected', async () => {
+  // The refused read's 401 ends the session and expires the cookie (docs/session-and-security.md), so the list the
+  // page reads again after the refused revoke goes without one and gets the server's own 401 `not_signed_in`: the
+  // rejection that waited is why, not a sign-out of the person's own.
+  it('a read refused while a revoke is being refused still signs out as rejected', async () => {
     issue({ kind: 'organization', orgId: sim.seed.orgIds.acme }, 'acme-ops');
     const { user, queryClient } = renderKeysScreen();
     const section = await acmeKeys();
