@@ -6,8 +6,6 @@ import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 export default defineConfig({
   plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress()],
-  // The key screen says which API it talks to; the build and the server share one process env.
-  define: { __API_TARGET__: JSON.stringify(process.env.API_URL ?? '') },
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
   // The manifest tells the server which chunks each screen needs, to preload them on a server-rendered page.
   // No modulepreload polyfill: every browser the console supports (ES2022) preloads modules itself.

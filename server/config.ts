@@ -35,7 +35,12 @@ export interface ServerConfig {
   webhookAllowPrivate: boolean;
   /** WEB_CONCURRENCY as given (undefined: unset); processes() says how many run. */
   webConcurrency: number | undefined;
+  /** API_URL is the built-in simulator served by the primary of several instances (process/run.ts), not a real API. */
+  apiIsSimulator: boolean;
 }
+
+/** Set by process/run.ts in each instance's environment when API_URL is its primary's simulator. */
+export const API_IS_SIMULATOR_ENV = 'OPS_CONSOLE_API_IS_SIMULATOR';
 
 export const MAX_PROCESSES = 64;
 
@@ -110,5 +115,6 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webConcurrency: optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
+    apiIsSimulator: apiUrl !== undefined && env[API_IS_SIMULATOR_ENV] === '1',
   };
 }

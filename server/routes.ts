@@ -64,6 +64,8 @@ export interface RoutesOptions {
   notifications?: Notifications | undefined;
   /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
   turns?: TurnBudget;
+  /** The real API /api/v2 is forwarded to, as every page says (PageData.apiUrl); undefined: the built-in simulator. */
+  apiUrl?: string | undefined;
 }
 
 type RequestHandlerAsync = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -141,7 +143,7 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       status,
       fetchApi: backend.fetch,
       // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
-      data: data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) },
+      data: { ...(data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) }), ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}) },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
       // The API refused the key while the page was rendered: the session ends here as on any 401.
       endSession: () => void sessions.end(req, 'rejected'),

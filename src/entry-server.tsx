@@ -2,6 +2,7 @@ import { StrictMode, type ReactNode } from 'react';
 import { renderToReadableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { describeProblem, isApiError } from './api/api-error';
+import { setApiTarget } from './config/api-target';
 import type { PageData, PageSession } from './api/page-data';
 import { dehydrateForPage, type RenderedQueries } from './api/rendered-queries';
 import type { Transport } from './api/request';
@@ -34,6 +35,8 @@ export interface ScreenRequest {
    * and no kept render fits; refused, the page goes out as the shell at once rather than queue.
    */
   renderSlot?: { enter: () => boolean; leave: () => void } | undefined;
+  /** The real API the server forwards to (PageData.apiUrl); undefined: the built-in simulator. */
+  apiUrl?: string | undefined;
 }
 
 export type RenderedScreen = Extract<ScreenRender, { kind: 'rendered' }>;
@@ -150,6 +153,7 @@ export interface KeyScreenRequest {
  */
 export async function renderKeyScreen({ url, data, signal, renderSlot }: KeyScreenRequest): Promise<ScreenRender> {
   if (data.session.signedIn) return { kind: 'broken', error: new Error('The key screen is rendered for a signed-out page only') };
+  setApiTarget(data.apiUrl);
   const transport: Transport = () => Promise.reject(new Error('The key screen reads nothing from the API'));
   const state = createServerAppState({ session: data.session, transport, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
   try {
@@ -161,7 +165,9 @@ export async function renderKeyScreen({ url, data, signal, renderSlot }: KeyScre
   }
 }
 
-export async function renderScreen({ url, session, transport, signal, dataDeadline, memo, renderSlot }: ScreenRequest): Promise<ScreenRender> {
+export async function renderScreen({ url, session, transport, signal, dataDeadline, memo, renderSlot, apiUrl }: ScreenRequest): Promise<ScreenRender> {
+  // One server has one API: the same on every render of this process, as the page's data block says.
+  setApiTarget(apiUrl);
   const first = session.signedIn ? firstScreenOf(url, session.keyKind) : null;
   if (!first?.serverRendered) return { kind: 'broken', error: new Error(`${url} is not rendered on the server`) };
   const state = createServerAppState({ session, transport });

@@ -5,6 +5,7 @@ import { holdEarlyClicks } from './app/early-clicks';
 import { noteEarlyEdits } from './app/early-edits';
 import { releaseHeldCode } from './app/held-code';
 import { startEarly } from './app/early-start';
+import { setApiTarget } from './config/api-target';
 import { openSessionChannel } from './features/session/session-channel';
 import './styles.css';
 // After the base styles: the layout across screen sizes overrides them.
@@ -17,6 +18,8 @@ const root = document.getElementById('root');
 if (root) {
   // What the server says about this page's session (never the key): a JSON block, not a script.
   const data = parsePageData(document.getElementById(PAGE_DATA_ELEMENT_ID)?.textContent);
+  // Which API this console talks to, as its server says now (not as the build was made).
+  setApiTarget(data.apiUrl);
   // A sign-in form posted without the script answers at /session: show the address it was posted from.
   if (data.signIn) window.history.replaceState(null, '', data.signIn.returnTo);
   const ended = data.sessionEnded;

@@ -41,7 +41,7 @@ export function createPageRenderer({ entry, headTags = () => '', memo }: PageRen
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
     const transport = serverTransport(fetchApi, session.key);
-    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders }) };
+    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders, apiUrl: data.apiUrl }) };
   };
 }
 

@@ -134,6 +134,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
       draining: () => drain.draining,
       hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
       publicUrl: config.publicUrl,
+      apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
     }),
   );
   const url = originOf(await listen(server, config.host, config.port), config.host);

@@ -7,7 +7,7 @@
 // on a loopback port, as its own process, and every instance forwards /api/v2 to it as to any API_URL.
 // Connections reach the instances through node:cluster; signals end them (no messages between processes).
 import cluster, { type Address, type Worker } from 'node:cluster';
-import { processes, readConfig, type ServerConfig } from '../config';
+import { API_IS_SIMULATOR_ENV, processes, readConfig, type ServerConfig } from '../config';
 import { createHttpServer, listen, originOf } from '../http/listen';
 import { sendError } from '../http/answers';
 import { nodeHandler } from '../http/node-bridge';
@@ -88,7 +88,7 @@ async function runInstances(count: number, config: ServerConfig, env: NodeJS.Pro
   // Made (or read) once here, so every instance finds the same one in DATA_DIR.
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const simulator = config.apiUrl ? undefined : await serveSimulator(config);
-  const workerEnv = simulator ? { API_URL: simulator.apiUrl } : {};
+  const workerEnv = simulator ? { API_URL: simulator.apiUrl, [API_IS_SIMULATOR_ENV]: '1' } : {};
   const backendLines = simulator?.banner ?? ['Mode: forwarding proxy (no simulator)', `Forwarding ${API_PREFIX} to ${config.apiUrl ?? ''}`];
 
   cluster.schedulingPolicy = schedulingPolicy(env);

@@ -49,6 +49,8 @@ const PageBaseSchema = z.object({
    * rendered the page (the page signs out); otherwise the cookie it came with no longer opens a session.
    */
   sessionEnded: z.optional(z.union([z.literal('rejected'), SessionEndSchema])),
+  /** The real API the server forwards /api/v2 to; absent: the built-in simulator answers on the console's origin. */
+  apiUrl: z.optional(z.string()),
 });
 
 /** What a server-rendered page adds: the queries it was rendered from (dehydrated) and when (epoch ms). */

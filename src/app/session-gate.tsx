@@ -15,8 +15,8 @@ export function SessionGate({ formProblem }: { formProblem?: SignInProblem | und
   if (!state.signedIn) {
     return (
       <SignInScreen
-        apiTarget={apiTarget.label}
-        isSimulator={apiTarget.isSimulator}
+        apiTarget={apiTarget().label}
+        isSimulator={apiTarget().isSimulator}
         signedOutBecause={state.signedOutBecause}
         sessionsEndOnRestart={state.endsOnRestart}
         signedOutElsewhere={state.signedOutElsewhere}

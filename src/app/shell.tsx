@@ -50,7 +50,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           <NavLink to={paths.notifications()}>Notifications</NavLink>
         </nav>
         <span className="topbar__target muted" title="Where this console sends API requests">
-          API: {apiTarget.label}
+          API: {apiTarget().label}
         </span>
         <TimeZoneSwitch />
         <button type="button" onClick={() => session.signOut('signed-out')}>

@@ -11,6 +11,7 @@ import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
 import { AfterTakeover } from '../../src/app/mount-app';
 import { noteEarlyEdits } from '../../src/app/early-edits';
+import { setApiTarget } from '../../src/config/api-target';
 import { renderKeyScreen, renderScreen, type ScreenRender } from '../../src/entry-server';
 import { createRenderMemo, RENDER_REUSE_MS } from '../../server/pages/render-memo';
 import { heldKey, holdSession } from '../support/console-server';
@@ -64,6 +65,7 @@ async function takeOver(url: string, { html, data }: SentPage, { beforeTakeover 
   document.body.append(container);
   window.history.pushState({}, '', url);
   beforeTakeover(container);
+  setApiTarget(data.apiUrl);
   const state = createAppState({ session: data.session, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
   hydrateFromPage(state.queryClient, data.queries!);
   requests = [];
@@ -194,6 +196,22 @@ describe('a signed-out page: the key screen, rendered by the server', () => {
     // Signed in with the box as it was ticked, on the address asked for.
     expect(state.session.getState()).toMatchObject({ signedIn: true, remembered: true });
     expect(window.location.pathname).toBe('/projects/p-9');
+  });
+
+  it('names the API the running server forwards to, whatever the build was made with, on the server and after the takeover', async () => {
+    const forwarding = await hydrateKeyScreen('/', { session: SIGNED_OUT, apiUrl: 'https://console.neon.tech/api/v2' });
+    // As a person reads the HTML (React separates the text around the name with comments).
+    const text = (html: string) => html.replaceAll('<!-- -->', '');
+    expect(text(forwarding.html)).toContain('Talking to https://console.neon.tech/api/v2.');
+    expect(forwarding.html).not.toContain('simulator');
+    expect(forwarding.recovered).toEqual([]);
+    expect(screen.getByText(/Talking to https:\/\/console\.neon\.tech\/api\/v2\./)).toBeInTheDocument();
+    act(() => root?.unmount());
+    root = undefined;
+    document.body.replaceChildren();
+
+    const simulated = await hydrateKeyScreen('/', { session: SIGNED_OUT });
+    expect(text(simulated.html)).toContain('Talking to the built-in simulator (demo data).');
   });
 
   it('says why a form post failed, or why the session ended, as the browser would', async () => {

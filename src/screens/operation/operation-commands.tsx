@@ -1,5 +1,5 @@
 import { CopyButton } from '../../components/copy-button';
-import { apiBaseForCommands } from '../../config/command-base';
+import { apiBaseForCommands } from '../../config/api-target';
 import { curlCommand, neonctlCommand, type ApiRead } from '../../lib/shell-commands';
 
 /** The read behind this page as a terminal command, with $NEON_API_KEY where the key goes. */

@@ -11,7 +11,7 @@ import { IntervalSelect } from '../../components/interval-select';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { ShortcutsDialog } from '../../components/shortcuts-dialog';
 import { TableSkeleton } from '../../components/table-skeleton';
-import { apiBaseForCommands } from '../../config/command-base';
+import { apiBaseForCommands } from '../../config/api-target';
 import { ExportButtons } from '../../features/history/export/export-buttons';
 import { ExportMatchesButtons } from '../../features/history/export/export-matches-buttons';
 import { filterOperations, isFiltered } from '../../features/history/filters/filters';

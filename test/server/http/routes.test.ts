@@ -175,6 +175,12 @@ describe('npm start with API_URL', () => {
     expect(banner).not.toContain('Demo API key');
   });
 
+  it('tells every page which API it forwards to, as it runs now (not as the client was built)', async () => {
+    const page = await server.request({ path: '/', headers: { accept: 'text/html' } });
+
+    expect(page.body).toContain(`"apiUrl":"${apiUrl}"`);
+  });
+
   it('never mounts the fault control in front of a real API, even with SIM_FAULTS=1', async () => {
     const response = await server.request({ path: '/__sim/faults' });
 
