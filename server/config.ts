@@ -76,6 +76,9 @@ function parsePublicUrl(value: string | undefined): URL | undefined {
   return url;
 }
 
+/** Set by main.ts when it picked NODE_ENV=production for React itself, not the operator. */
+export const NODE_ENV_DEFAULTED = 'OPS_CONSOLE_NODE_ENV_DEFAULTED';
+
 /** Long enough that HKDF's input is not the weak link; a passphrase works as well as random bytes. */
 export const MIN_SESSION_SECRET_LENGTH = 32;
 
@@ -96,6 +99,16 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
   if (sessionSecret !== undefined && sessionSecret.length < MIN_SESSION_SECRET_LENGTH) {
     throw new Error(`SESSION_SECRET must be at least ${MIN_SESSION_SECRET_LENGTH} characters (e.g. \`openssl rand -base64 32\`).`);
   }
+  const databaseUrl = parseDatabaseUrl(optional(env.DATABASE_URL));
+  // A deployment's secret comes from its environment: one kept in DATA_DIR sits beside what it seals (a copy of
+  // the folder would open the kept keys), and instances on one database each need the same one.
+  const deployed = databaseUrl ? 'DATABASE_URL is set' : env.NODE_ENV === 'production' && env[NODE_ENV_DEFAULTED] !== '1' ? 'NODE_ENV=production' : undefined;
+  if (deployed && sessionSecret === undefined) {
+    throw new Error(
+      `SESSION_SECRET must be set when ${deployed} (at least ${MIN_SESSION_SECRET_LENGTH} characters, e.g. \`openssl rand -base64 32\`, the same on every instance): ` +
+        'a secret kept in DATA_DIR would sit beside the keys it seals, and other instances would not share it.',
+    );
+  }
   return {
     host: optional(env.HOST) ?? '127.0.0.1',
     port: port.data,
@@ -108,7 +121,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),
     allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '').split(',').map((host) => host.trim()).filter(Boolean),
     dataDir: optional(env.DATA_DIR) ?? '.data',
-    databaseUrl: parseDatabaseUrl(optional(env.DATABASE_URL)),
+    databaseUrl,
     archiveBudget: wholeNumber('ARCHIVE_BUDGET', optional(env.ARCHIVE_BUDGET), 300, 1, 700),
     archiveLockRetryMs: wholeNumber('ARCHIVE_LOCK_RETRY_MS', optional(env.ARCHIVE_LOCK_RETRY_MS), 15_000, 50, 60_000),
     archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), 5_000, 100, 10 * 60_000),

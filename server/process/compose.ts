@@ -4,6 +4,7 @@
 // collector and notifications where this instance leads, the request pipeline, the listening socket and
 // the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
+import path from 'node:path';
 import { readConfig, type ServerConfig } from '../config';
 import { createHostCheck } from '../http/host-check';
 import { createHttpServer, listen, originOf } from '../http/listen';
@@ -23,6 +24,7 @@ import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
 import { createStoredRevocations } from '../session/stored-revocations';
 import { refingerprintSources } from '../store/sources';
+import { DEMO_KEY_FILE, DEMO_KEY_MIN_LENGTH, keep, readKept } from '../store/kept-file';
 import { createStore, dbOf, type Store } from '../store/store';
 import { bannerLines, formatBanner } from './banner';
 import { createDrain, type Drain } from './shutdown';
@@ -54,6 +56,29 @@ export interface RunningServer {
   stop: () => Promise<void>;
 }
 
+/**
+ * The API backend the configuration names: the forwarding proxy to API_URL, or the simulator, whose demo key
+ * (unless SIM_API_KEY fixes one) is kept in DATA_DIR like the session secret, so an open tab and a kept archive
+ * key go on working across a restart. A DATA_DIR that cannot keep it only means a new key each start.
+ */
+export async function apiBackendOf(config: ServerConfig, log: Log): Promise<ApiBackend> {
+  const options = { simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log };
+  if (config.apiUrl) return createApiBackend({ ...options, apiUrl: config.apiUrl });
+  if (config.simApiKey) return createApiBackend({ ...options, simApiKey: config.simApiKey });
+  const dataDir = path.resolve(config.dataDir);
+  const kept = await readKept(dataDir, DEMO_KEY_FILE, DEMO_KEY_MIN_LENGTH).catch((error: unknown) => {
+    log(`Simulator: the demo key kept in DATA_DIR cannot be read (${error instanceof Error ? error.message : String(error)}); making a new one`);
+    return undefined;
+  });
+  const backend = createApiBackend({ ...options, simApiKey: kept });
+  if (kept === undefined && backend.demoKey) {
+    await keep(dataDir, DEMO_KEY_FILE, backend.demoKey, DEMO_KEY_MIN_LENGTH).catch((error: unknown) =>
+      log(`Simulator: the demo key could not be kept in DATA_DIR (${error instanceof Error ? error.message : String(error)}); a restart makes a new one`),
+    );
+  }
+  return backend;
+}
+
 /** The simulator's fault control: always on dev, on `npm start` with SIM_FAULTS=1, never in front of a real API. */
 export function faultControlEnabled(mode: Mode, config: Pick<ServerConfig, 'apiUrl' | 'simFaults'>): boolean {
   if (config.apiUrl) return false;
@@ -78,7 +103,7 @@ export interface StartOptions {
 
 export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, instance = false, processNote, ...given }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend = given.backend ?? createApiBackend({ apiUrl: config.apiUrl, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log });
+  const backend = given.backend ?? (await apiBackendOf(config, log));
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const seal = createSeal(secret.secret);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });

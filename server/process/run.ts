@@ -12,11 +12,10 @@ import { createHttpServer, listen, originOf } from '../http/listen';
 import { sendError } from '../http/answers';
 import { nodeHandler } from '../http/node-bridge';
 import { API_PREFIX, FAULTS_CONTROL_PATH, isApiPath, isFaultControlPath } from '../http/paths';
-import { createApiBackend } from '../proxy/api-backend';
 import { resolveSessionSecret } from '../session/session-secret';
 import { describeDatabaseUrl } from '../store/pg-db';
 import { bannerLines, formatBanner } from './banner';
-import { faultControlEnabled, stderrLog } from './compose';
+import { apiBackendOf, faultControlEnabled, stderrLog } from './compose';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 
 /**
@@ -57,7 +56,7 @@ export async function runServer(clientDir: string, env: NodeJS.ProcessEnv = proc
 
 /** The simulator in this process on a loopback port, as an API the instances forward to; with its fault control when mounted. */
 async function serveSimulator(config: ServerConfig) {
-  const backend = createApiBackend({ apiUrl: undefined, simApiKey: config.simApiKey, simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log: stderrLog });
+  const backend = await apiBackendOf(config, stderrLog);
   const api = nodeHandler(backend.fetch);
   const faults = faultControlEnabled('production', config) ? backend.faultControl : undefined;
   const server = createHttpServer();

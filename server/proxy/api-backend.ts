@@ -1,14 +1,19 @@
 // What answers `/api/v2` on the console's own origin: the seeded in-process simulator, or, with API_URL
 // set, the forwarding proxy (and then no simulator at all). The one place that mounts sim/.
+import { randomBytes } from 'node:crypto';
 import { systemClock } from '../../sim/clock';
 import { createControlPlane } from '../../sim/control-plane';
 import { createFaultControl, createFaultInjector } from '../../sim/faults';
 import { createHandlers } from '../../sim/handlers';
+import { seededRandom, type Random } from '../../sim/random';
 import { seedDemo } from '../../sim/seed';
 import { createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
 import type { ApiFetch, NodeHandler } from '../http/node-bridge';
 import { API_PREFIX } from '../http/paths';
 import { createSimulatorFetch } from './simulator-fetch';
+
+/** The demo world's seed (the control plane's own default): the same projects, branches and history at every start. */
+const DEMO_SEED = 0x5eed;
 
 export interface ApiBackend {
   fetch: ApiFetch;
@@ -18,6 +23,8 @@ export interface ApiBackend {
   faultControl?: NodeHandler;
   /** Start-up banner lines: the mode, and how to use it. */
   banner: string[];
+  /** The simulator's demo API key (none in front of a real API). */
+  demoKey?: string;
 }
 
 export interface ApiBackendOptions {
@@ -39,14 +46,19 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, si
       banner: ['Mode: forwarding proxy (no simulator)', `Forwarding ${API_PREFIX} to ${apiUrl}`],
     };
   }
-  const controlPlane = createControlPlane({ clock: systemClock() });
+  // The demo world is the same at every start (its seed); what happens in it afterwards is drawn afresh each
+  // start, so an operation started after a restart never reuses an id the archive or a webhook saw before.
+  let draw: Random = seededRandom(DEMO_SEED);
+  const controlPlane = createControlPlane({ clock: systemClock(), random: () => draw() });
   // SIM_HUGE_PROJECT=1 adds a project with 20,000 operations (the scale test and bench); off by default, it slows start-up.
   const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject });
+  draw = seededRandom(randomBytes(4).readUInt32LE(0));
   // Off until someone sets a plan through the control route (which the server decides to mount).
   const faults = createFaultInjector();
   return {
     fetch: createSimulatorFetch(createHandlers(controlPlane, { faults, ...(simRateLimits ? {} : { rateLimits: false as const }) })),
     faultControl: createFaultControl(faults),
     banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
+    demoKey: apiKey,
   };
 }

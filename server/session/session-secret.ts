@@ -3,8 +3,8 @@
 // default. Only when that folder cannot be used is the secret random per start (the page is then told
 // that a restart ends every session, and the banner says why).
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { keep, readKept } from '../store/kept-file';
 
 export const SESSION_SECRET_FILE = 'session-secret';
 export const DEFAULT_DATA_DIR = '.data';
@@ -23,44 +23,15 @@ export interface ResolvedSecret {
 
 const MIN_KEPT_LENGTH = 32;
 
-function isErrno(error: unknown, code: string): boolean {
-  return error instanceof Error && 'code' in error && error.code === code;
-}
-
-async function readKept(file: string): Promise<string | undefined> {
-  try {
-    const text = (await readFile(file, 'utf8')).trim();
-    if (text.length < MIN_KEPT_LENGTH) throw new Error(`${file} holds no usable secret (fewer than ${MIN_KEPT_LENGTH} characters): delete it to have a new one made`);
-    return text;
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
-}
-
 /** The secret sessions are sealed under; `configured` (SESSION_SECRET) always wins over a kept one. */
 export async function resolveSessionSecret({ configured, dataDir = DEFAULT_DATA_DIR, cwd = process.cwd() }: { configured: string | undefined; dataDir?: string | undefined; cwd?: string }): Promise<ResolvedSecret> {
   if (configured !== undefined) return { secret: configured, source: 'env' };
   const dir = path.resolve(cwd, dataDir);
-  const file = path.join(dir, SESSION_SECRET_FILE);
   try {
-    const kept = await readKept(file);
-    if (kept !== undefined) return { secret: kept, source: 'kept', file };
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    // mkdir's mode is masked by the umask and leaves an existing folder as it was: set it outright.
-    await chmod(dir, 0o700);
-    const secret = randomBytes(32).toString('base64url');
-    try {
-      // `wx`: two processes starting at once never overwrite each other's secret; the loser reads the winner's.
-      await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if (!isErrno(error, 'EEXIST')) throw error;
-      const winner = await readKept(file);
-      if (winner !== undefined) return { secret: winner, source: 'kept', file };
-      throw error;
-    }
-    await chmod(file, 0o600);
-    return { secret, source: 'generated', file };
+    const kept = await readKept(dir, SESSION_SECRET_FILE, MIN_KEPT_LENGTH);
+    if (kept !== undefined) return { secret: kept, source: 'kept', file: path.join(dir, SESSION_SECRET_FILE) };
+    const made = await keep(dir, SESSION_SECRET_FILE, randomBytes(32).toString('base64url'), MIN_KEPT_LENGTH);
+    return { secret: made.value, source: 'generated', file: made.file };
   } catch (error) {
     return { secret: undefined, source: 'random', problem: error instanceof Error ? error.message : String(error) };
   }

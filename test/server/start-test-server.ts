@@ -21,6 +21,9 @@ export interface TestServer {
   stop: () => Promise<void>;
 }
 
+/** The SESSION_SECRET of a test server on a Postgres server (a test may give its own). */
+export const TEST_DEPLOYMENT_SECRET = 'test-deployment-session-secret-00000000000';
+
 let clientDir: Promise<string> | undefined;
 
 /** A built client: index.html, one hashed script with its precompressed copies, and a public file. */
@@ -52,7 +55,8 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     mode: 'production',
     // A DATA_DIR of its own, holding a migrated store as a folder that has served before does (PGlite's first
     // start, seconds of CPU, is paid once per run): each test server makes a new session secret unless the test shares one.
-    env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: env.DATABASE_URL ? path.join(dir, `data-${randomUUID()}`) : await pgliteDataDir(), ...env },
+    // On a Postgres server the test is a deployment: its secret comes from the environment, as docs/deploying.md asks.
+    env: { HOST: '127.0.0.1', PORT: '0', ...(env.DATABASE_URL ? { DATA_DIR: path.join(dir, `data-${randomUUID()}`), SESSION_SECRET: TEST_DEPLOYMENT_SECRET } : { DATA_DIR: await pgliteDataDir() }), ...env },
     print: (line) => void printed.push(line),
     log: (line) => void logged.push(line),
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_ENV_DEFAULTED } from '../../../server/config';
 import { CONTENT_SECURITY_POLICY } from '../../../server/http/security-headers';
 import { close, listen } from '../http-helpers';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
@@ -191,6 +192,14 @@ describe('npm start with API_URL', () => {
   it('refuses to start with an API_URL that is not an http(s) URL, or a short SESSION_SECRET', async () => {
     await expect(startTestServer({ API_URL: 'file:///etc/passwd' })).rejects.toThrow(/API_URL/);
     await expect(startTestServer({ SESSION_SECRET: 'too-short' })).rejects.toThrow(/SESSION_SECRET must be at least 32/);
+  });
+
+  it('refuses to start a deployment (DATABASE_URL, or the operator’s NODE_ENV=production) without SESSION_SECRET, saying why', async () => {
+    await expect(startTestServer({ DATABASE_URL: 'postgres://db.invalid/console', SESSION_SECRET: '' })).rejects.toThrow(/SESSION_SECRET must be set when DATABASE_URL is set .*DATA_DIR/);
+    await expect(startTestServer({ NODE_ENV: 'production', SESSION_SECRET: '' })).rejects.toThrow(/SESSION_SECRET must be set when NODE_ENV=production/);
+    // `npm start`'s own default (for React's build) is not a deployment: the embedded demo keeps its secret in DATA_DIR.
+    const demo = await startTestServer({ NODE_ENV: 'production', [NODE_ENV_DEFAULTED]: '1', SESSION_SECRET: '' });
+    await demo.stop();
   });
 });
 

@@ -27,6 +27,8 @@ beforeEach(() => {
   }
 });
 afterEach(() => vi.restoreAllMocks());
+// Whole sessions against a server with its store open, each: more than the default 5 s on two busy cores.
+vi.setConfig({ testTimeout: 30_000 });
 afterAll(() => removeTestClientDir());
 
 async function start(env: NodeJS.ProcessEnv): Promise<{ server: RunningServer; port: number }> {
