@@ -7,6 +7,9 @@ import { AnswerError, answerSafely, sendChunks, sendFetchResponse, type ApiFetch
 import { API_PREFIX, isApiPath } from '../http/paths';
 import { acceptedEncodings, clientGoneFromSignal, exchange, type ClientGone, type Exchange, type ExchangeTarget } from './upstream-exchange';
 
+/** The console's answer to an API path that could leave the base or does not decode (either backend). */
+export const INVALID_API_PATH = 'Invalid API path.';
+
 /** `code` of the errors the console's server writes itself when the API cannot be reached. */
 export const UPSTREAM_ERROR_CODE = 'CONSOLE_API_UNREACHABLE';
 
@@ -159,7 +162,7 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
   return async ({ method, target: rawTarget, header, body, clientGone }) => {
     if (!FORWARDED_METHODS.has(method)) return own(methodNotAllowedResponse(method, [...FORWARDED_METHODS]));
     const target = buildTarget(api, rawTarget);
-    if (!target) return own(jsonErrorResponse(400, 'Invalid API path.'));
+    if (!target) return own(jsonErrorResponse(400, INVALID_API_PATH));
     // Logged by method and path only: the query may carry search text, and no header is ever logged.
     const what = `${method} ${target.path.split('?')[0] ?? ''}`;
     const problem = (kind: 'deadline' | 'too-large' | 'broken', detail?: string) => {

@@ -7,6 +7,8 @@
 import { getResponse, HttpHandler, type RequestHandler } from 'msw';
 import { jsonErrorResponse } from '../http/answers';
 import { nodeHandler, type ApiFetch, type NodeHandler } from '../http/node-bridge';
+import { API_PREFIX } from '../http/paths';
+import { INVALID_API_PATH, isSafeApiPath } from './forward-proxy';
 
 /** True whenever `handler` could match a request with this method and path (never false when MSW would match). */
 type Candidate = (method: string, pathname: string) => boolean;
@@ -50,10 +52,19 @@ export function routeIndex(handlers: readonly RequestHandler[]): { for: (method:
   return { for: (method, pathname) => tests.filter(({ could }) => could(method, pathname)).map(({ handler }) => handler) };
 }
 
+/** What a raw target says below /api/v2, before its query. */
+function apiPathOf(target: string): string {
+  const path = target.split('?')[0] ?? '';
+  return path.startsWith(API_PREFIX) ? path.slice(API_PREFIX.length) : path;
+}
+
 /** The simulator's MSW handlers as an {@link ApiFetch}; a request no handler takes gets the platform's 404. */
 export function createSimulatorFetch(handlers: RequestHandler[]): ApiFetch {
   const routes = routeIndex(handlers);
   return async ({ method, target, headers, body, signal }) => {
+    // The same rule as in front of a real API (forward-proxy.ts): a path that is not one (`..`, a malformed
+    // percent-encoding) is the client's 400, never a handler's crash.
+    if (!isSafeApiPath(apiPathOf(target))) return jsonErrorResponse(400, INVALID_API_PATH);
     // The origin is irrelevant to the handlers (they match `*/api/v2/...`); never trust the Host header for it.
     const url = new URL(target, 'http://localhost');
     const request = new Request(url, { method, headers, body: body ?? null, ...(signal ? { signal } : {}) });
