@@ -1,13 +1,18 @@
-// Graceful shutdown: on SIGTERM (or SIGINT) the server stops accepting connections, answers /healthz
-// with 503 so a load balancer stops sending, lets the requests in flight finish, and exits once none is
-// left (or at the deadline). No connection without a request in flight holds it: a browser keeps idle
-// keep-alive sockets and opens spare ones it has sent nothing on yet (Node's closeIdleConnections leaves
-// those, so Ctrl-C with a browser connected took the whole grace period), and dev's HMR WebSocket is
-// upgraded out of Node's own bookkeeping. So the drain tracks every socket itself.
+// Graceful shutdown (docs/deploying.md): on SIGTERM (or SIGINT) the server stops accepting connections,
+// answers /healthz and /readyz with 503 so a load balancer stops sending, lets the requests in flight finish
+// with `Connection: close`, and exits once no connection is left (or at the deadline). A kept-alive connection
+// with nothing in flight is not cut at once: its client may be sending its next request that very moment,
+// which a cut would reset. It gets IDLE_GRACE_MS: a request that comes is answered, with `Connection: close`,
+// and one that does not come leaves the connection to be closed then. No idle connection holds the process
+// longer: a browser keeps idle keep-alive sockets and opens spare ones it has sent nothing on yet (Node's
+// closeIdleConnections leaves those), and dev's HMR WebSocket is upgraded out of Node's own bookkeeping, so
+// the drain tracks every socket itself.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 
 export const SHUTDOWN_GRACE_MS = 20_000;
+/** How long a kept-alive connection with nothing in flight is left open once the drain begins, for a request already on its way. */
+export const IDLE_GRACE_MS = 1_000;
 
 export interface DrainResult {
   /** True when the deadline cut requests off. */
@@ -89,12 +94,17 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
           resolve({ forced: true, waitedFor });
         }, graceMs);
         deadline.unref();
-        server.close(() => {
+        // net.Server's close, not http.Server's: that one also cuts every idle kept-alive connection at once
+        // (Node 19 and later), resetting a request on its way; they get IDLE_GRACE_MS below instead.
+        net.Server.prototype.close.call(server, () => {
           clearTimeout(deadline);
           resolve({ forced: false, waitedFor });
         });
         for (const res of inFlight.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
-        for (const socket of sockets.keys()) closeIfIdle(socket);
+        const idleGrace = setTimeout(() => {
+          for (const socket of sockets.keys()) closeIfIdle(socket);
+        }, IDLE_GRACE_MS);
+        idleGrace.unref();
         if (waitedFor.length > 0) log(`Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`);
       });
       return done;

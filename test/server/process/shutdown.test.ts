@@ -85,6 +85,40 @@ describe('SIGTERM', () => {
     }
   }, 30_000);
 
+  it('answers the next request on every kept-alive connection, with Connection: close, never a reset; /healthz says draining', async () => {
+    const { child, port, exited } = await startServerProcess();
+    const clients = Array.from({ length: 15 }, () => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+    const ask = (agent: http.Agent, path: string) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port, path, agent }, (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+          })
+          .on('error', reject);
+      });
+    try {
+      // Fifteen clients that keep their connection, as a balancer or a browser does, each idle after one answer.
+      for (const agent of clients) expect((await ask(agent, '/healthz')).status).toBe(200);
+      const [first, ...others] = clients;
+      child.kill('SIGTERM');
+      // The first client asks until the drain has begun; it is answered on its own connection all along.
+      let seen = await ask(first!, '/healthz');
+      while (seen.status === 200) seen = await ask(first!, '/healthz');
+      expect([seen.status, seen.connection, JSON.parse(seen.body) as unknown]).toEqual([503, 'close', { status: 'draining' }]);
+      // The others' next requests, on the connections they kept: answered, none reset.
+      const answers = await Promise.all(others.map((agent) => ask(agent, '/healthz')));
+      expect(answers.map((answer) => [answer.status, answer.connection, JSON.parse(answer.body) as unknown])).toEqual(
+        others.map(() => [503, 'close', { status: 'draining' }]),
+      );
+      expect(await exited).toBe(0);
+    } finally {
+      for (const agent of clients) agent.destroy();
+      child.kill('SIGKILL');
+    }
+  }, 30_000);
+
   it('is not held by a browser’s idle keep-alive, spare or half-sent connections: it exits once the last answer is out', async () => {
     const { child, port, exited, output } = await startServerProcess();
     const browser = new http.Agent({ keepAlive: true });
