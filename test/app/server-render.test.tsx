@@ -9,6 +9,7 @@ import { hydrateFromPage } from '../../src/api/rendered-queries';
 import { sameOriginTransport } from '../../src/api/request';
 import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
+import { filtersFromSearch, NO_FILTERS } from '../../src/features/history/filters/filters';
 import { AfterTakeover } from '../../src/app/mount-app';
 import { noteEarlyEdits } from '../../src/app/early-edits';
 import { setApiTarget } from '../../src/config/api-target';
@@ -111,6 +112,10 @@ describe('a server-rendered page taken over by the browser', () => {
     // The server's 25 first rows, then the rest of the page once the browser renders it.
     expect(await within(table).findAllByRole('link', { name: 'Check availability' })).toHaveLength(30);
     expect(requests.map((url) => url.pathname)).toEqual([]);
+    // The no-script form's checkboxes became the popups once React took the page over.
+    expect(screen.getByRole('button', { name: 'Status' })).toHaveAttribute('aria-haspopup', 'listbox');
+    expect(screen.queryByRole('checkbox', { name: 'Error' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Apply filters' })).toBeNull();
   });
 
   it('hydrates the projects list of a personal key, organizations included, and restores the first page’s param', async () => {
@@ -123,6 +128,67 @@ describe('a server-rendered page taken over by the browser', () => {
     const lists = state.queryClient.getQueryCache().findAll({ queryKey: ['projects', 'list'] });
     expect(lists.map((query) => (query.state.data as { pageParams: unknown[] }).pageParams)).toEqual([[undefined]]);
     expect(requests).toEqual([]);
+  });
+});
+
+describe('a project’s filters on a page read without script', () => {
+  /** The server's HTML for `url`, as a browser without script shows it. */
+  async function sentPage(url: string): Promise<HTMLElement> {
+    const rendered = await renderScreen({ url, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal });
+    await (await renderToReadableStream(null)).allReady;
+    if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
+    document.body.replaceChildren();
+    const page = document.createElement('div');
+    page.innerHTML = rendered.html;
+    document.body.append(page);
+    return page;
+  }
+  const shownActions = (page: HTMLElement) =>
+    within(within(page).getByRole('table', { name: /operations/i }))
+      .getAllByRole('row')
+      .slice(1)
+      .map((row) => within(row).getByRole('link', { name: /^(Apply config|Start compute|Create branch)$/ }).textContent);
+
+  it('are a form that sends the address: Status and Action are checkboxes, and the address they send arrives filtered', async () => {
+    const project = sim.cp.addProject({ name: 'Filtered without script', ownerId: sim.seed.userId, compute: false });
+    const start = sim.clock.now() - 3_600_000;
+    const shapes = [
+      { status: 'finished', action: 'apply_config' },
+      { status: 'failed', action: 'apply_config' },
+      { status: 'error', action: 'start_compute' },
+      { status: 'cancelled', action: 'create_branch' },
+    ] as const;
+    shapes.forEach((shape, i) => sim.cp.addOperation({ projectId: project.id, ...shape, createdAt: start + i * 60_000 }));
+    const user = userEvent.setup();
+
+    const page = await sentPage(`/projects/${project.id}?status=error`);
+    expect(page.querySelector('select[multiple]')).toBeNull();
+    expect(shownActions(page)).toEqual(['Start compute']);
+    const form = within(page).getByRole('search', { name: 'Filter operations' });
+    if (!(form instanceof HTMLFormElement)) throw new Error('the filters are not a form');
+    expect([form.method, form.getAttribute('action')]).toEqual(['get', `/projects/${project.id}`]);
+
+    // Each control opens its list of checkboxes: Status says what the address chose, Action says Any.
+    await user.click(within(form).getByText('Error', { selector: '.multi-select__summary' }));
+    expect(within(form).getByRole('checkbox', { name: 'Error' })).toBeChecked();
+    await user.click(within(form).getByRole('checkbox', { name: 'Cancelled' }));
+    await user.click(within(form).getByText('Any', { selector: '.multi-select__summary' }));
+    await user.click(within(form).getByRole('checkbox', { name: 'Create branch' }));
+    await user.click(within(form).getByRole('checkbox', { name: 'Apply config' }));
+    // What the browser sends for the form (Apply filters submits it).
+    expect(within(form).getByRole('button', { name: 'Apply filters' })).toHaveAttribute('type', 'submit');
+    const sent = new URLSearchParams([...new FormData(form)].map(([name, value]) => [name, typeof value === 'string' ? value : value.name]));
+    expect(filtersFromSearch(sent)).toEqual({ ...NO_FILTERS, status: ['error', 'cancelled'], action: ['apply_config', 'create_branch'] });
+
+    const filtered = await sentPage(`${form.getAttribute('action') ?? ''}?${sent.toString()}`);
+    expect(shownActions(filtered)).toEqual(['Create branch']);
+    // A chip's link is the address without it.
+    const remove = within(filtered).getByRole('link', { name: 'Remove Cancelled' });
+    expect(filtersFromSearch(new URL(remove.getAttribute('href') ?? '', 'http://console.invalid').searchParams)).toEqual({
+      ...NO_FILTERS,
+      status: ['error'],
+      action: ['apply_config', 'create_branch'],
+    });
   });
 });
 

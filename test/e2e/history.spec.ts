@@ -31,7 +31,7 @@ async function searchedToTheEnd(page: Page): Promise<void> {
 }
 
 
-test('a filtered deep link finds every match in the whole history, once each, newest first', async ({ page }) => {
+test('a filtered deep link finds every match in the whole history, once each, newest first; a filter chosen with two clicks (no modifier key) changes the address and the table', async ({ page }) => {
   const expected = settledMatches();
   expect(history.length).toBeGreaterThan(2_000);
   expect(expected.length).toBeGreaterThan(10);
@@ -51,7 +51,21 @@ test('a filtered deep link finds every match in the whole history, once each, ne
   expect(requests.filter((u) => u.searchParams.get('limit') === '1000').length).toBe(Math.ceil((history.length - 100) / 1000));
 
   // The controls say what the address says.
-  await expect(page.getByRole('listbox', { name: 'Status' }).getByRole('option', { selected: true })).toHaveText(['Error', 'Cancelled']);
+  await expect(page.locator('.chip__label')).toHaveText(['Error', 'Cancelled']);
+
+  // A filter chosen with two clicks, no modifier key: the address and the table follow (the whole history is loaded).
+  await page.getByRole('button', { name: 'Status', exact: true }).click();
+  const statusList = page.getByRole('listbox', { name: 'Status' });
+  await expect(statusList.getByRole('option', { selected: true })).toHaveText(['Error', 'Cancelled']);
+  await statusList.getByRole('option', { name: 'Cancelled' }).click();
+  await expect(page).toHaveURL(/[?&]status=error$/);
+  const errors = history.filter((op) => op.status === 'error');
+  await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toContainText(`· ${errors.length} matches`);
+  expect(compareWithApi(await readOperationsTable(operationsTable(page)), errors, expectedLabel)).toMatchObject({ rows: errors.length, missing: [], unknown: [] });
+  // Axe on the page with the popup open, light and dark.
+  await expect(statusList.getByRole('option', { selected: true })).toHaveText(['Error']);
+  await expectNoSeriousViolations(page);
+  await page.emulateMedia({ colorScheme: 'dark' });
   await expectNoSeriousViolations(page);
 });
 

@@ -23,8 +23,8 @@ export function ActivityFilterBar(props: ActivityFilterBarProps) {
   const set = (change: Partial<HistoryFilters>) => onChange({ filters: { ...filters, ...change } });
   return (
     <div className="filter-bar" role="search" aria-label="Filter operations">
-      <MultiSelectField label="Status" choices={statusChoices(filters.status)} size={7} onChange={(values) => set({ status: statusesOf(values, filters.status) })} />
-      <MultiSelectField label="Action" choices={actions} size={7} onChange={(values) => set({ action: values })} />
+      <MultiSelectField label="Status" name="status" choices={statusChoices(filters.status)} onChange={(values) => set({ status: statusesOf(values, filters.status) })} />
+      <MultiSelectField label="Action" name="action" findable choices={actions} onChange={(values) => set({ action: values })} />
       <div className="filter-bar__column">
         <SelectField label="Project" anyLabel="Any project" value={projectId} options={props.projects} onChange={(next) => onChange({ projectId: next })} />
         <div className="filter-field">

@@ -38,6 +38,13 @@ describe('history filters', () => {
     expect(isFiltered(filters)).toBe(true);
   });
 
+  it('reads a list sent as the same parameter several times (the filter form without script) as one, and writes it back as one', () => {
+    const sent = new URLSearchParams('status=finished&status=failed%2Cerror&action=apply_config&action=start_compute&branch=&compute=&q=');
+    const filters = filtersFromSearch(sent);
+    expect(filters).toEqual({ ...NO_FILTERS, status: ['finished', 'failed', 'error'], action: ['apply_config', 'start_compute'] });
+    expect(searchWithFilters(sent, filters).toString()).toBe('status=finished%2Cfailed%2Cerror&action=apply_config%2Cstart_compute');
+  });
+
   it('offers every status the console knows under exactly one label, the label it shows for it', () => {
     for (const status of KNOWN_STATUSES) {
       const choices = STATUS_CHOICES.filter((c) => c.statuses.includes(status));

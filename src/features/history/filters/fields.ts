@@ -51,10 +51,12 @@ export interface FilterField {
   sql(filters: HistoryFilters, params: SqlParams): string;
 }
 
-/** `a,b,,c` → ['a', 'b', 'c'], each once. */
-function list(value: string | null): string[] {
-  if (!value) return [];
-  return [...new Set(value.split(',').map((part) => part.trim()).filter(Boolean))];
+/**
+ * `a,b,,c` → ['a', 'b', 'c'], each once. The parameter may come several times (`?status=a&status=b,c`:
+ * the filter form sent without script, one per checkbox), read as one list.
+ */
+function list(values: readonly string[]): string[] {
+  return [...new Set(values.flatMap((value) => value.split(',')).map((part) => part.trim()).filter(Boolean))];
 }
 
 function text(value: string | null): string | undefined {
@@ -75,7 +77,7 @@ const known = new Set(KNOWN_STATUSES);
 /** Status: any of the chosen API values; `other` is any value the console does not know. */
 const status: FilterField = {
   name: 'status',
-  read: (params) => ({ status: list(params.get('status')) }),
+  read: (params) => ({ status: list(params.getAll('status')) }),
   write: (filters) => ({ status: filters.status.join(',') || undefined }),
   isSet: (filters) => filters.status.length > 0,
   predicate: (filters) => {
@@ -100,7 +102,7 @@ const status: FilterField = {
 /** Action: any of the chosen API values (open strings: one the console has never seen too). */
 const action: FilterField = {
   name: 'action',
-  read: (params) => ({ action: list(params.get('action')) }),
+  read: (params) => ({ action: list(params.getAll('action')) }),
   write: (filters) => ({ action: filters.action.join(',') || undefined }),
   isSet: (filters) => filters.action.length > 0,
   predicate: (filters) => {

@@ -1,16 +1,23 @@
 import { humanizeAction } from '../../../lib/format';
 import { KNOWN_ACTIONS, STATUS_CHOICES } from './filters';
-import type { Choice } from './multi-select-field';
+import type { Choice } from './choice-list';
 
 // The Status and Action controls' choices, for every filter bar that offers them (a project's history, the activity view).
 
-/** A choice's value in the list box: its first API value, so a test or a person may pick it by either. */
+/**
+ * A choice's value: its first API value. The no-script form sends the values it stands for in the
+ * address now (or all of them), so sending the form again keeps `?status=failed` as it is.
+ */
 export const statusChoices = (selected: readonly string[]): Choice[] =>
-  STATUS_CHOICES.map((choice) => ({
-    value: choice.statuses[0] ?? choice.label,
-    label: choice.label,
-    selected: choice.statuses.some((s) => selected.includes(s)),
-  }));
+  STATUS_CHOICES.map((choice) => {
+    const kept = choice.statuses.filter((s) => selected.includes(s));
+    return {
+      value: choice.statuses[0] ?? choice.label,
+      label: choice.label,
+      selected: kept.length > 0,
+      formValue: (kept.length > 0 ? kept : choice.statuses).join(','),
+    };
+  });
 
 /**
  * The statuses the chosen labels stand for: a label chosen just now brings all its values; one that

@@ -1,6 +1,8 @@
 import { useMemo, type Ref } from 'react';
+import { useLocation } from 'react-router-dom';
+import { useTakenOver } from '../../../lib/use-taken-over';
 import { actionChoices, statusChoices, statusesOf } from './filter-choices';
-import { isFiltered, NO_FILTERS, type HistoryFilters } from './filters';
+import { isFiltered, NO_FILTERS, searchWithFilters, type HistoryFilters } from './filters';
 import { MultiSelectField } from './multi-select-field';
 import { SearchField } from './search-field';
 import { SelectField } from './select-field';
@@ -22,36 +24,63 @@ interface HistoryFilterBarProps {
   searchRef?: Ref<HTMLInputElement>;
 }
 
-/** The filters above a history: Status, Action, Branch, Compute, the time range and the text box; each change is a new address. */
+/**
+ * The filters above a history: Status, Action, Branch, Compute, the text box and the time range; each
+ * change is a new address. A real GET form of the address's own parameters, so the server's page
+ * filters before its script runs and without one (Apply filters; the time range is kept as it is).
+ */
 export function HistoryFilterBar({ filters, onChange, branches, computes, seenActions, searchRef }: HistoryFilterBarProps) {
+  const { pathname, search } = useLocation();
+  const takenOver = useTakenOver();
   const actions = useMemo(() => actionChoices(seenActions, filters.action), [seenActions, filters.action]);
   const set = (change: Partial<HistoryFilters>, replace = false) => onChange({ ...filters, ...change }, { replace });
+  const hrefWith = (change: Partial<HistoryFilters>) => {
+    const query = searchWithFilters(new URLSearchParams(search), { ...filters, ...change }).toString();
+    return query ? `${pathname}?${query}` : pathname;
+  };
 
   return (
-    <div className="filter-bar" role="search" aria-label="Filter operations">
+    <form
+      className="filter-bar"
+      role="search"
+      aria-label="Filter operations"
+      method="get"
+      action={pathname}
+      onSubmit={(event) => event.preventDefault()}
+    >
       <MultiSelectField
         label="Status"
+        name="status"
         choices={statusChoices(filters.status)}
-        size={7}
         onChange={(values) => set({ status: statusesOf(values, filters.status) })}
+        hrefFor={(values) => hrefWith({ status: statusesOf(values, filters.status) })}
       />
       <MultiSelectField
         label="Action"
+        name="action"
+        findable
         choices={actions}
-        size={7}
         onChange={(values) => set({ action: values })}
+        hrefFor={(values) => hrefWith({ action: values })}
       />
-      <div className="filter-bar__column">
-        <SelectField label="Branch" anyLabel="Any branch" value={filters.branch} options={branches} onChange={(branch) => set({ branch })} />
-        <SelectField label="Compute" anyLabel="Any compute" value={filters.compute} options={computes} onChange={(compute) => set({ compute })} />
-        <SearchField value={filters.q} inputRef={searchRef} onChange={(q, { replace }) => set({ q }, replace)} />
+      <SelectField label="Branch" name="branch" anyLabel="Any branch" value={filters.branch} options={branches} onChange={(branch) => set({ branch })} />
+      <SelectField label="Compute" name="compute" anyLabel="Any compute" value={filters.compute} options={computes} onChange={(compute) => set({ compute })} />
+      <SearchField value={filters.q} inputRef={searchRef} onChange={(q, { replace }) => set({ q }, replace)} />
+      <TimeRangeFields from={filters.from} to={filters.to} onChange={(range, { replace }) => set(range, replace)} />
+      {filters.from !== undefined && <input type="hidden" name="from" value={filters.from} />}
+      {filters.to !== undefined && <input type="hidden" name="to" value={filters.to} />}
+      <div className="filter-bar__buttons">
+        {takenOver || !isFiltered(filters) ? (
+          <button type="button" className="filter-bar__clear" disabled={!isFiltered(filters)} onClick={() => onChange(NO_FILTERS)}>
+            Clear filters
+          </button>
+        ) : (
+          <a className="filter-bar__clear filter-bar__link-button" href={hrefWith(NO_FILTERS)}>
+            Clear filters
+          </a>
+        )}
+        {!takenOver && <button type="submit">Apply filters</button>}
       </div>
-      <div className="filter-bar__column">
-        <TimeRangeFields from={filters.from} to={filters.to} onChange={(range, { replace }) => set(range, replace)} />
-        <button type="button" className="filter-bar__clear" disabled={!isFiltered(filters)} onClick={() => onChange(NO_FILTERS)}>
-          Clear filters
-        </button>
-      </div>
-    </div>
+    </form>
   );
 }

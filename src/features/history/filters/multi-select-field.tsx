@@ -1,45 +1,50 @@
 import { useId } from 'react';
-
-export interface Choice {
-  value: string;
-  label: string;
-  selected: boolean;
-}
+import { useTakenOver } from '../../../lib/use-taken-over';
+import { ChoiceChips } from './choice-chips';
+import { without, type Choice } from './choice-list';
+import { MultiSelectFallback } from './multi-select-fallback';
+import { MultiSelectPopup } from './multi-select-popup';
 
 interface MultiSelectFieldProps {
   label: string;
+  /** The address parameter ("status"), which the no-script form sends. */
+  name: string;
   choices: readonly Choice[];
   /** The values chosen now, in the order of `choices`. */
   onChange: (values: string[]) => void;
-  size?: number;
+  /** A text box in the popup narrows the list (Action). */
+  findable?: boolean;
+  /** The address with these values chosen: the chips' links before the script runs. */
+  hrefFor?: (values: string[]) => string;
 }
 
 /**
- * A labelled list box of choices, several at a time: a native `<select multiple>`, which keyboards,
- * screen readers and test tools all know (a click picks one, Ctrl- or ⌘-click adds one more).
+ * A labelled choice of several values: a button opening a list (multi-select-popup.tsx), and the values
+ * chosen as chips below it. Until the browser has taken the server's HTML over, the same box is a
+ * `<details>` of checkboxes the filter form sends (multi-select-fallback.tsx), so a page read without
+ * script filters too; both look the same closed, so nothing moves when one becomes the other.
  */
-export function MultiSelectField({ label, choices, onChange, size = 4 }: MultiSelectFieldProps) {
+export function MultiSelectField({ label, name, choices, onChange, findable = false, hrefFor }: MultiSelectFieldProps) {
   const id = useId();
+  const takenOver = useTakenOver();
+  const labelId = `${id}-label`;
+  const buttonId = `${id}-button`;
   return (
-    <div className="filter-field">
-      <label htmlFor={id}>{label}</label>
-      <select
-        id={id}
-        multiple
-        size={Math.min(size, Math.max(2, choices.length))}
-        value={choices.filter((c) => c.selected).map((c) => c.value)}
-        onChange={(event) => onChange(Array.from(event.currentTarget.selectedOptions, (option) => option.value))}
-        aria-describedby={`${id}-hint`}
-      >
-        {choices.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
-          </option>
-        ))}
-      </select>
-      <span id={`${id}-hint`} className="filter-field__hint">
-        Ctrl- or ⌘-click for several
+    <div className="filter-field multi-select">
+      <span id={labelId} className="filter-field__label">
+        {label}
       </span>
+      {takenOver ? (
+        <MultiSelectPopup labelId={labelId} buttonId={buttonId} choices={choices} onChange={onChange} findable={findable} />
+      ) : (
+        <MultiSelectFallback label={label} labelId={labelId} name={name} choices={choices} />
+      )}
+      <ChoiceChips
+        choices={choices}
+        buttonId={buttonId}
+        onRemove={takenOver ? (value) => onChange(without(choices, value)) : undefined}
+        hrefWithout={hrefFor && ((value) => hrefFor(without(choices, value)))}
+      />
     </div>
   );
 }

@@ -44,6 +44,7 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
         id={id}
         ref={inputRef}
         type="search"
+        name="q"
         value={text}
         placeholder="Operation id or action"
         autoComplete="off"
