@@ -6,7 +6,7 @@ import { endpointQueries } from '../api/endpoints';
 import { operationQueries } from '../api/operations';
 import type { KeyKind } from '../api/page-data';
 import { projectQueries } from '../api/projects';
-import { routePatterns } from '../config/paths';
+import { isReadableId, routePatterns } from '../config/paths';
 import type { screenModules } from './screen-modules';
 
 export type ScreenName = keyof typeof screenModules;
@@ -31,6 +31,7 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   const operation = matchPath(routePatterns.operation, pathname);
   if (operation?.params.projectId && operation.params.operationId) {
     const { projectId, operationId } = operation.params;
+    if (!isReadableId(projectId) || !isReadableId(operationId)) return { screen: 'operation', serverRendered: true, load: () => [] };
     return {
       screen: 'operation',
       serverRendered: true,
@@ -47,6 +48,7 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {
     const { projectId } = project.params;
+    if (!isReadableId(projectId)) return { screen: 'project', serverRendered: true, load: () => [] };
     return {
       screen: 'project',
       serverRendered: true,

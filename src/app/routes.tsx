@@ -1,8 +1,8 @@
 import { Suspense, type ReactNode } from 'react';
-import { Route, Routes, useLocation } from 'react-router-dom';
+import { Route, Routes, useLocation, useParams } from 'react-router-dom';
 import { ErrorBoundary } from '../components/error-boundary';
 import type { SignInProblem } from '../api/page-data';
-import { routePatterns } from '../config/paths';
+import { isReadableId, routePatterns } from '../config/paths';
 import { lazyComponent } from '../lib/code-module';
 import { useDocumentTitle } from '../lib/use-document-title';
 import type { NoticeStore } from './notices';
@@ -38,16 +38,24 @@ function Screen({ children }: { children: ReactNode }) {
   );
 }
 
-function NotFound() {
-  useDocumentTitle('Page not found');
+function NotFound({ what = 'Page' }: { what?: 'Page' | 'Project' | 'Operation' }) {
+  useDocumentTitle(`${what} not found`);
   return (
     <section>
-      <h1 tabIndex={-1}>Page not found</h1>
+      <h1 tabIndex={-1}>{what} not found</h1>
       <p>
         There is nothing at this address. <a href="/">Go to your projects</a>.
       </p>
     </section>
   );
+}
+
+/** A project or operation whose id in the address cannot be decoded does not exist: said at once, no API read. */
+function ReadableIds({ children }: { children: ReactNode }) {
+  const { projectId = '', operationId = '' } = useParams();
+  if (!isReadableId(projectId)) return <NotFound what="Project" />;
+  if (!isReadableId(operationId)) return <NotFound what="Operation" />;
+  return children;
 }
 
 export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; signInProblem?: SignInProblem | undefined }) {
@@ -56,8 +64,8 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
       <Route element={<SessionGate formProblem={signInProblem} />}>
         <Route element={<Shell notices={notices} />}>
           <Route index element={<Screen><ProjectsScreen /></Screen>} />
-          <Route path={routePatterns.project} element={<Screen><ProjectScreen /></Screen>} />
-          <Route path={routePatterns.operation} element={<Screen><OperationDetailScreen /></Screen>} />
+          <Route path={routePatterns.project} element={<ReadableIds><Screen><ProjectScreen /></Screen></ReadableIds>} />
+          <Route path={routePatterns.operation} element={<ReadableIds><Screen><OperationDetailScreen /></Screen></ReadableIds>} />
           <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
           <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
           <Route path={routePatterns.archive} element={<Screen><ArchiveScreen /></Screen>} />

@@ -19,3 +19,12 @@ export const routePatterns = {
   archive: '/settings/archive',
   notifications: '/settings/notifications',
 } as const;
+
+/**
+ * Whether an id taken from the address can name anything: React Router leaves a segment whose
+ * percent-encoding is malformed (`%E0%A4%A`) as it came, and the platform's ids never hold a `%`.
+ * An id that is not readable is a thing that does not exist; nothing asks the API about it.
+ */
+export function isReadableId(id: string): boolean {
+  return !id.includes('%');
+}
