@@ -2,6 +2,7 @@
 // a bad value stops start-up with a message instead of failing requests later.
 import { availableParallelism } from 'node:os';
 import * as z from 'zod/mini';
+import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevelSetting } from './log/logger';
 import { parseApiBase } from './proxy/forward-proxy';
 
 export interface ServerConfig {
@@ -35,6 +36,12 @@ export interface ServerConfig {
   webhookAllowPrivate: boolean;
   /** WEB_CONCURRENCY as given (undefined: unset); processes() says how many run. */
   webConcurrency: number | undefined;
+  /** METRICS_TOKEN: /metrics answers a request bearing it; undefined: only loopback clients (server/ops/metrics-route.ts). */
+  metricsToken: string | undefined;
+  /** LOG_FORMAT: json or pretty; undefined: pretty on a terminal, JSON otherwise (server/log/logger.ts). */
+  logFormat: LogFormat | undefined;
+  /** LOG_LEVEL: the least level written (default info: a line per request). */
+  logLevel: LogLevelSetting;
 }
 
 export const MAX_PROCESSES = 64;
@@ -69,6 +76,17 @@ function parsePublicUrl(value: string | undefined): URL | undefined {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new Error(`PUBLIC_URL must be an http(s) URL, not "${value}".`);
   return url;
+}
+
+/** A bearer token people paste into Prometheus's config: printable, no spaces, long enough not to be guessed. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(value) || value.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new Error(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without spaces (e.g. \`openssl rand -hex 32\`).`);
+  }
+  return value;
 }
 
 /** Long enough that HKDF's input is not the weak link; a passphrase works as well as random bytes. */
@@ -110,5 +128,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webConcurrency: optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
+    metricsToken: parseMetricsToken(optional(env.METRICS_TOKEN)),
+    logFormat: parseLogFormat(optional(env.LOG_FORMAT)),
+    logLevel: parseLogLevel(optional(env.LOG_LEVEL)),
   };
 }

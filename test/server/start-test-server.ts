@@ -1,9 +1,11 @@
 // Starts the console's production server in process, on 127.0.0.1 and a free port, over a tiny built
-// client in a temp folder; what it prints and logs is kept for the test to read.
+// client in a temp folder; what it prints and logs is kept for the test to read: its JSON log lines as they
+// were written (server/log/logger.ts), and the events' messages among them.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createLogger } from '../../server/log/logger';
 import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
 import { createStaticAssets } from '../../server/http/static-assets';
 import { pgliteDataDir } from '../support/pglite-template';
@@ -16,10 +18,16 @@ export interface TestServer {
   running: RunningServer;
   port: number;
   printed: string[];
+  /** The events' messages (not the requests' lines), in order. */
   logged: string[];
+  /** Every log line as JSON, requests' and events'. */
+  lines: LogLine[];
   request: (request: RawRequest) => Promise<RawResponse>;
   stop: () => Promise<void>;
 }
+
+/** A log line as the server wrote it. */
+export type LogLine = Record<string, unknown> & { level: string; msg: string; event?: string; request_id?: string };
 
 let clientDir: Promise<string> | undefined;
 
@@ -47,6 +55,17 @@ export async function removeTestClientDir(): Promise<void> {
 export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {}): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    format: 'json',
+    destination: {
+      write: (text: string) => {
+        const line = JSON.parse(text) as LogLine;
+        lines.push(line);
+        if (line.event !== 'request') logged.push(line.msg);
+      },
+    },
+  });
   const dir = await testClientDir();
   const running = await startServer({
     mode: 'production',
@@ -54,7 +73,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     // start, seconds of CPU, is paid once per run): each test server makes a new session secret unless the test shares one.
     env: { HOST: '127.0.0.1', PORT: '0', DATA_DIR: env.DATABASE_URL ? path.join(dir, `data-${randomUUID()}`) : await pgliteDataDir(), ...env },
     print: (line) => void printed.push(line),
-    log: (line) => void logged.push(line),
+    log,
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),
   });
   const port = new URL(running.url).port;
@@ -63,6 +82,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     port: Number(port),
     printed,
     logged,
+    lines,
     request: (request) => rawRequest(Number(port), request),
     stop: async () => {
       running.server.closeAllConnections();
