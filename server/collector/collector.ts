@@ -88,7 +88,7 @@ export function startCollector(options: CollectorOptions): Collector {
   };
 
   // The sources are read every refreshMs: a store that does not answer is said once, and once when it does.
-  const unreadable = createOutage(log, { event: 'archive.sources_unreadable', over: (failures, seconds) => `Archive: the sources are read again after ${seconds} s (${failures} failed tries)` });
+  const unreadable = createOutage(log, { event: 'archive.sources_unreadable', over: 'Archive: the sources are read again' });
   const loop = (async () => {
     while (!stopped.signal.aborted) {
       await refresh().then(

@@ -23,7 +23,7 @@ export interface Lease<W extends Work> {
 
 export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => W; log: Log; clock?: Clock }): Lease<W> {
   const stopped = new AbortController();
-  const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: (failures, seconds) => `Archive: the collector lock's connection works again after ${seconds} s (${failures} failed tries)` });
+  const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: 'Archive: the collector lock\'s connection works again' });
   let collector: W | undefined;
   let client: pg.Client | undefined;
   // A function, not the property: each await may have stopped it.

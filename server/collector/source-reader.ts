@@ -150,7 +150,7 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
   };
 
   // A source whose reads fail (the API unreachable, the store down) says so once, and once when they work again.
-  const failing = createOutage(log, { event: 'archive.source_failing', fields: { source: sourceId }, over: (failures, seconds) => `Archive: source ${sourceId} reads again after ${seconds} s (${failures} failed tries)` });
+  const failing = createOutage(log, { event: 'archive.source_failing', fields: { source: sourceId }, over: `Archive: source ${sourceId} reads again` });
   let projects: ProjectState[] = [];
   let listedAt: number | null = null;
   const refreshProjects = async () => {

@@ -18,14 +18,18 @@ export interface OutageOptions {
   event: string;
   /** The failure line's level (warn by default). */
   level?: LogLevel;
-  /** The line when it works again: after `failures` failures over `seconds`. */
-  over: (failures: number, seconds: number) => string;
+  /** The line when it works again (`Store: … answers again`), to which ` after 12 s (4 failed tries)` is added. */
+  over: string;
+  /** What one failure is called in that count, and several (failed try, failed tries by default). */
+  failed?: readonly [string, string];
+  /** Said after the count (`sign-outs made meanwhile are written`). */
+  then?: string;
   /** Facts both lines carry (which store, which webhook). */
   fields?: LogFields;
   now?: () => number;
 }
 
-export function createOutage(log: Log, { event, level = 'warn', over, fields = {}, now = Date.now }: OutageOptions): Outage {
+export function createOutage(log: Log, { event, level = 'warn', over, failed = ['failed try', 'failed tries'], then, fields = {}, now = Date.now }: OutageOptions): Outage {
   let failures = 0;
   let since = 0;
   return {
@@ -37,7 +41,8 @@ export function createOutage(log: Log, { event, level = 'warn', over, fields = {
     recovered() {
       if (failures === 0) return;
       const seconds = Math.round((now() - since) / 1_000);
-      log(over(failures, seconds), { ...fields, event: `${event}.over`, level: 'info', failures, outage_s: seconds });
+      const counted = `${failures} ${failures === 1 ? failed[0] : failed[1]}`;
+      log(`${over} after ${seconds} s (${counted})${then ? `; ${then}` : ''}`, { ...fields, event: `${event}.over`, level: 'info', failures, outage_s: seconds });
       failures = 0;
     },
     get failures() {

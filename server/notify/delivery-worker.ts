@@ -77,13 +77,13 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
   const receiver = (hook: WebhookRow) => {
     let outage = receivers.get(hook.id);
     if (!outage) {
-      outage = createOutage(log, { event: 'webhook.not_delivered', fields: { webhook: hook.id }, over: (failures, seconds) => `Webhook ${hook.id}: delivered again after ${seconds} s (${failures} failed attempts)` });
+      outage = createOutage(log, { event: 'webhook.not_delivered', fields: { webhook: hook.id }, over: `Webhook ${hook.id}: delivered again`, failed: ['failed attempt', 'failed attempts'] });
       receivers.set(hook.id, outage);
     }
     return outage;
   };
   // The API not answering a project's read is one outage for every webhook, not a line per delivery a minute.
-  const unchecked = createOutage(log, { event: 'webhook.access_unchecked', over: (failures, seconds) => `Webhooks: project access is checked again after ${seconds} s (${failures} failed checks)` });
+  const unchecked = createOutage(log, { event: 'webhook.access_unchecked', over: 'Webhooks: project access is checked again', failed: ['failed check', 'failed checks'] });
 
   const finish = async (row: DeliveryRow, hook: WebhookRow, outcome: { status: number | undefined; answer: string; retryAfter: string | undefined; final: boolean }) => {
     const at = now();

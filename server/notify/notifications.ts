@@ -164,7 +164,7 @@ export function createNotifications(options: NotificationsOptions): Notification
       let timer: NodeJS.Timeout | undefined;
       let current: Promise<void> = Promise.resolve();
       // A pass a second: a store that does not answer is said once, and once when it does again.
-      const failing = createOutage(log, { event: 'notify.pass_failed', over: (failures, seconds) => `Notifications: passes work again after ${seconds} s (${failures} failed)` });
+      const failing = createOutage(log, { event: 'notify.pass_failed', over: 'Notifications: passes work again', failed: ['failed pass', 'failed passes'] });
       const loop = () => {
         current = tick()
           .then(

@@ -74,7 +74,7 @@ export function createReadiness({ store, leading, collector, draining, now = Dat
   const checkStore = async (db: Db | undefined): Promise<StoreCheck> => {
     if (!db) {
       if (store.kind === 'pglite') return { status: 'not opened', kind: 'pglite', detail: 'The embedded store opens when something first needs it.' };
-      return { status: 'unavailable', kind: store.kind, detail: `The store could not be opened (${store.failing()} failed tries so far); it is tried again every few seconds.` };
+      return { status: 'unavailable', kind: store.kind, detail: `The store has not opened yet (tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}); it is tried again every few seconds.` };
     }
     const started = performance.now();
     try {

@@ -145,7 +145,7 @@ export type UpstreamLog = Log;
 /** The API's outage: every failure to get an answer from it is one (logged once), any answer ends it. */
 export function apiOutage(log: Log, apiUrl: string): Outage {
   const host = parseApiBase(apiUrl).host;
-  return createOutage(log, { event: 'api.unreachable', fields: { api: host }, over: (failures, seconds) => `The API at ${host} answers again after ${seconds} s (${failures} failed requests)` });
+  return createOutage(log, { event: 'api.unreachable', fields: { api: host }, over: `The API at ${host} answers again`, failed: ['failed request', 'failed requests'] });
 }
 
 export interface ForwardFetchOptions extends ForwardProxyOptions {

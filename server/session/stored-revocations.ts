@@ -63,7 +63,7 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
   const echoes = new Map<string, () => void>();
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
   // One line when the store stops taking sign-outs, one when it takes them again: not one a second.
-  const outage = createOutage(log, { event: 'sessions.store_unavailable', over: (failures, seconds) => `Sessions: the store answers again after ${seconds} s (${failures} failed tries); sign-outs made meanwhile are written` });
+  const outage = createOutage(log, { event: 'sessions.store_unavailable', over: 'Sessions: the store answers again', then: 'sign-outs made meanwhile are written' });
   const failed = (what: string, error: unknown) => outage.failed(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
   const recovered = () => outage.recovered();
 

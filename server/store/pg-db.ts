@@ -67,7 +67,7 @@ export interface PgDbOptions {
 
 export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = QUERY_TIMEOUT_MS, log = () => undefined, ...given }: PgDbOptions = {}): Db {
   const where = describeDatabaseUrl(url);
-  const outage = given.outage ?? createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: (failures, seconds) => `Store: ${where} answers again after ${seconds} s (${failures} failed tries)` });
+  const outage = given.outage ?? createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: `Store: ${where} answers again` });
   const config: pg.PoolConfig = {
     connectionString: url,
     max: poolSize,
@@ -155,7 +155,7 @@ function listenOn(config: pg.PoolConfig, channel: string, listener: ChannelListe
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  const deaf = createOutage(log, { event: 'store.listen_lost', fields: { channel }, over: (failures, seconds) => `Store: listening on ${channel} again after ${seconds} s (${failures} failed tries)` });
+  const deaf = createOutage(log, { event: 'store.listen_lost', fields: { channel }, over: `Store: listening on ${channel} again` });
   const connect = async () => {
     if (stopped) return;
     const connection = new pg.Client({ ...config, keepAlive: true });

@@ -76,7 +76,7 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
   let opening: Promise<Db> | undefined;
   let closed = false;
   // One line when the store stops answering (opening it, or a query on the open one), one when it answers again.
-  const outage = createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: (failures, seconds) => `Store: ${where} answers again after ${seconds} s (${failures} failed tries)` });
+  const outage = createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: `Store: ${where} answers again` });
   let retry: NodeJS.Timeout | undefined;
   const listeners: ((db: Db) => void)[] = [];
 
