@@ -41,8 +41,13 @@ const TEMPLATES = [
   WATCHES_PATH,
 ].map((template) => ({ template, segments: template.split('/') }));
 
+/** What `npm run dev`'s Vite serves, a module at a time: hundreds a page, debug lines. */
+const DEV_MODULES = ['/@vite', '/@fs', '/@id', '/@react-refresh', '/src', '/node_modules'];
+
 /** Whole subtrees named by their prefix (the API's paths are the API's; files are files). */
-const PREFIXES = [API_PREFIX, FAULTS_CONTROL_PATH, ASSETS_PREFIX.replace(/\/$/, ''), ARCHIVE_API_PATH, NOTIFICATIONS_API_PATH];
+const PREFIXES = [API_PREFIX, FAULTS_CONTROL_PATH, ASSETS_PREFIX.replace(/\/$/, ''), ARCHIVE_API_PATH, NOTIFICATIONS_API_PATH, ...DEV_MODULES];
+
+const QUIET = new Set([...PROBES, ...DEV_MODULES.map((prefix) => `${prefix}/*`)]);
 
 /** The template of the route a path is for: `/projects/:projectId`, `/api/v2/*`; `/*` for any other page or file. */
 export function routeTemplate(path: string): string {
@@ -79,7 +84,7 @@ export function beginRequest(req: IncomingMessage, res: ServerResponse, { log, a
     // The API's id for this answer (x-neon-ret-request-id passed on), when it is not the console's own.
     const theirs = res.getHeader(REQUEST_ID_HEADER);
     const apiRequestId = typeof theirs === 'string' && theirs !== context.id ? theirs : undefined;
-    log.request({ requestId: context.id, method, route: context.route, status, durationMs, apiRequestId, aborted: !res.writableFinished, quiet: PROBES.has(context.route) });
+    log.request({ requestId: context.id, method, route: context.route, status, durationMs, apiRequestId, aborted: !res.writableFinished, quiet: QUIET.has(context.route) });
     answered?.({ route: context.route, method, status, seconds: durationMs / 1_000 });
   });
   return context;

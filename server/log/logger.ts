@@ -3,9 +3,13 @@
 // What the rest of the server sees is `Log`, a function of a message and optional fields (the event's name,
 // its level, what it is about), so `(line: string) => void` still fits where a log is asked for; a line
 // written while a request is handled carries that request's id (request-context.ts). Never given a key.
+import { createRequire } from 'node:module';
 import { pino, stdTimeFunctions, type Logger as PinoLogger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { currentRequestId } from './request-context';
+
+/** pino-pretty and what it brings load only when a log is to be read by people (a tenth of a second at start otherwise). */
+const loadPretty = () => (createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty).prettyFactory;
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevelSetting = (typeof LOG_LEVELS)[number];
@@ -73,7 +77,7 @@ export function parseLogFormat(text: string | undefined): LogFormat | undefined 
 
 function pinoOver(destination: LogDestination, level: LogLevelSetting, pretty: boolean): PinoLogger {
   // pino-pretty's formatter in this thread, line by line: no worker thread, nothing lost at exit.
-  const prettify = pretty ? prettyFactory({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,method,route,status', singleLine: true }) : undefined;
+  const prettify = pretty ? loadPretty()({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,method,route,status', singleLine: true }) : undefined;
   const stream = prettify ? { write: (line: string) => void destination.write(prettify(line)) } : { write: (line: string) => void destination.write(line) };
   return pino(
     {
