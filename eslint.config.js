@@ -57,15 +57,19 @@ const srcDir = path.join(import.meta.dirname, 'src');
  * @type {Record<string, string[]>}
  */
 const SERVER_ROOMS = {
-  http: [],
-  store: [],
-  proxy: ['http'],
-  session: ['http', 'proxy', 'store'],
-  pages: ['http', 'proxy', 'session'],
-  collector: ['proxy', 'session', 'store'],
-  archive: ['http', 'proxy', 'session', 'store'],
-  notify: ['http', 'proxy', 'session', 'store'],
-  process: ['http', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify'],
+  // The logger, the request's context and the one way a repeated failure is told: every room logs.
+  log: [],
+  http: ['log'],
+  store: ['log'],
+  proxy: ['http', 'log'],
+  session: ['http', 'log', 'proxy', 'store'],
+  pages: ['http', 'log', 'proxy', 'session'],
+  collector: ['log', 'proxy', 'session', 'store'],
+  archive: ['http', 'log', 'proxy', 'session', 'store'],
+  notify: ['http', 'log', 'proxy', 'session', 'store'],
+  // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
+  ops: ['http', 'log', 'proxy', 'store'],
+  process: ['http', 'log', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'ops'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, features' pure rules (no .tsx), and the render entry. */
 const SHARED_SRC = /^(?:(?:api|config|lib)\/[^/]+(?:\/[^/]+)*\.ts|features\/[^/]+\/(?:[^/]+\/)*[^/]+\.ts|entry-server\.tsx)$/;

@@ -57,6 +57,8 @@ function server(lanePort: number, command = serve, workers = '1'): WebServer {
       ARCHIVE_BUDGET: '700',
       // Webhooks to a receiver the test starts on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
+      // Its output is piped into the run's: the events that went wrong, not a line per request.
+      LOG_LEVEL: 'warn',
     },
     stdout: 'pipe',
   };

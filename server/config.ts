@@ -2,6 +2,7 @@
 // a bad value stops start-up with a message instead of failing requests later.
 import { availableParallelism } from 'node:os';
 import * as z from 'zod/mini';
+import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevelSetting } from './log/logger';
 import { parseApiBase } from './proxy/forward-proxy';
 
 export interface ServerConfig {
@@ -37,6 +38,12 @@ export interface ServerConfig {
   webConcurrency: number | undefined;
   /** API_URL is the built-in simulator served by the primary of several instances (process/run.ts), not a real API. */
   apiIsSimulator: boolean;
+  /** METRICS_TOKEN: /metrics answers a request bearing it; undefined: only loopback clients (server/ops/metrics-route.ts). */
+  metricsToken: string | undefined;
+  /** LOG_FORMAT: json or pretty; undefined: pretty on a terminal, JSON otherwise (server/log/logger.ts). */
+  logFormat: LogFormat | undefined;
+  /** LOG_LEVEL: the least level written (default info: a line per request). */
+  logLevel: LogLevelSetting;
 }
 
 /** Set by process/run.ts in each instance's environment when API_URL is its primary's simulator. */
@@ -78,6 +85,17 @@ function parsePublicUrl(value: string | undefined): URL | undefined {
 
 /** Set by main.ts when it picked NODE_ENV=production for React itself, not the operator. */
 export const NODE_ENV_DEFAULTED = 'OPS_CONSOLE_NODE_ENV_DEFAULTED';
+
+/** A bearer token people paste into Prometheus's config: printable, no spaces, long enough not to be guessed. */
+export const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]+$/.test(value) || value.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new Error(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} printable characters without spaces (e.g. \`openssl rand -hex 32\`).`);
+  }
+  return value;
+}
 
 /** Long enough that HKDF's input is not the weak link; a passphrase works as well as random bytes. */
 export const MIN_SESSION_SECRET_LENGTH = 32;
@@ -129,5 +147,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webConcurrency: optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
     apiIsSimulator: apiUrl !== undefined && env[API_IS_SIMULATOR_ENV] === '1',
+    metricsToken: parseMetricsToken(optional(env.METRICS_TOKEN)),
+    logFormat: parseLogFormat(optional(env.LOG_FORMAT)),
+    logLevel: parseLogLevel(optional(env.LOG_LEVEL)),
   };
 }

@@ -6,7 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer } from 'vite';
 import { asEntryServer, createPageRenderer } from './pages/server-render';
-import { exitOnSignals, startServer, stderrLog } from './process/compose';
+import { processLog } from './log/logger';
+import { exitOnSignals, startServer } from './process/compose';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -35,6 +36,6 @@ try {
   });
   exitOnSignals(running);
 } catch (error) {
-  stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+  processLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`, { event: 'process.start_failed', level: 'fatal' });
   process.exit(1);
 }

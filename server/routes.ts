@@ -1,5 +1,5 @@
-// The console's own server, one pipeline for `npm start` and `npm run dev`: security headers on every
-// response, /healthz, the Host check, the cross-site write rule, the simulator's fault control, /api/v2 with the
+// The console's own server, one pipeline for `npm start` and `npm run dev`: every request's id and log line,
+// security headers on every response, /healthz and /readyz, the Host check, /metrics, the cross-site write rule, the simulator's fault control, /api/v2 with the
 // session's key, the session routes, static assets (built files, or Vite's dev middlewares), and every
 // other GET is a page: index.html with the request's data block and, signed in, the rendered screen.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,11 +11,17 @@ import { BodyTooLargeError, discardBody } from './http/body';
 import { crossSiteWriteProblem } from './http/csrf';
 import { MISDIRECTED } from './http/host-check';
 import { isApiPath, isFaultControlPath, pathOf } from './http/paths';
+import { beginRequest, HEALTH_PATH, METRICS_PATH, READY_PATH } from './http/request-log';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './http/security-headers';
 import { ASSETS_PREFIX, type AssetHandler } from './http/static-assets';
 import { createTurnBudget, OVERLOADED_WAITING, type TurnBudget } from './http/turn-budget';
+import { asLogger, processLog, type Log, type Logger } from './log/logger';
+import { runInRequest } from './log/request-context';
 import type { Notifications } from './notify/notifications';
 import { isNotifyPath, serveNotifyRoute } from './notify/notify-routes';
+import type { Metrics } from './ops/metrics';
+import { serveMetrics, serveReadiness } from './ops/ops-routes';
+import type { Readiness } from './ops/readiness';
 import { serveBounce } from './pages/bounce';
 import { servePage, type PageRenderer, type PageTemplate } from './pages/page';
 import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS } from './pages/render-slots';
@@ -26,7 +32,15 @@ import { serveSessionRoute } from './session/session-routes';
 import type { Sessions } from './session/sessions';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from './store/db';
 
-export const HEALTH_PATH = '/healthz';
+export { HEALTH_PATH };
+
+/** /readyz and /metrics (server/ops/); without them, those paths are pages like any other. */
+export interface OpsRoutes {
+  ready: () => Promise<Readiness>;
+  metrics: Metrics;
+  /** METRICS_TOKEN; undefined: /metrics answers loopback clients only. */
+  metricsToken: string | undefined;
+}
 
 export interface RoutesOptions {
   backend: ApiBackend;
@@ -50,8 +64,9 @@ export interface RoutesOptions {
   maxRenders?: number;
   /** React renders at once in this process, their data in (pages/render-slots.ts's MAX_CONCURRENT_REACT_RENDERS otherwise). */
   maxReactRenders?: number;
-  /** Where an internal error is reported (stderr by default). */
-  log?: (line: string) => void;
+  /** Where each request's line and an internal error go: a Logger (server/log/logger.ts), or a Log that takes only the events. */
+  log?: Log | Logger;
+  ops?: OpsRoutes;
   /** Dev: a GET that is a page (an HTML navigation), answered before Vite sees it. Production: none (files first). */
   pagesFirst?: (req: IncomingMessage) => boolean;
   /** Whether a Host header names a host the console is served on (server/http/host-check.ts); every host without it. */
@@ -103,7 +118,8 @@ function isCrossSiteNavigation(req: IncomingMessage): boolean {
 }
 
 export function createRequestHandler(options: RoutesOptions): RequestHandler {
-  const { backend, sessions, template, assets, render, draining = () => false, log = (line: string) => void process.stderr.write(`[ops-console] ${line}\n`) } = options;
+  const { backend, sessions, template, assets, render, draining = () => false, ops } = options;
+  const log = asLogger(options.log ?? processLog);
   const fail = (res: ServerResponse, error: unknown) => {
     res.setHeader('Cache-Control', 'no-store');
     // A body past its limit (the console's own 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
@@ -116,7 +132,7 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       sendError(res, 503, error.message, STORE_UNAVAILABLE_CODE);
       return;
     }
-    log(`Internal error: ${describeError(error)}`);
+    log(`Internal error: ${describeError(error)}`, { event: 'http.internal_error', level: 'error' });
     sendError(res, 500, 'Internal error while answering the request.');
   };
   const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
@@ -148,6 +164,7 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       // The API refused the key while the page was rendered: the session ends here as on any 401.
       endSession: () => void sessions.end(req, 'rejected'),
       log,
+      ...(ops ? { sent: ops.metrics.page } : {}),
     });
   };
   const sessionContext = { sessions, read: options.read, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
@@ -164,9 +181,17 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
       return;
     }
+    if (ops && path === READY_PATH) {
+      await serveReadiness(req, res, ops.ready);
+      return;
+    }
     // After /healthz (a load balancer's check may name the instance by its address), before anything else.
     if (options.hostAllowed && !options.hostAllowed(req.headers.host)) {
       await sendText(req, res, 421, MISDIRECTED);
+      return;
+    }
+    if (ops && path === METRICS_PATH) {
+      await serveMetrics(req, res, { metrics: ops.metrics, token: ops.metricsToken });
       return;
     }
     const refused = crossSiteWriteProblem(req);
@@ -214,8 +239,13 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
     if (res.destroyed) return;
     handle(req, res).catch((error: unknown) => fail(res, error));
   };
+  const answered = ops?.metrics.answered;
   return (req, res) => {
-    if (pathOf(req) === HEALTH_PATH) start(req, res);
-    else turns.admit(() => start(req, res));
+    // The request's id and route from here on, in everything it awaits (server/log/request-context.ts).
+    const context = beginRequest(req, res, { log, answered });
+    const path = pathOf(req);
+    // Checks are never held: a balancer's, and Prometheus's, which matter most when the process is busy.
+    if (path === HEALTH_PATH || (ops && (path === READY_PATH || path === METRICS_PATH))) runInRequest(context, () => start(req, res));
+    else turns.admit(() => runInRequest(context, () => start(req, res)));
   };
 }

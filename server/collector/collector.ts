@@ -2,6 +2,8 @@
 // store, each in its own loop with its own budget (source-reader.ts). It looks for added, removed and
 // disabled sources every `refreshMs`, or at once when woken.
 import type { ZodMiniType } from 'zod/mini';
+import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import type { ApiReader } from '../proxy/api-reader';
 import type { Seal } from '../session/seal';
 import type { Db } from '../store';
@@ -25,7 +27,7 @@ export interface CollectorOptions {
   fullReadMs?: number;
   refreshMs?: number;
   clock?: Clock;
-  log: (line: string) => void;
+  log: Log;
 }
 
 export interface Collector {
@@ -76,7 +78,7 @@ export function startCollector(options: CollectorOptions): Collector {
         log,
       };
       const done = readSource(reader, signal)
-        .catch((error: unknown) => log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) => log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`, { event: 'archive.source_stopped', level: 'error', source: source.id }))
         .finally(() => {
           finished += pacer.count();
           if (running.get(source.id)?.done === done) running.delete(source.id);
@@ -85,9 +87,14 @@ export function startCollector(options: CollectorOptions): Collector {
     }
   };
 
+  // The sources are read every refreshMs: a store that does not answer is said once, and once when it does.
+  const unreadable = createOutage(log, { event: 'archive.sources_unreadable', over: 'Archive: the sources are read again' });
   const loop = (async () => {
     while (!stopped.signal.aborted) {
-      await refresh().catch((error: unknown) => log(`Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again`));
+      await refresh().then(
+        () => unreadable.recovered(),
+        (error: unknown) => unreadable.failed(`Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again every ${(options.refreshMs ?? DEFAULT_REFRESH_MS) / 1_000} s`),
+      );
       const woken = new AbortController();
       wake = () => woken.abort();
       await clock.wait(options.refreshMs ?? DEFAULT_REFRESH_MS, AbortSignal.any([woken.signal, stopped.signal]));

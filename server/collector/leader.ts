@@ -2,6 +2,7 @@
 // and one of each per deployment is enough): in PGlite's one process once its store is open; on a Postgres
 // server, in the instance holding the collector's advisory lock (lease.ts), once that instance's store is
 // open. Every other instance serves the archive's and the notifications' routes over the same store.
+import type { Log } from '../log/logger';
 import type { Db } from '../store/db';
 import type { Store } from '../store/store';
 import type { Collector } from './collector';
@@ -28,7 +29,7 @@ export interface LeaderOptions {
   databaseUrl: string | undefined;
   lockRetryMs: number;
   start: (db: Db) => Leading;
-  log: (line: string) => void;
+  log: Log;
 }
 
 export function leadWhereThisInstanceMay({ store, databaseUrl, lockRetryMs, start, log }: LeaderOptions): Leader {

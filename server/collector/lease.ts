@@ -2,6 +2,8 @@
 // of its own, collects (leader.ts); the others try to take it every `retryMs`. A holder that dies loses
 // its connection and with it the lock, so another takes over within one retry interval.
 import pg from 'pg';
+import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import { tryCollectorLock } from '../store/locks';
 import { realClock, type Clock } from './pacer';
 
@@ -19,8 +21,9 @@ export interface Lease<W extends Work> {
   stop: () => Promise<void>;
 }
 
-export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => W; log: (line: string) => void; clock?: Clock }): Lease<W> {
+export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => W; log: Log; clock?: Clock }): Lease<W> {
   const stopped = new AbortController();
+  const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: 'Archive: the collector lock\'s connection works again' });
   let collector: W | undefined;
   let client: pg.Client | undefined;
   // A function, not the property: each await may have stopped it.
@@ -43,13 +46,13 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
       if (tried === 'lost') return;
     }
     if (isStopped()) return;
-    log('Archive: this instance holds the collector lock and collects');
+    log('Archive: this instance holds the collector lock and collects', { event: 'archive.leading' });
     collector = start();
     await lost;
     const was = collector;
     collector = undefined;
     await was.stop();
-    if (!isStopped()) log('Archive: lost the collector lock (its connection ended); trying to take it again');
+    if (!isStopped()) log('Archive: lost the collector lock (its connection ended); trying to take it again', { event: 'archive.lock_lost', level: 'warn' });
   };
 
   const loop = (async () => {
@@ -59,9 +62,10 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
       client = connection;
       try {
         await connection.connect();
+        unreachable.recovered();
         await holdWhileConnected(connection);
       } catch (error) {
-        if (!isStopped()) log(`Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again in ${retryMs / 1_000} s`);
+        if (!isStopped()) unreachable.failed(`Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again every ${retryMs / 1_000} s`);
       }
       await connection.end().catch(() => undefined);
       if (!isStopped()) await clock.wait(retryMs, stopped.signal);

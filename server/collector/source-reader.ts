@@ -3,6 +3,8 @@
 // followed by the Activity view's rule (busy ones at the poll interval, idle ones in turn, the budget),
 // with a whole re-read now and then so what the API no longer lists is marked gone (and kept).
 import * as z from 'zod/mini';
+import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import { OperationSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
 import { planNext, type RequestKind, type ScheduledProject } from '../../src/lib/activity-scheduler';
 import { isInFlight } from '../../src/lib/operation-status';
@@ -33,7 +35,7 @@ export interface SourceReaderOptions {
   intervalMs: number;
   /** How often each project's whole history is read again (what was not listed is then gone). */
   fullReadMs: number;
-  log: (line: string) => void;
+  log: Log;
 }
 
 class KeyRejected extends Error {}
@@ -122,7 +124,7 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       cursor = page.cursor;
     }
     const gone = await markGone(db, project.id, start, now());
-    if (gone > 0) log(`Archive: ${gone} operation(s) of project ${project.id} are no longer listed by the API; kept, marked gone`);
+    if (gone > 0) log(`Archive: ${gone} operation(s) of project ${project.id} are no longer listed by the API; kept, marked gone`, { event: 'archive.marked_gone', source: sourceId, project: project.id, operations: gone });
     await recordProjectRead(db, sourceId, project.id, now(), kind);
     project.checkedAt = clock.now();
     project.fullReadAt = clock.now();
@@ -147,6 +149,8 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
     project.busy = busy;
   };
 
+  // A source whose reads fail (the API unreachable, the store down) says so once, and once when they work again.
+  const failing = createOutage(log, { event: 'archive.source_failing', fields: { source: sourceId }, over: `Archive: source ${sourceId} reads again` });
   let projects: ProjectState[] = [];
   let listedAt: number | null = null;
   const refreshProjects = async () => {
@@ -167,6 +171,7 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       if (project.fullReadAt === null) await readWhole(project, 'backfill');
     }
     await recordSourceRead(db, sourceId, now());
+    failing.recovered();
   };
 
   while (!isAborted()) {
@@ -187,17 +192,18 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
         if (project.fullReadAt === null || clock.now() - project.fullReadAt >= options.fullReadMs) await readWhole(project, 'full-read');
         else await readNewest(project);
         await recordSourceRead(db, sourceId, now());
+        failing.recovered();
       }
     } catch (error) {
       if (isAborted()) return;
       if (error instanceof KeyRejected) {
         await recordSourceError(db, sourceId, error.message, now(), true);
-        log(`Archive: source ${sourceId}: the API rejected its key (401); the source is disabled until its key is kept again`);
+        log(`Archive: source ${sourceId}: the API rejected its key (401); the source is disabled until its key is kept again`, { event: 'archive.key_rejected', level: 'warn', source: sourceId });
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
       await recordSourceError(db, sourceId, message, now(), false).catch(() => undefined);
-      log(`Archive: source ${sourceId}: ${message}; reading it again in ${FAILURE_PAUSE_MS / 1_000} s`);
+      failing.failed(`Archive: source ${sourceId}: ${message}; reading it again every ${FAILURE_PAUSE_MS / 1_000} s`);
       await clock.wait(FAILURE_PAUSE_MS, signal);
     }
   }

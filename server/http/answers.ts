@@ -1,8 +1,11 @@
 // What the console's own server answers with when it is not the API's answer passed on: one error body,
 // `{code, message, request_id}` (the platform's own shape, so the page reads both alike), with the request
-// id also in `x-neon-ret-request-id`; one 405 (with `Allow`); JSON with its length.
+// id also in `x-neon-ret-request-id`; one 405 (with `Allow`); JSON with its length. The request id is the
+// request's own (server/log/request-context.ts: the one in X-Request-ID and in its log line), so the id an
+// error on a page names finds its line in the log.
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { currentRequestId } from '../log/request-context';
 
 export interface ErrorBody {
   code: string;
@@ -12,7 +15,7 @@ export interface ErrorBody {
 
 export const REQUEST_ID_HEADER = 'x-neon-ret-request-id';
 
-function errorBody(message: string, code: string, requestId: string = randomUUID()): ErrorBody {
+function errorBody(message: string, code: string, requestId: string = currentRequestId() ?? randomUUID()): ErrorBody {
   return { code, message, request_id: requestId };
 }
 

@@ -2,6 +2,8 @@
 // time in this process, and sends them without waiting for each other: a slow receiver holds up only its
 // own events, never the collector (a separate loop) nor other webhooks. Every attempt is recorded on its
 // row; the webhook's failures in a row pause it at PAUSE_AFTER_FAILURES.
+import type { Log } from '../log/logger';
+import { createOutage, type Outage } from '../log/outage';
 import { nextAttemptAt, PAUSE_AFTER_FAILURES, retryAfterMs, verdictOf } from './backoff';
 import { claimDue, recordAttempt, releaseDelivery, type DeliveryRow } from '../store/deliveries';
 import type { Db } from '../store/db';
@@ -32,8 +34,13 @@ export interface DeliveryDeps {
   resolve?: Resolve;
   now?: () => number;
   random?: () => number;
-  log?: (line: string) => void;
+  log?: Log;
+  /** Each attempt's outcome as it is recorded (metrics count them). */
+  attempted?: (result: AttemptResult) => void;
 }
+
+/** What became of an attempt: taken, to be tried again, or given up. */
+export type AttemptResult = 'delivered' | 'retrying' | 'failed';
 
 /** The headers and exact bytes of one event for one webhook. */
 export function signedRequest(hook: Pick<WebhookRow, 'format'>, secret: string, event: NotificationEvent, publicUrl: URL, nowMs: number) {
@@ -65,6 +72,18 @@ export interface DeliveryWorker {
 export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
   const { db, now = Date.now, random = Math.random, log = () => undefined } = deps;
   const inFlight = new Map<string, Promise<void>>();
+  // A receiver that keeps failing is said once (with the first event it missed), and once when it takes one again.
+  const receivers = new Map<string, Outage>();
+  const receiver = (hook: WebhookRow) => {
+    let outage = receivers.get(hook.id);
+    if (!outage) {
+      outage = createOutage(log, { event: 'webhook.not_delivered', fields: { webhook: hook.id }, over: `Webhook ${hook.id}: delivered again`, failed: ['failed attempt', 'failed attempts'] });
+      receivers.set(hook.id, outage);
+    }
+    return outage;
+  };
+  // The API not answering a project's read is one outage for every webhook, not a line per delivery a minute.
+  const unchecked = createOutage(log, { event: 'webhook.access_unchecked', over: 'Webhooks: project access is checked again', failed: ['failed check', 'failed checks'] });
 
   const finish = async (row: DeliveryRow, hook: WebhookRow, outcome: { status: number | undefined; answer: string; retryAfter: string | undefined; final: boolean }) => {
     const at = now();
@@ -83,9 +102,12 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       visible: true,
     });
     const paused = await recordOutcome(db, hook.id, verdict === 'delivered', PAUSE_AFTER_FAILURES, PAUSED_FAILURES_REASON);
-    if (verdict !== 'delivered') {
+    deps.attempted?.(state === 'pending' ? 'retrying' : state);
+    if (verdict === 'delivered') receiver(hook).recovered();
+    else {
       const then = state === 'failed' ? 'giving up on it' : `next try ${new Date(next ?? at).toISOString()}`;
-      log(`Webhook ${hook.id}: event ${row.event_id} not delivered (${outcome.status === undefined ? 'no answer' : `HTTP ${outcome.status}`}); ${then}${paused ? '; webhook paused' : ''}`);
+      receiver(hook).failed(`Webhook ${hook.id}: event ${row.event_id} not delivered (${outcome.status === undefined ? 'no answer' : `HTTP ${outcome.status}`}); ${then}`, { status: outcome.status });
+      if (paused) log(`Webhook ${hook.id}: paused after ${PAUSE_AFTER_FAILURES} failed deliveries in a row`, { event: 'webhook.paused', level: 'warn', webhook: hook.id });
     }
   };
 
@@ -102,14 +124,15 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
     if (access.kind === 'revoked') {
       await pauseWebhook(db, hook.id, PAUSED_REVOKED_REASON);
       await releaseDelivery(db, row.id);
-      log(`Webhook ${hook.id}: its owner's key was refused (401); paused until resumed`);
+      log(`Webhook ${hook.id}: its owner's key was refused (401); paused until resumed`, { event: 'webhook.paused', level: 'warn', webhook: hook.id });
       return;
     }
     if (access.kind === 'unknown') {
       await recordAttempt(db, { id: row.id, state: 'pending', attempted: false, status: null, answer: null, at, nextAttemptAt: new Date(at.getTime() + ACCESS_RETRY_MS), visible: false });
-      log(`Webhook ${hook.id}: could not check access to the project (${access.answer.message}); asking again in ${ACCESS_RETRY_MS / 1000} s`);
+      unchecked.failed(`Webhook ${hook.id}: could not check access to the project (${access.answer.message}); asking again in ${ACCESS_RETRY_MS / 1000} s`, { webhook: hook.id });
       return;
     }
+    unchecked.recovered();
     if (access.kind === 'denied' || (scope.kind === 'organization' && access.project.orgId !== scope.orgId)) {
       await recordAttempt(db, { id: row.id, state: 'withheld', attempted: false, status: null, answer: null, at, nextAttemptAt: null, visible: false });
       return;
@@ -125,7 +148,7 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       for (const row of rows) {
         const running = deliver(row)
           .catch((error: unknown) => {
-            log(`Webhook ${row.webhook_id}: delivery of ${row.event_id} failed inside the server (${error instanceof Error ? error.message : String(error)}); its lease lapses and it is tried again`);
+            log(`Webhook ${row.webhook_id}: delivery of ${row.event_id} failed inside the server (${error instanceof Error ? error.message : String(error)}); its lease lapses and it is tried again`, { event: 'webhook.internal_error', level: 'error', webhook: row.webhook_id });
           })
           .finally(() => inFlight.delete(row.webhook_id));
         inFlight.set(row.webhook_id, running);

@@ -4,6 +4,7 @@
 // DATABASE_URL, the outbox's unique (webhook, event) and its leased, SKIP LOCKED claims would still keep each
 // event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';
+import { createOutage } from '../log/outage';
 import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
 import { deliveryLog, type DeliveryRow } from '../store/deliveries';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
@@ -162,9 +163,14 @@ export function createNotifications(options: NotificationsOptions): Notification
       let stopped = false;
       let timer: NodeJS.Timeout | undefined;
       let current: Promise<void> = Promise.resolve();
+      // A pass a second: a store that does not answer is said once, and once when it does again.
+      const failing = createOutage(log, { event: 'notify.pass_failed', over: 'Notifications: passes work again', failed: ['failed pass', 'failed passes'] });
       const loop = () => {
         current = tick()
-          .catch((error: unknown) => log(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again in ${tickMs / 1000} s`))
+          .then(
+            () => failing.recovered(),
+            (error: unknown) => failing.failed(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again every ${tickMs / 1000} s`),
+          )
           .finally(() => {
             if (!stopped) timer = setTimeout(loop, tickMs);
           });

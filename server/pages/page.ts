@@ -9,6 +9,7 @@ import type { PageData } from '../../src/api/page-data';
 import type { ScreenRender } from '../../src/entry-server';
 import { pageBody, sendPage } from '../http/compression';
 import type { ApiFetch } from '../http/node-bridge';
+import type { Log } from '../log/logger';
 import type { RenderSlots } from './render-slots';
 import { injectPage, splitPage } from './template';
 import type { Session } from '../session/session-crypto';
@@ -73,8 +74,12 @@ export interface PageOptions {
   /** The API refused the session's key during the render: end the session as a 401 anywhere does. */
   endSession?: () => void;
   /** Where a render that broke (a bug, not the API) is reported. */
-  log?: (line: string) => void;
+  log?: Log;
+  /** How the page went out: with its screen rendered, or as the shell the browser fills in (metrics count them). */
+  sent?: (page: PageSent) => void;
 }
+
+export type PageSent = 'rendered' | 'shell';
 
 function pageHeaders(res: ServerResponse, status: number): void {
   res.statusCode = status;
@@ -115,20 +120,23 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   switch (outcome.kind) {
     case 'rendered':
       body.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));
+      page.sent?.('rendered');
       return;
     case 'unauthorized':
       page.endSession?.();
       // The head went out already, so no Set-Cookie: the page signs out (its sign-out expires the cookie).
       body.end(finish({ ...page.data, sessionEnded: 'rejected' }));
+      page.sent?.('shell');
       return;
     case 'broken':
-      page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
+      page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, { event: 'pages.render_failed', level: 'error' });
       break;
     case 'unavailable':
       break;
   }
   stop.abort();
   body.end(finish(page.data));
+  page.sent?.('shell');
 }
 
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
@@ -148,4 +156,5 @@ export async function servePage(req: IncomingMessage, res: ServerResponse, optio
   const html = injectPage(await template.html(url), data);
   pageHeaders(res, status);
   sendPage(req, res, html);
+  options.sent?.('shell');
 }

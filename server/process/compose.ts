@@ -1,8 +1,8 @@
 // The one composition root (docs/architecture.md): every way the server starts (`npm start` as one process
 // or as each of several instances, `npm run dev`, the tests' servers) builds its parts here, in one order:
-// the environment, the API backend, the seal, the store, sessions, the API reader and access check, the
-// collector and notifications where this instance leads, the request pipeline, the listening socket and
-// the banner. What differs between them is only where pages and files come from (`serving`).
+// the environment and the logger, the API backend, the seal, the store, sessions, the API reader and access
+// check, the collector and notifications where this instance leads, readiness and metrics, the request
+// pipeline, the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
 import path from 'node:path';
 import { readConfig, type ServerConfig } from '../config';
@@ -15,6 +15,10 @@ import { leadWhereThisInstanceMay, type Leader } from '../collector/leader';
 import { linkBase } from '../notify/links';
 import { createNotifications } from '../notify/notifications';
 import { sendWebhook } from '../notify/send-webhook';
+import { asLogger, createLogger, processLog, type Log, type Logger } from '../log/logger';
+import { watchCollectorReads } from '../ops/collector-watch';
+import { createMetrics, type Metrics } from '../ops/metrics';
+import { createReadiness } from '../ops/readiness';
 import { createApiBackend, type ApiBackend } from '../proxy/api-backend';
 import { createApiReader } from '../proxy/api-reader';
 import { createProjectAccess } from '../proxy/project-access';
@@ -31,9 +35,10 @@ import { createDrain, type Drain } from './shutdown';
 
 export type Mode = 'production' | 'dev';
 
-export type Log = (line: string) => void;
+export type { Log, Logger };
 
-export const stderrLog: Log = (line) => void process.stderr.write(`[ops-console] ${line}\n`);
+/** The process's own lines, outside any one server (server/log/logger.ts's processLog). */
+export const stderrLog: Logger = processLog;
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
 export type ServingParts = Pick<RoutesOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
@@ -52,6 +57,10 @@ export interface RunningServer {
   drain: Drain;
   /** The banner as this instance would print it. */
   banner: string[];
+  /** This instance's figures (/metrics). */
+  metrics: Metrics;
+  /** Where its lines go. */
+  log: Logger;
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
 }
@@ -61,8 +70,8 @@ export interface RunningServer {
  * (unless SIM_API_KEY fixes one) is kept in DATA_DIR like the session secret, so an open tab and a kept archive
  * key go on working across a restart. A DATA_DIR that cannot keep it only means a new key each start.
  */
-export async function apiBackendOf(config: ServerConfig, log: Log): Promise<ApiBackend> {
-  const options = { simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log };
+export async function apiBackendOf(config: ServerConfig, log: Log, sent?: Metrics['apiSent']): Promise<ApiBackend> {
+  const options = { simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log, ...(sent ? { sent } : {}) };
   if (config.apiUrl) return createApiBackend({ ...options, apiUrl: config.apiUrl });
   if (config.simApiKey) return createApiBackend({ ...options, simApiKey: config.simApiKey });
   const dataDir = path.resolve(config.dataDir);
@@ -88,10 +97,13 @@ export function faultControlEnabled(mode: Mode, config: Pick<ServerConfig, 'apiU
 export interface StartOptions {
   mode: Mode;
   env?: NodeJS.ProcessEnv;
-  /** Where the banner goes (stdout by default). */
-  print?: Log;
-  /** Where problems go: an API that cannot be reached, a store that went away, an internal error (stderr by default). */
-  log?: Log;
+  /** Where the banner goes (stdout by default): plain lines, printed once. */
+  print?: (line: string) => void;
+  /**
+   * Where the server's lines go: a Logger takes a line per request and every event (by default JSON on stdout,
+   * as LOG_FORMAT and LOG_LEVEL say: server/log/logger.ts); a plain Log takes the events only.
+   */
+  log?: Log | Logger;
   serving: (server: http.Server, config: ServerConfig) => Promise<ServingParts>;
   /** One of several instances (process/run.ts): the primary prints the banner, once. */
   instance?: boolean;
@@ -101,9 +113,12 @@ export interface StartOptions {
   backend?: ApiBackend;
 }
 
-export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), log = stderrLog, serving, instance = false, processNote, ...given }: StartOptions): Promise<RunningServer> {
+export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), serving, instance = false, processNote, ...given }: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
-  const backend = given.backend ?? (await apiBackendOf(config, log));
+  const log = asLogger(given.log ?? createLogger({ level: config.logLevel, format: config.logFormat }));
+  // This instance's figures (/metrics): counted from the first call; what is state is watched once it exists (below).
+  const metrics = createMetrics();
+  const backend = given.backend ?? (await apiBackendOf(config, log, metrics.apiSent));
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const seal = createSeal(secret.secret);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
@@ -113,7 +128,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
       const key = seal.open('kept-key', sealed);
       return key === null ? null : seal.fingerprint(key);
     };
-    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) => log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`));
+    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) => log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`, { event: 'archive.rename_failed', level: 'error' }));
   });
   const revocations = createStoredRevocations(store, { log });
   await revocations.ready;
@@ -121,14 +136,16 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const read = createApiReader(backend.fetch);
   const access = createProjectAccess(read);
   const links = linkBase(config);
-  const notifications = createNotifications({ db: dbOf(store), seal, access, send: sendWebhook, publicUrl: links, allowPrivate: config.webhookAllowPrivate, log });
+  const notifications = createNotifications({ db: dbOf(store), seal, access, send: sendWebhook, publicUrl: links, allowPrivate: config.webhookAllowPrivate, log, attempted: metrics.delivery });
+  // The collector's lag is read off its reads (server/ops/collector-watch.ts).
+  const collectorReads = watchCollectorReads(read);
   const leader = leadWhereThisInstanceMay({
     store,
     databaseUrl: config.databaseUrl,
     lockRetryMs: config.archiveLockRetryMs,
     log,
     start: (db) => {
-      const collector = startCollector({ db, read, seal, budgetPerMinute: config.archiveBudget, intervalMs: config.archiveIntervalMs, fullReadMs: config.archiveFullReadMs, log });
+      const collector = startCollector({ db, read: collectorReads.read, seal, budgetPerMinute: config.archiveBudget, intervalMs: config.archiveIntervalMs, fullReadMs: config.archiveFullReadMs, log });
       const stopNotifying = notifications.start();
       return {
         collector,
@@ -140,8 +157,10 @@ export async function startServer({ mode, env = process.env, print = (line) => v
     },
   });
 
+  metrics.watch({ store, leading: leader.isLeading, collector: collectorReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
+  const ready = createReadiness({ store, leading: leader.isLeading, collector: collectorReads, draining: () => drain.draining });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
   server.on(
@@ -155,6 +174,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
       notifications,
       faultControl,
       log,
+      ops: { ready, metrics, metricsToken: config.metricsToken },
       withCsp: mode === 'production',
       draining: () => drain.draining,
       hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
@@ -185,7 +205,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
     await notifications.settle();
     await store.close();
   };
-  return { server, url, config, backend, store, leader, drain, banner, stop };
+  return { server, url, config, backend, store, leader, drain, banner, metrics, log, stop };
 }
 
 /** The store as the banner names it. */
@@ -197,12 +217,12 @@ export function storeBannerName(store: Pick<Store, 'kind' | 'where'>): string {
  * Ends the process once the server has drained; a second signal ends it at once. One of several instances
  * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
  */
-export function exitOnSignals(running: Pick<RunningServer, 'stop'>, { log = stderrLog, instance = false }: { log?: Log; instance?: boolean } = {}): void {
+export function exitOnSignals(running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>, { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {}): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
-    log(`${signal}: finishing the requests in flight, then exiting`);
+    log(`${signal}: finishing the requests in flight, then exiting`, { event: 'shutdown.signal', signal });
     running.stop().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -14,8 +14,9 @@ import { nodeHandler } from '../http/node-bridge';
 import { API_PREFIX, FAULTS_CONTROL_PATH, isApiPath, isFaultControlPath } from '../http/paths';
 import { resolveSessionSecret } from '../session/session-secret';
 import { describeDatabaseUrl } from '../store/pg-db';
+import { processLog } from '../log/logger';
 import { bannerLines, formatBanner } from './banner';
-import { apiBackendOf, faultControlEnabled, stderrLog } from './compose';
+import { apiBackendOf, faultControlEnabled } from './compose';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 
 /**
@@ -46,7 +47,7 @@ export async function runServer(clientDir: string, env: NodeJS.ProcessEnv = proc
   try {
     config = readConfig(env);
   } catch (error) {
-    stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+    processLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`, { event: 'process.start_failed', level: 'fatal' });
     process.exit(1);
   }
   const { count, note } = processes(config);
@@ -56,7 +57,7 @@ export async function runServer(clientDir: string, env: NodeJS.ProcessEnv = proc
 
 /** The simulator in this process on a loopback port, as an API the instances forward to; with its fault control when mounted. */
 async function serveSimulator(config: ServerConfig) {
-  const backend = await apiBackendOf(config, stderrLog);
+  const backend = await apiBackendOf(config, processLog);
   const api = nodeHandler(backend.fetch);
   const faults = faultControlEnabled('production', config) ? backend.faultControl : undefined;
   const server = createHttpServer();
@@ -121,7 +122,7 @@ async function runInstances(count: number, config: ServerConfig, env: NodeJS.Pro
         void finish(code === 0 ? 1 : code);
         return;
       }
-      stderrLog(`An instance ended (exit code ${code}); starting another`);
+      processLog(`An instance ended (exit code ${code}); starting another`, { event: 'process.instance_ended', level: 'error', exit_code: code });
       fork();
     });
   };
@@ -133,7 +134,7 @@ async function runInstances(count: number, config: ServerConfig, env: NodeJS.Pro
       process.exit(1);
     }
     stopping = true;
-    stderrLog(`${signal}: the instances finish the requests in flight, then exit`);
+    processLog(`${signal}: the instances finish the requests in flight, then exit`, { event: 'shutdown.signal', signal });
     if (workers.size === 0) void finish(0);
     // Each drains as a single process does (compose.ts's stop); Ctrl-C reaches them as a group already.
     for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGTERM');

@@ -5,7 +5,8 @@ import { createStaticAssets } from '../http/static-assets';
 import { inlineStylesheets } from '../pages/inline-css';
 import { createRenderMemo } from '../pages/render-memo';
 import { createPageRenderer, parseManifest, screenHeadTags } from '../pages/server-render';
-import { exitOnSignals, startServer, stderrLog, type StartOptions } from './compose';
+import { processLog } from '../log/logger';
+import { exitOnSignals, startServer, type StartOptions } from './compose';
 
 /** One of several instances, or why fewer processes serve than asked for. */
 export type BuiltServerOptions = Pick<StartOptions, 'instance' | 'processNote'>;
@@ -27,7 +28,7 @@ export async function serveBuilt(clientDir: string, options: BuiltServerOptions 
     });
     exitOnSignals(running, { instance: options.instance ?? false });
   } catch (error) {
-    stderrLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`);
+    processLog(`Could not start: ${error instanceof Error ? error.message : String(error)}`, { event: 'process.start_failed', level: 'fatal' });
     process.exit(1);
   }
 }

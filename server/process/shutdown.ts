@@ -9,6 +9,7 @@
 // the drain tracks every socket itself.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
+import type { Log } from '../log/logger';
 
 export const SHUTDOWN_GRACE_MS = 20_000;
 /** How long a kept-alive connection with nothing in flight is left open once the drain begins, for a request already on its way. */
@@ -29,7 +30,7 @@ export interface Drain {
 
 export interface DrainOptions {
   /** Where the one line about requests in flight goes (nothing is said when none is). */
-  log?: (line: string) => void;
+  log?: Log;
 }
 
 /** Method and path, never the query (it may carry search text). */
@@ -89,7 +90,7 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
         draining = true;
         const waitedFor = [...inFlight.values()].map(describe);
         const deadline = setTimeout(() => {
-          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list([...inFlight.values()].map(describe))}`);
+          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list([...inFlight.values()].map(describe))}`, { event: 'shutdown.cut_off', level: 'warn' });
           for (const socket of sockets.keys()) socket.destroy();
           resolve({ forced: true, waitedFor });
         }, graceMs);
@@ -105,7 +106,7 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
           for (const socket of sockets.keys()) closeIfIdle(socket);
         }, IDLE_GRACE_MS);
         idleGrace.unref();
-        if (waitedFor.length > 0) log(`Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`);
+        if (waitedFor.length > 0) log(`Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`, { event: 'shutdown.waiting', requests: waitedFor.length });
       });
       return done;
     },

@@ -7,7 +7,7 @@ import { createFaultControl, createFaultInjector } from '../../sim/faults';
 import { createHandlers } from '../../sim/handlers';
 import { seededRandom, type Random } from '../../sim/random';
 import { seedDemo } from '../../sim/seed';
-import { createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
+import { apiOutage, createForwardFetch, createForwardServe, type ForwardServe, type UpstreamLog } from './forward-proxy';
 import type { ApiFetch, NodeHandler } from '../http/node-bridge';
 import { API_PREFIX } from '../http/paths';
 import { createSimulatorFetch } from './simulator-fetch';
@@ -35,11 +35,14 @@ export interface ApiBackendOptions {
   simRateLimits?: boolean;
   /** Where the proxy reports an API it cannot reach. */
   log?: UpstreamLog;
+  /** Each call sent to the API (the simulator's or API_URL's), with the status it answered (0: none): metrics count them. */
+  sent?: (status: number) => void;
 }
 
-export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log }: ApiBackendOptions): ApiBackend {
+export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log, sent }: ApiBackendOptions): ApiBackend {
   if (apiUrl) {
-    const proxy = { apiUrl, ...(log ? { log } : {}) };
+    // One outage of this API however it is called: the pages' calls and the server's own reads.
+    const proxy = { apiUrl, ...(log ? { log, outage: apiOutage(log, apiUrl) } : {}), ...(sent ? { sent } : {}) };
     return {
       fetch: createForwardFetch(proxy),
       serve: createForwardServe(proxy),
@@ -55,8 +58,15 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, si
   draw = seededRandom(randomBytes(4).readUInt32LE(0));
   // Off until someone sets a plan through the control route (which the server decides to mount).
   const faults = createFaultInjector();
+  const simulator = createSimulatorFetch(createHandlers(controlPlane, { faults, ...(simRateLimits ? {} : { rateLimits: false as const }) }));
   return {
-    fetch: createSimulatorFetch(createHandlers(controlPlane, { faults, ...(simRateLimits ? {} : { rateLimits: false as const }) })),
+    fetch: sent
+      ? async (call) => {
+          const response = await simulator(call);
+          sent(response.type === 'error' ? 0 : response.status);
+          return response;
+        }
+      : simulator,
     faultControl: createFaultControl(faults),
     banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
     demoKey: apiKey,

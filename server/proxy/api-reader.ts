@@ -8,6 +8,7 @@ import { parseRetryAfter } from '../../src/lib/retry-after';
 import { REQUEST_ID_HEADER } from '../http/answers';
 import type { ApiFetch } from '../http/node-bridge';
 import { API_PREFIX } from '../http/paths';
+import { withRequestId } from '../log/request-context';
 
 /** How long a read may take before it counts as no answer. */
 export const READ_TIMEOUT_MS = 30_000;
@@ -58,7 +59,8 @@ export function createApiReader(fetchApi: ApiFetch): ApiReader {
     try {
       let response: Response;
       try {
-        const headers = new Headers({ authorization: authorizationOf(apiKey), accept: 'application/json' });
+        // The request this read is made for, if any (the collector's reads are for none).
+        const headers = withRequestId(new Headers({ authorization: authorizationOf(apiKey), accept: 'application/json' }));
         const answer = fetchApi({ method: 'GET', target: `${API_PREFIX}${path}`, headers, signal: deadline.signal });
         const timedOut = new Promise<null>((resolve) => deadline.signal.addEventListener('abort', () => resolve(null), { once: true }));
         const first = await Promise.race([answer, timedOut]);

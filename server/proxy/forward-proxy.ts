@@ -5,6 +5,9 @@ import { jsonErrorResponse, methodNotAllowedResponse } from '../http/answers';
 import { MAX_API_BODY_BYTES, readBody } from '../http/body';
 import { AnswerError, answerSafely, sendChunks, sendFetchResponse, type ApiFetch, type NodeHandler } from '../http/node-bridge';
 import { API_PREFIX, isApiPath } from '../http/paths';
+import type { Log } from '../log/logger';
+import { createOutage, type Outage } from '../log/outage';
+import { currentRequestId, isRequestId, X_REQUEST_ID } from '../log/request-context';
 import { acceptedEncodings, clientGoneFromSignal, exchange, type ClientGone, type Exchange, type ExchangeTarget } from './upstream-exchange';
 
 /** The console's answer to an API path that could leave the base or does not decode (either backend). */
@@ -105,6 +108,9 @@ function forwardedHeaders(header: HeaderOf, hasBody: boolean, accepted: Readonly
   // Part of the body, not of the caller's identity: without it a JSON body is read as text.
   const contentType = header('content-type');
   if (hasBody && contentType !== null) headers['content-type'] = contentType;
+  // The request this call is made for (server/log/request-context.ts), so the API's logs and the console's meet.
+  const requestId = currentRequestId() ?? header(X_REQUEST_ID);
+  if (isRequestId(requestId)) headers[X_REQUEST_ID] = requestId;
   // What the caller takes compressed (and this server could decode): the answer then passes through as it is.
   headers['accept-encoding'] = accepted.size > 0 ? [...accepted].join(', ') : 'identity';
   return headers;
@@ -136,11 +142,21 @@ export function failureCause(error: unknown): string {
   return CAUSES[code] ? `${CAUSES[code]} (${code})` : code;
 }
 
-/** Where a failure to reach the API is reported on the server's side (stderr by default); never given a key. */
-export type UpstreamLog = (line: string) => void;
+/** Where a failure to reach the API is reported on the server's side; never given a key. */
+export type UpstreamLog = Log;
+
+/** The API's outage: every failure to get an answer from it is one (logged once), any answer ends it. */
+export function apiOutage(log: Log, apiUrl: string): Outage {
+  const host = parseApiBase(apiUrl).host;
+  return createOutage(log, { event: 'api.unreachable', fields: { api: host }, over: `The API at ${host} answers again`, failed: ['failed request', 'failed requests'] });
+}
 
 export interface ForwardFetchOptions extends ForwardProxyOptions {
   log?: UpstreamLog;
+  /** The API's outage, shared by every way this API is called (its own otherwise). */
+  outage?: Outage;
+  /** Each call sent to the API, with the status it answered (0: none): metrics count them. */
+  sent?: (status: number) => void;
 }
 
 /** One forwarded call, however it came in: its method, raw target, headers, body and the client's going away. */
@@ -155,9 +171,11 @@ interface Forwarding {
 /** What the API said: the exchange to pass on, or the console's own answer (its error, or nothing at all). */
 type Forwarded = { kind: 'own'; response: Response } | { kind: 'answer'; status: number; headers: [string, string][]; upstream: Exchange; empty: boolean };
 
-function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
+function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined, sent, ...given }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
   const api = apiBaseOf(parseApiBase(apiUrl));
   const base = api.url;
+  // No answer (a refused connection, the deadline, a redirect it will not follow) repeats on every call while it lasts: said once.
+  const unreachable = given.outage ?? apiOutage(log, apiUrl);
   const own = (response: Response): Forwarded => ({ kind: 'own', response });
   return async ({ method, target: rawTarget, header, body, clientGone }) => {
     if (!FORWARDED_METHODS.has(method)) return own(methodNotAllowedResponse(method, [...FORWARDED_METHODS]));
@@ -172,7 +190,8 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
           : kind === 'too-large'
             ? [502, `The API at ${base.host} sent an answer larger than ${Math.round(maxAnswerBytes / (1024 * 1024))} MiB, which the console does not pass on.`]
             : [502, `The API at ${base.host} broke off its answer${detail ? `: ${detail}` : ''}.`];
-      log(`${message} (${what})`);
+      if (kind === 'deadline') unreachable.failed(`${message} (${what})`);
+      else log(`${message} (${what})`, { event: 'api.answer_broken', level: 'warn', api: base.host });
       return new AnswerError(status, message, UPSTREAM_ERROR_CODE);
     };
     const accepted = acceptedEncodings(header('accept-encoding'));
@@ -181,19 +200,22 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
       upstream = await exchange({ target, method, headers: forwardedHeaders(header, body !== undefined, accepted), body, clientGone, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
     } catch (error) {
       if (clientGone?.aborted) return own(Response.error());
+      sent?.(0);
       if (error instanceof AnswerError) return own(jsonErrorResponse(error.status, error.message, error.code));
       const message = `Could not reach the API at ${base.host}: ${failureCause(error)}.`;
-      log(`${message} (${what})`);
+      unreachable.failed(`${message} (${what})`);
       return own(jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE));
     }
 
     const status = upstream.response.statusCode ?? 502;
+    sent?.(status);
     if (status >= 300 && status < 400) {
       upstream.discard();
       const message = `The API at ${base.host} answered with a redirect (${status}), which is not followed.`;
-      log(`${message} (${what})`);
+      unreachable.failed(`${message} (${what})`);
       return own(jsonErrorResponse(502, message, UPSTREAM_ERROR_CODE));
     }
+    unreachable.recovered();
     const headers: [string, string][] = [];
     for (const name of FORWARDED_RESPONSE_HEADERS) {
       const value = upstream.response.headers[name];

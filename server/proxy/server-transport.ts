@@ -3,11 +3,13 @@
 // hop. Server rendering fetches a screen's first data through it, one transport per request.
 import type { Transport } from '../../src/api/request';
 import type { ApiFetch } from '../http/node-bridge';
+import { withRequestId } from '../log/request-context';
 import { authorizationOf } from './api-reader';
 
 export function serverTransport(fetchApi: ApiFetch, apiKey: string): Transport {
   return async (path, init) => {
-    const headers = new Headers(init.headers);
+    // The page's request id: the reads a render makes are that request's.
+    const headers = withRequestId(new Headers(init.headers));
     headers.set('authorization', authorizationOf(apiKey));
     const body = typeof init.body === 'string' ? new Uint8Array(Buffer.from(init.body, 'utf8')) : undefined;
     const response = await fetchApi({ method: init.method ?? 'GET', target: path, headers, body, signal: init.signal ?? undefined });

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_API_BODY_BYTES } from '../http/body';
 import { answerSafely, readApiCall, sendFetchResponse, type ApiFetch } from '../http/node-bridge';
+import { withRequestId } from '../log/request-context';
 import { authorizationOf } from '../proxy/api-reader';
 import type { ForwardServe } from '../proxy/forward-proxy';
 import { sendSessionClosed, type Sessions } from './sessions';
@@ -32,8 +33,9 @@ export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, 
       return;
     }
     const call = await readApiCall(req, res);
-    // The cookie is for this server alone; the API never sees it.
+    // The cookie is for this server alone; the API never sees it. The request's id (a client's, once checked) does.
     call.headers.delete('cookie');
+    withRequestId(call.headers);
     if (authorization !== undefined) call.headers.set('authorization', authorization);
     const response = await fetchApi(call);
     endOnRefusal(response.status);

@@ -8,6 +8,8 @@
 // could not take (it is down) is kept and written when it returns, and sign-out answers once its write
 // committed (or after SPREAD_WAIT_MS, holding here meanwhile).
 import * as z from 'zod/mini';
+import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import type { Db } from '../store/db';
 import { pruneRevocations, REVOCATIONS_CHANNEL, revocationsSince, storeRevocation } from '../store/revoked-sessions';
 import type { Store } from '../store/store';
@@ -46,7 +48,7 @@ interface Pending {
   done: () => void;
 }
 
-export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>, { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: (line: string) => void }): StoredRevocations {
+export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>, { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: Log }): StoredRevocations {
   const local = createRevokedSessions(now, Number.POSITIVE_INFINITY);
   const pending = new Map<string, Pending>();
   let readUpTo = 0;
@@ -56,19 +58,14 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
   let reading: Promise<void> = Promise.resolve();
   let flushing: Promise<void> | undefined;
   let stopped = false;
-  let failures = 0;
   let listening = false;
   // Sign-outs of this instance waiting to hear their own announcement: the store has then told every listener.
   const echoes = new Map<string, () => void>();
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
   // One line when the store stops taking sign-outs, one when it takes them again: not one a second.
-  const failed = (what: string, error: unknown) => {
-    if (failures++ === 0) log(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
-  };
-  const recovered = () => {
-    if (failures > 0) log(`Sessions: the store answers again after ${failures} failed tries; sign-outs made meanwhile are written`);
-    failures = 0;
-  };
+  const outage = createOutage(log, { event: 'sessions.store_unavailable', over: 'Sessions: the store answers again', then: 'sign-outs made meanwhile are written' });
+  const failed = (what: string, error: unknown) => outage.failed(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
+  const recovered = () => outage.recovered();
 
   const read = async (db: Db) => {
     const started = now();
@@ -172,7 +169,7 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
       const inForce = [...pending.values()].filter((entry) => entry.exp > now()).length;
       if (inForce > 0) {
         // The embedded store's first start takes seconds: paid here, once, so a restart still refuses these cookies.
-        if (!store.opened() && store.kind === 'pglite') log(`Sessions: writing ${inForce} sign-out${inForce === 1 ? '' : 's'} to the store before exiting`);
+        if (!store.opened() && store.kind === 'pglite') log(`Sessions: writing ${inForce} sign-out${inForce === 1 ? '' : 's'} to the store before exiting`, { event: 'sessions.writing_sign_outs' });
         await flush();
       }
       await flushing;

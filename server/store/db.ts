@@ -31,7 +31,18 @@ export interface Db extends Queryable {
    * store shared between processes has one (a Postgres server); with one process there is no one to hear.
    */
   listen?: (channel: string, listener: ChannelListener) => () => Promise<void>;
+  /** A pool's connections now (a Postgres server's driver; PGlite has none): metrics read it. */
+  poolStats?: () => PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  /** Of those, waiting for a query. */
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
 }
 
 /**

@@ -113,3 +113,16 @@ export async function releaseDelivery(db: Queryable, id: string): Promise<void> 
 export async function deliveryLog(db: Queryable, webhookId: string, limit = 100): Promise<DeliveryRow[]> {
   return (await db.query<DeliveryRow>(`SELECT * FROM notify_deliveries WHERE webhook_id = $1 AND visible AND state <> 'withheld' ORDER BY id DESC LIMIT $2`, [webhookId, limit])).rows;
 }
+
+export interface OutboxBacklog {
+  /** Deliveries waiting to be sent, or sent again. */
+  pending: number;
+  /** When the oldest of them was queued (null: none waits). */
+  oldestQueuedAt: Date | null;
+}
+
+/** How much waits in the outbox, and since when (readiness and metrics; the partial index on pending rows serves it). */
+export async function outboxBacklog(db: Queryable): Promise<OutboxBacklog> {
+  const { rows } = await db.query<{ pending: number; oldest: Date | null }>("SELECT count(*)::int AS pending, min(created_at) AS oldest FROM notify_deliveries WHERE state = 'pending'");
+  return { pending: rows[0]?.pending ?? 0, oldestQueuedAt: rows[0]?.oldest ?? null };
+}

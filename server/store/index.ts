@@ -1,6 +1,8 @@
 // openStore: the store the configuration names (DATABASE_URL's Postgres server, else PGlite in
 // DATA_DIR/store), migrated before it is handed out. A running server holds it through store.ts.
 import path from 'node:path';
+import type { Log } from '../log/logger';
+import type { Outage } from '../log/outage';
 import type { Db } from './db';
 import { loadMigrations, migrate } from './migrations';
 import { openPgDb } from './pg-db';
@@ -14,14 +16,16 @@ export interface StoreConfig {
   /** DATA_DIR; undefined with no databaseUrl: PGlite in memory (tests). */
   dataDir?: string | undefined;
   /** Where the pg driver tells of connections that ended. */
-  log?: (line: string) => void;
+  log?: Log;
+  /** The store's outage (store.ts), which the pg driver's failures and answers join. */
+  outage?: Outage;
 }
 
 export const STORE_DIR = 'store';
 
 export async function openStore(config: StoreConfig): Promise<Db> {
   const db = config.databaseUrl
-    ? openPgDb(config.databaseUrl, config.log ? { log: config.log } : {})
+    ? openPgDb(config.databaseUrl, { ...(config.log ? { log: config.log } : {}), ...(config.outage ? { outage: config.outage } : {}) })
     : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
   try {
     await migrate(db, await loadMigrations());

@@ -66,3 +66,9 @@ export async function migrate(db: Db, migrations: readonly Migration[]): Promise
     return applied;
   });
 }
+
+/** The newest migration recorded in the store (0: none), read by readiness to see the store is migrated and answers. */
+export async function appliedVersion(db: Pick<Db, 'query'>): Promise<number> {
+  const { rows } = await db.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations');
+  return rows[0]?.version ?? 0;
+}

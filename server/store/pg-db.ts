@@ -3,6 +3,8 @@
 // listener (a connection that dies idle, mid-query or mid-transaction fails that query or transaction,
 // never the process), every query a deadline, and a connection that failed is destroyed, not reused.
 import pg from 'pg';
+import type { Log } from '../log/logger';
+import { createOutage, type Outage } from '../log/outage';
 import { StoreUnavailableError, type ChannelListener, type Db, type Queryable, type SqlValue } from './db';
 
 const POOL_SIZE = 5;
@@ -40,21 +42,32 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
-function unavailable(where: string, error: unknown): StoreUnavailableError {
+/** What went wrong, in the driver's words, with its code when the words leave it out. */
+function detailOf(error: unknown): string {
   const code = codeOf(error);
   const detail = error instanceof Error ? error.message : String(error);
-  return new StoreUnavailableError(`The console's store (${where}) is unavailable: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}.`, { cause: error });
+  return `${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`;
+}
+
+function unavailable(where: string, error: unknown): StoreUnavailableError {
+  return new StoreUnavailableError(`The console's store (${where}) is unavailable: ${detailOf(error)}.`, { cause: error });
 }
 
 export interface PgDbOptions {
   poolSize?: number;
   queryTimeoutMs?: number;
-  /** Where an idle connection's death is told (once per connection); nothing else is logged here. */
-  log?: (line: string) => void;
+  /** Where the listening connection's loss is told. */
+  log?: Log;
+  /**
+   * The store's outage (store.ts): a query or an idle connection that failed for the connection's or the
+   * server's sake is one of its failures, a query answered ends it. Its own when not given.
+   */
+  outage?: Outage;
 }
 
-export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = QUERY_TIMEOUT_MS, log = () => undefined }: PgDbOptions = {}): Db {
+export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = QUERY_TIMEOUT_MS, log = () => undefined, ...given }: PgDbOptions = {}): Db {
   const where = describeDatabaseUrl(url);
+  const outage = given.outage ?? createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: `Store: ${where} answers again` });
   const config: pg.PoolConfig = {
     connectionString: url,
     max: poolSize,
@@ -67,14 +80,22 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
     keepAlive: true,
   };
   const pool = new pg.Pool(config);
+  /** A failure of the connection's or the server's: the outage told, the error every caller gets. */
+  const gone = (error: unknown) => {
+    outage.failed(`Store: ${where} does not answer (${detailOf(error)}); what needs the store answers 503 until it does`);
+    return unavailable(where, error);
+  };
   // An idle connection the server closed (a restart, a killed backend): the pool drops it; the next query takes another.
-  pool.on('error', (error) => log(`Store: an idle connection to ${where} ended (${error.message}); it is replaced on the next query`));
+  pool.on('error', (error) => outage.failed(`Store: an idle connection to ${where} ended (${error.message}); it is replaced on the next query`));
   const run = async (target: pg.Pool | pg.PoolClient, text: string, params: readonly SqlValue[] | undefined): Promise<{ rows: never[] }> => {
     try {
       // pg's rows are untyped: each table's module names what its query returns.
-      return { rows: (await target.query<never>(text, params ? [...params] : undefined)).rows };
+      const rows = (await target.query<never>(text, params ? [...params] : undefined)).rows;
+      outage.recovered();
+      return { rows };
     } catch (error) {
-      throw isConnectionFailure(error) ? unavailable(where, error) : error;
+      if (!isConnectionFailure(error)) throw error;
+      throw gone(error);
     }
   };
   return {
@@ -89,7 +110,7 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
       try {
         client = await checkOut(pool, onError);
       } catch (error) {
-        throw unavailable(where, error);
+        throw gone(error);
       }
       const on: Queryable = { query: (text, params) => run(client, text, params) };
       try {
@@ -107,6 +128,7 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
       }
     },
     listen: (channel, listener) => listenOn(config, channel, listener, log),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
@@ -129,11 +151,11 @@ function checkOut(pool: pg.Pool, onError: (error: Error) => void): Promise<pg.Po
 }
 
 /** A connection of its own that LISTENs on `channel`, connected again (and `onListening` called) after each loss. */
-function listenOn(config: pg.PoolConfig, channel: string, listener: ChannelListener, log: (line: string) => void): () => Promise<void> {
+function listenOn(config: pg.PoolConfig, channel: string, listener: ChannelListener, log: Log): () => Promise<void> {
   let stopped = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  let wasListening = true;
+  const deaf = createOutage(log, { event: 'store.listen_lost', fields: { channel }, over: `Store: listening on ${channel} again` });
   const connect = async () => {
     if (stopped) return;
     const connection = new pg.Client({ ...config, keepAlive: true });
@@ -147,8 +169,7 @@ function listenOn(config: pg.PoolConfig, channel: string, listener: ChannelListe
       void connection.end().catch(() => undefined);
       listener.onLost?.();
       if (stopped) return;
-      if (wasListening) log(`Store: stopped listening on ${channel} (${error?.message ?? 'connection ended'}); connecting again`);
-      wasListening = false;
+      deaf.failed(`Store: stopped listening on ${channel} (${error?.message ?? 'connection ended'}); connecting again every ${LISTEN_RETRY_MS / 1_000} s`);
       retry = setTimeout(() => void connect(), LISTEN_RETRY_MS);
       retry.unref();
     };
@@ -162,8 +183,7 @@ function listenOn(config: pg.PoolConfig, channel: string, listener: ChannelListe
       // A channel name cannot be a parameter: it is one of the console's own constants, quoted as an identifier.
       await connection.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
       if (!current()) return;
-      if (!wasListening) log(`Store: listening on ${channel} again`);
-      wasListening = true;
+      deaf.recovered();
       listener.onListening();
     } catch (error) {
       lost(error instanceof Error ? error : new Error(String(error)));

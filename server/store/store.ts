@@ -8,6 +8,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, chmod } from 'node:fs/promises';
 import path from 'node:path';
+import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import { StoreUnavailableError, type Db } from './db';
 import { DataDirInUseError, lockDataDir, type DataDirLock } from './data-dir-lock';
 import { openStore, STORE_DIR } from './index';
@@ -33,6 +35,8 @@ export interface Store {
   forReading: () => Promise<Db | undefined>;
   /** Calls `listener` once the store is open (at once if it is). */
   onOpen: (listener: (db: Db) => void) => void;
+  /** Failures since the store last answered (0: it answers, or was never asked): readiness and metrics read it. */
+  failing: () => number;
   close: () => Promise<void>;
 }
 
@@ -40,7 +44,7 @@ export interface StoreOptions {
   databaseUrl: string | undefined;
   /** DATA_DIR (PGlite's folder is DATA_DIR/store). */
   dataDir: string;
-  log: (line: string) => void;
+  log: Log;
   retryMs?: number;
   startWaitMs?: number;
 }
@@ -65,13 +69,14 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
     } catch (error) {
       if (error instanceof DataDirInUseError) throw error;
       unusable = `DATA_DIR ${dir} cannot be used (${describe(error)})`;
-      log(`Store: ${unusable}; the archive and notifications are unavailable`);
+      log(`Store: ${unusable}; the archive and notifications are unavailable`, { event: 'store.unusable', level: 'error' });
     }
   }
   let db: Db | undefined;
   let opening: Promise<Db> | undefined;
   let closed = false;
-  let failedSince: number | undefined;
+  // One line when the store stops answering (opening it, or a query on the open one), one when it answers again.
+  const outage = createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: `Store: ${where} answers again` });
   let retry: NodeJS.Timeout | undefined;
   const listeners: ((db: Db) => void)[] = [];
 
@@ -79,22 +84,20 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
     if (unusable) return Promise.reject(new StoreUnavailableError(`The console's store cannot be opened: ${unusable}.`));
     opening ??= (async () => {
       try {
-        const store = await openStore({ databaseUrl, dataDir: dir, log });
+        const store = await openStore({ databaseUrl, dataDir: dir, log, outage });
         if (closed) {
           await store.close();
           throw new StoreUnavailableError('The store was closed while it opened.');
         }
         db = store;
-        if (failedSince !== undefined) log(`Store: ${where} is open again after ${Math.round((Date.now() - failedSince) / 1_000)} s`);
-        failedSince = undefined;
+        outage.recovered();
         for (const listener of listeners.splice(0)) listener(store);
         return store;
       } catch (error) {
         opening = undefined;
         // PGlite's failures are its folder's: nothing to wait out. Postgres may come back: tried again in the background.
         if (kind === 'postgres' && !closed) {
-          if (failedSince === undefined) log(`Store: ${where} cannot be opened (${describe(error)}); serving without it and trying again every ${retryMs / 1_000} s`);
-          failedSince ??= Date.now();
+          outage.failed(`Store: ${where} cannot be opened (${describe(error)}); serving without it and trying again every ${retryMs / 1_000} s`);
           clearTimeout(retry);
           retry = setTimeout(() => void attempt().catch(() => undefined), retryMs);
           retry.unref();
@@ -125,6 +128,7 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
       if (db) listener(db);
       else listeners.push(listener);
     },
+    failing: () => outage.failures,
     async close() {
       closed = true;
       clearTimeout(retry);

@@ -199,7 +199,9 @@ test('with API_URL unreachable, the key screen and the server log both name the 
     const cause = /Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\./;
     await expect(page.getByRole('alert')).toContainText(cause);
     await expect(page.getByRole('alert')).not.toContainText('HTTP 502');
-    await expect.poll(() => stderr).toMatch(cause);
+    // The server's log: JSON lines on stdout (docs/operations.md), the cause in the API outage's line.
+    await expect.poll(() => stdout).toMatch(cause);
+    expect(stdout.split('\n').filter((line) => cause.test(line)).map((line) => JSON.parse(line) as { event: string })).toEqual([expect.objectContaining({ event: 'api.unreachable' })]);
     expect(`${stdout}\n${stderr}`).not.toContain(E2E_API_KEY);
     await expect(page.getByRole('alert')).not.toContainText(E2E_API_KEY);
   } finally {

@@ -1,9 +1,11 @@
 // Starts the console's production server in process, on 127.0.0.1 and a free port, over a tiny built
-// client in a temp folder; what it prints and logs is kept for the test to read.
+// client in a temp folder; what it prints and logs is kept for the test to read: its JSON log lines as they
+// were written (server/log/logger.ts), and the events' messages among them.
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createLogger } from '../../server/log/logger';
 import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
 import { createStaticAssets } from '../../server/http/static-assets';
 import { pgliteDataDir } from '../support/pglite-template';
@@ -16,13 +18,19 @@ export interface TestServer {
   running: RunningServer;
   port: number;
   printed: string[];
+  /** The events' messages (not the requests' lines), in order. */
   logged: string[];
+  /** Every log line as JSON, requests' and events'. */
+  lines: LogLine[];
   request: (request: RawRequest) => Promise<RawResponse>;
   stop: () => Promise<void>;
 }
 
 /** The SESSION_SECRET of a test server on a Postgres server (a test may give its own). */
 export const TEST_DEPLOYMENT_SECRET = 'test-deployment-session-secret-00000000000';
+
+/** A log line as the server wrote it. */
+export type LogLine = Record<string, unknown> & { level: string; msg: string; event?: string; request_id?: string };
 
 let clientDir: Promise<string> | undefined;
 
@@ -50,6 +58,17 @@ export async function removeTestClientDir(): Promise<void> {
 export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {}): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    format: 'json',
+    destination: {
+      write: (text: string) => {
+        const line = JSON.parse(text) as LogLine;
+        lines.push(line);
+        if (line.event !== 'request') logged.push(line.msg);
+      },
+    },
+  });
   const dir = await testClientDir();
   const running = await startServer({
     mode: 'production',
@@ -58,7 +77,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     // On a Postgres server the test is a deployment: its secret comes from the environment, as docs/deploying.md asks.
     env: { HOST: '127.0.0.1', PORT: '0', ...(env.DATABASE_URL ? { DATA_DIR: path.join(dir, `data-${randomUUID()}`), SESSION_SECRET: TEST_DEPLOYMENT_SECRET } : { DATA_DIR: await pgliteDataDir() }), ...env },
     print: (line) => void printed.push(line),
-    log: (line) => void logged.push(line),
+    log,
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),
   });
   const port = new URL(running.url).port;
@@ -67,6 +86,7 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     port: Number(port),
     printed,
     logged,
+    lines,
     request: (request) => rawRequest(Number(port), request),
     stop: async () => {
       running.server.closeAllConnections();

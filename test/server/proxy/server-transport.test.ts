@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { request } from '../../../src/api/request';
 import { ProjectsPageSchema } from '../../../src/api/schemas';
+import type { ApiCall } from '../../../server/http/node-bridge';
+import { runInRequest } from '../../../server/log/request-context';
 import { createApiBackend } from '../../../server/proxy/api-backend';
 import { serverTransport } from '../../../server/proxy/server-transport';
 
@@ -26,5 +28,16 @@ describe('request() with the server transport', () => {
 
     await expect(wrong).rejects.toMatchObject({ status: 401 });
     await expect(right).resolves.toMatchObject({ projects: expect.any(Array) as unknown });
+  });
+
+  it("sends the page's request id with each read it makes for the page (docs/operations.md)", async () => {
+    const calls: ApiCall[] = [];
+    const transport = serverTransport(async (call) => {
+      calls.push(call);
+      return backend.fetch(call);
+    }, KEY);
+    await runInRequest({ id: 'page-req-5', route: '/projects/:projectId' }, () => request('/projects', ProjectsPageSchema, { query: { limit: 1 }, transport }));
+
+    expect(calls.map((call) => call.headers.get('x-request-id'))).toEqual(['page-req-5']);
   });
 });

@@ -10,11 +10,28 @@ import { signIn, signOut, startChildServer, waitFor, type ChildServer } from './
 
 // "An instance started with its Postgres down serves sign-in and live pages" (server/store/store.ts): sign-in,
 // the API and pages do not need the store, so they work from the first request; what does need it answers 503
-// naming the store; a sign-out made meanwhile holds on the instance at once; and once Postgres is up the store
-// opens by itself within its retry interval (no request has to ask) and the sign-out is written to it.
+// naming the store, and so does /readyz; a sign-out made meanwhile holds on the instance at once; and once
+// Postgres is up the store opens by itself within its retry interval (no request has to ask), the sign-out is
+// written to it and /readyz answers 200. Then Postgres goes away under the running instance, and comes back
+// (docs/operations.md): /readyz follows within seconds, and the log says each failure once, with a count at its end.
 
 /** The store's own open once Postgres answers: connecting and applying the migrations to an empty database. */
 const OPEN_MS = 3_000;
+/** How soon /readyz must notice Postgres gone, or back (its check's deadline is 1.5 s). */
+const READY_WITHIN_MS = 5_000;
+
+interface ReadyBody {
+  status: string;
+  checks: { store: { status: string; migration?: number }; collector: { status: string }; outbox: { status: string } };
+}
+
+/** The child's JSON log lines (its banner is plain text around them). */
+function logLines(output: string): { level: string; event?: string; msg: string; failures?: number }[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: string; event?: string; msg: string; failures?: number });
+}
 
 async function revocationsInStore(url: string): Promise<{ reason: string }[] | undefined> {
   const client = new pg.Client({ connectionString: url });
@@ -48,8 +65,16 @@ describe('an instance started with its Postgres down', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
+  const readyz = async () => {
+    const answer = await server.request({ path: '/readyz' });
+    return { status: answer.status, body: JSON.parse(answer.body) as ReadyBody };
+  };
+
   it('serves sign-in, the API and pages, refuses a signed-out cookie at once, and writes that sign-out once the store opens by itself', { timeout: 60_000 }, async ({ annotate }) => {
     expect((await server.request({ path: '/healthz' })).status).toBe(200);
+    const down = await readyz();
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ status: 'not ready', checks: { store: { status: 'unavailable' }, collector: { status: 'waiting for the store' }, outbox: { status: 'unknown' } } });
     const cookie = await signIn(server);
     const projects = await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie, accept: 'application/json' } });
     expect(projects.status, projects.body).toBe(200);
@@ -86,6 +111,43 @@ describe('an instance started with its Postgres down', () => {
     expect(JSON.parse(archived.body)).toEqual({ sources: [] });
     expect((await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie: signedOut } })).status).toBe(401);
     expect(server.child.exitCode).toBeNull();
+    expect(await readyz()).toMatchObject({ status: 200, body: { status: 'ready', checks: { store: { status: 'ok', migration: expect.any(Number) as number } } } });
     await annotate(`store opened ${openedMs} ms after Postgres started (retry every ${STORE_RETRY_MS} ms), the sign-out made while it was down written then`);
+  });
+
+  // After the first test, on its server and cluster (Vitest runs a file's tests in order): Postgres goes away under the running instance.
+  it('answers /readyz 503 within seconds, 200 again once Postgres is back, and logs each failure once with a count when it ends', { timeout: 60_000 }, async ({ annotate }) => {
+    const ready = () => server.request({ path: '/readyz' });
+    expect((await ready()).status).toBe(200);
+    const before = logLines(server.output()).length;
+
+    await cluster.stop('fast');
+    const stopped = performance.now();
+    const refusal = await waitFor('/readyz to answer 503', async () => {
+      const answer = await ready();
+      return answer.status === 503 ? answer : undefined;
+    }, READY_WITHIN_MS);
+    const noticedMs = Math.round(performance.now() - stopped);
+    expect(JSON.parse(refusal.body)).toMatchObject({ status: 'not ready', checks: { store: { status: 'unavailable' } } });
+    // Asked again and again while it is down (as a balancer does): each is a failure of the store, none a new line.
+    for (let i = 0; i < 5; i++) expect((await ready()).status).toBe(503);
+
+    await cluster.start();
+    const started = performance.now();
+    await waitFor('/readyz to answer 200', async () => ((await ready()).status === 200 ? true : undefined), READY_WITHIN_MS);
+    const backMs = Math.round(performance.now() - started);
+    await waitFor('the outage to be logged as over', () => Promise.resolve(logLines(server.output()).some((line) => line.event === 'store.unavailable.over') ? true : undefined), READY_WITHIN_MS);
+
+    const during = logLines(server.output()).slice(before);
+    expect(during.filter((line) => line.event === 'store.unavailable')).toHaveLength(1);
+    const over = during.filter((line) => line.event === 'store.unavailable.over');
+    expect(over).toEqual([expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^Store: Postgres at .* answers again after \d+ s \(\d+ failed tries\)$/) as string })]);
+    expect(over[0]!.failures).toBeGreaterThanOrEqual(6);
+    // Nothing that failed over and over (the sign-outs' reads, the collector's lock, listening) said so more than once.
+    const failures = during.filter((line) => line.event !== 'request' && (line.level === 'warn' || line.level === 'error')).map((line) => line.event);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures).toEqual([...new Set(failures)]);
+    expect(server.child.exitCode).toBeNull();
+    await annotate(`/readyz said 503 ${noticedMs} ms after Postgres stopped and 200 ${backMs} ms after it started; ${over[0]!.failures} store failures in one line and its end: ${failures.join(', ')}`);
   });
 });

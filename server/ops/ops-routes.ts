@@ -1,0 +1,71 @@
+// /readyz and /metrics (docs/operations.md). /readyz answers anyone, like /healthz (a balancer may name the
+// instance by its address). /metrics answers a request bearing METRICS_TOKEN; with none set, only a client on
+// this machine that came straight in (a proxy in front of the console would make every visitor look local: a
+// request it forwarded, with X-Forwarded-For or Forwarded, is refused too). Refusals are the console's error body.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { discardBody } from '../http/body';
+import type { Metrics } from './metrics';
+import type { Readiness } from './readiness';
+
+export const METRICS_UNAUTHORIZED_CODE = 'metrics_unauthorized';
+export const METRICS_FORBIDDEN_CODE = 'metrics_forbidden';
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether the connection comes from this machine (127.0.0.0/8, ::1, or IPv4 loopback as IPv6). */
+function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return address === '::1' || /^127(?:\.\d{1,3}){3}$/.test(v4);
+}
+
+function forwarded(req: IncomingMessage): boolean {
+  return req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined || req.headers['x-real-ip'] !== undefined;
+}
+
+/** Why a request may not read the metrics (status, words), or undefined when it may. */
+export function metricsRefusal(req: IncomingMessage, token: string | undefined): { status: 401 | 403; message: string } | undefined {
+  if (token !== undefined) {
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    return timingSafeEqual(digest(given), digest(token)) ? undefined : { status: 401, message: 'The metrics need the bearer token METRICS_TOKEN names (Authorization: Bearer …).' };
+  }
+  if (isLoopbackPeer(req.socket.remoteAddress) && !forwarded(req)) return undefined;
+  return { status: 403, message: 'The metrics answer only on this machine while METRICS_TOKEN is unset: set it to read them from elsewhere.' };
+}
+
+function readOnly(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method === 'GET' || req.method === 'HEAD') return true;
+  sendMethodNotAllowed(res, req.method ?? '', ['GET', 'HEAD']);
+  return false;
+}
+
+export async function serveReadiness(req: IncomingMessage, res: ServerResponse, ready: () => Promise<Readiness>): Promise<void> {
+  await discardBody(req);
+  res.setHeader('Cache-Control', 'no-store');
+  if (!readOnly(req, res)) return;
+  const readiness = await ready();
+  if (req.method === 'HEAD') {
+    res.statusCode = readiness.status === 'ready' ? 200 : 503;
+    res.end();
+    return;
+  }
+  sendJson(res, readiness.status === 'ready' ? 200 : 503, readiness);
+}
+
+export async function serveMetrics(req: IncomingMessage, res: ServerResponse, { metrics, token }: { metrics: Metrics; token: string | undefined }): Promise<void> {
+  await discardBody(req);
+  res.setHeader('Cache-Control', 'no-store');
+  if (!readOnly(req, res)) return;
+  const refused = metricsRefusal(req, token);
+  if (refused) {
+    if (refused.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+    sendError(res, refused.status, refused.message, refused.status === 401 ? METRICS_UNAUTHORIZED_CODE : METRICS_FORBIDDEN_CODE);
+    return;
+  }
+  const { contentType, text } = await metrics.scrape();
+  res.statusCode = 200;
+  res.setHeader('Content-Type', contentType);
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
