@@ -107,6 +107,12 @@ test('a "Failed" rule for one project: the receiver gets exactly one signed even
   await expect(log.getByRole('row', { name: /scratchpad .* Failed .*Delivered 200/ })).toBeVisible();
   await expect(log.getByRole('button', { name: 'Redeliver' })).toBeVisible();
   await expectNoSeriousViolations(logPage);
+  await logPage.setViewportSize({ width: 1280, height: 900 });
+  await logPage.getByRole('button', { name: 'Payload and answer' }).first().click();
+  await expectNoSeriousViolations(logPage);
+  await logPage.screenshot({ path: '/tmp/wh-log.png', fullPage: true });
+  await logPage.setViewportSize({ width: 390, height: 800 });
+  await logPage.screenshot({ path: '/tmp/wh-log-phone.png', fullPage: true });
   await logPage.close();
 
   // wall-clock: a second event (a duplicate, or the branch's other operations) would come within the collector's next

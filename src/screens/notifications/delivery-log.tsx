@@ -37,49 +37,64 @@ function readable(body: string): string {
 
 function DeliveryRow({ delivery: d, paused, onRedeliver, redelivering }: { delivery: Delivery; paused: boolean; onRedeliver: (eventId: string) => void; redelivering: boolean }) {
   const eventId = useId();
+  const detailsId = useId();
+  const [open, setOpen] = useState(false);
   const result = resultOf(d, paused);
   const answer = d.lastAttemptAt === null ? null : d.lastAnswer || (d.lastStatus === null ? 'No answer.' : '(an empty body)');
   return (
-    <tr>
-      <td data-label="When">
-        <DateTime iso={d.lastAttemptAt ?? d.createdAt} />
-      </td>
-      <td data-label="Project">{d.projectName ?? <code>{d.projectId}</code>}</td>
-      <td data-label="Action">
-        <Link to={paths.operation(d.projectId, d.operationId)}>{d.action ? humanizeAction(d.action) : d.operationId}</Link>
-      </td>
-      <td data-label="Event" id={eventId}>
-        {eventLabel(d.type)} <span className="visually-hidden">event of operation {d.operationId}</span>
-      </td>
-      <td data-label="Result">
-        <span className={`status status--${result.tone}`}>{result.words}</span>
-        {d.nextAttemptAt && !paused && (
-          <span className="muted small">
-            {' '}
-            next <DateTime iso={d.nextAttemptAt} />
-          </span>
-        )}
-        {d.attempts > 1 && <span className="muted small"> ({d.attempts} attempts)</span>}
-      </td>
-      <td data-label="Status code">{d.lastAttemptAt === null ? <span className="muted">—</span> : (d.lastStatus ?? <span className="muted">No answer</span>)}</td>
-      <td data-label="Duration">{d.lastDurationMs === null ? <span className="muted">—</span> : formatDuration(d.lastDurationMs)}</td>
-      <td className="cell--actions delivery-log__actions">
-        {d.payload !== null && (
-          <details className="delivery-log__details">
-            <summary>Payload and answer</summary>
-            <p className="small muted">Sent (the exact body, signed; occurred_at is when the console saw the change)</p>
-            <pre>{readable(d.payload)}</pre>
+    <>
+      <tr>
+        <td data-label="When">
+          <DateTime iso={d.lastAttemptAt ?? d.createdAt} />
+        </td>
+        <td data-label="Project">{d.projectName ?? <code>{d.projectId}</code>}</td>
+        <td data-label="Action">
+          <Link to={paths.operation(d.projectId, d.operationId)}>{d.action ? humanizeAction(d.action) : d.operationId}</Link>
+        </td>
+        <td data-label="Event" id={eventId}>
+          {eventLabel(d.type)} <span className="visually-hidden">event of operation {d.operationId}</span>
+        </td>
+        <td data-label="Result">
+          <span className={`status status--${result.tone}`}>{result.words}</span>
+          {d.nextAttemptAt && !paused && (
+            <span className="muted small">
+              {' '}
+              next <DateTime iso={d.nextAttemptAt} />
+            </span>
+          )}
+          {d.attempts > 1 && <span className="muted small"> ({d.attempts} attempts)</span>}
+        </td>
+        <td data-label="Status code">{d.lastAttemptAt === null ? <span className="muted">—</span> : (d.lastStatus ?? <span className="muted">No answer</span>)}</td>
+        <td data-label="Duration">{d.lastDurationMs === null ? <span className="muted">—</span> : formatDuration(d.lastDurationMs)}</td>
+        <td className="cell--actions delivery-log__actions">
+          {d.payload !== null && (
+            <button type="button" className="delivery-log__toggle" aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen(!open)}>
+              Payload and answer
+            </button>
+          )}
+          {d.redeliverable && !paused && (
+            <button type="button" onClick={() => onRedeliver(d.eventId)} disabled={redelivering} aria-describedby={eventId}>
+              Redeliver
+            </button>
+          )}
+        </td>
+      </tr>
+      {open && d.payload !== null && (
+        <tr id={detailsId} className="delivery-log__details">
+          <td colSpan={DELIVERY_COLUMNS.length + 1}>
+            <p className="small muted">Sent: the exact body, signed (occurred_at is when the console saw the change)</p>
+            {/* Scrolls when long: reachable by keyboard. */}
+            <pre tabIndex={0} aria-label="Payload sent">
+              {readable(d.payload)}
+            </pre>
             <p className="small muted">The receiver’s answer{d.lastStatus === null ? '' : ` (HTTP ${d.lastStatus})`}</p>
-            <pre>{answer}</pre>
-          </details>
-        )}
-        {d.redeliverable && !paused && (
-          <button type="button" onClick={() => onRedeliver(d.eventId)} disabled={redelivering} aria-describedby={eventId}>
-            Redeliver
-          </button>
-        )}
-      </td>
-    </tr>
+            <pre tabIndex={0} aria-label="The receiver’s answer">
+              {answer}
+            </pre>
+          </td>
+        </tr>
+      )}
+    </>
   );
 }
 

@@ -117,9 +117,13 @@ describe('Notifications screen', () => {
     expect(within(row).getByRole('link', { name: 'Apply config' })).toHaveAttribute('href', `/projects/${failed.project_id}/operations/${failed.id}`);
     // The paused webhook's events go out with Resume, not one by one.
     expect(within(row).queryByRole('button', { name: 'Redeliver' })).not.toBeInTheDocument();
-    await user.click(within(row).getByText('Payload and answer'));
-    expect(within(row).getByText(/"name": "Webhook target"/)).toBeVisible();
-    expect(within(row).getByText('this hook was removed')).toBeVisible();
+    const toggle = within(row).getByRole('button', { name: 'Payload and answer' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    const details = document.getElementById(toggle.getAttribute('aria-controls') ?? '');
+    expect(within(details as HTMLElement).getByText(/"name": "Webhook target"/)).toBeVisible();
+    expect(within(details as HTMLElement).getByText('this hook was removed')).toBeVisible();
 
     await user.click(screen.getByRole('button', { name: `Send test to ${url}` }));
     expect(await screen.findByText('Test delivered: HTTP 200 — thanks')).toBeInTheDocument();
