@@ -1,6 +1,7 @@
 // Which addresses a webhook may reach (docs/notifications.md): none that is loopback, private, link-local, shared
-// (CGNAT), multicast, reserved or unspecified, in IPv4 or IPv6, including IPv4 written inside IPv6
-// (mapped ::ffff:a.b.c.d, compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16). Unless
+// (CGNAT), multicast, reserved or unspecified, in IPv4 or IPv6, including IPv4 written inside IPv6, checked
+// as the IPv4 it carries (mapped ::ffff:a.b.c.d, translated ::ffff:0:a.b.c.d, compatible ::a.b.c.d, NAT64
+// 64:ff9b::/96 and the local-use 64:ff9b:1::/48, 6to4 2002::/16). Unless
 // WEBHOOK_ALLOW_PRIVATE=1, which tests and receivers on the same network set.
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -64,13 +65,43 @@ function blockedV4(bytes: readonly number[]): boolean {
   return V4_BLOCKED.some((range) => inRange(bytes, range));
 }
 
-/** The IPv4 address an IPv6 one carries (mapped, compatible, NAT64, 6to4), if any. */
-function embeddedV4(bytes: readonly number[]): number[] | undefined {
-  const zeros = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
-  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12);
-  if (zeros(0, 12)) return bytes.slice(12);
-  if (inRange(bytes, [[0x00, 0x64, 0xff, 0x9b], 96])) return bytes.slice(12);
-  if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6);
+const zeros = (bytes: readonly number[], from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+
+/**
+ * Where RFC 6052 puts the IPv4 address inside a NAT64 prefix of each length (the byte after the first 64 bits,
+ * "u", and the suffix are zero), as [bytes of the IPv4 address, bytes that must be zero].
+ */
+const NAT64_LAYOUTS: Record<48 | 56 | 64 | 96, readonly [v4: readonly number[], zero: readonly number[]]> = {
+  48: [[6, 7, 9, 10], [8, 11, 12, 13, 14, 15]],
+  56: [[7, 9, 10, 11], [8, 12, 13, 14, 15]],
+  64: [[9, 10, 11, 12], [8, 13, 14, 15]],
+  96: [[12, 13, 14, 15], []],
+};
+
+/** The IPv4 addresses a NAT64 address may carry under prefix lengths `lengths`: every layout its zero bits allow. */
+function nat64Readings(bytes: readonly number[], lengths: readonly (48 | 56 | 64 | 96)[]): number[][] {
+  return lengths
+    .map((length) => NAT64_LAYOUTS[length])
+    .filter(([, zero]) => zero.every((i) => bytes[i] === 0))
+    .map(([v4]) => v4.map((i) => bytes[i] ?? 0));
+}
+
+/**
+ * The IPv4 addresses an IPv6 one carries (mapped ::ffff:a.b.c.d, translated ::ffff:0:a.b.c.d, compatible
+ * ::a.b.c.d, NAT64 64:ff9b::/96 and the local-use 64:ff9b:1::/48 under each prefix length it may be used with,
+ * 6to4), or undefined when it carries none. An empty list: a NAT64 address no layout reads (blocked).
+ */
+function embeddedV4(bytes: readonly number[]): number[][] | undefined {
+  if (zeros(bytes, 0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return [bytes.slice(12)];
+  if (zeros(bytes, 0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(bytes, 10, 12)) return [bytes.slice(12)];
+  if (zeros(bytes, 0, 12)) return [bytes.slice(12)];
+  if (inRange(bytes, [[0x00, 0x64, 0xff, 0x9b, 0x00, 0x01], 48])) {
+    // A network may use a /48, /56, /64 or /96 inside the local-use prefix: every reading its zero bits allow must pass.
+    return nat64Readings(bytes, [48, 56, 64, 96]);
+  }
+  // The well-known prefix is used only as a /96; the rest of 64:ff9b::/32 is reserved (read as no IPv4: blocked).
+  if (inRange(bytes, [[0x00, 0x64, 0xff, 0x9b], 32])) return inRange(bytes, [[0x00, 0x64, 0xff, 0x9b], 96]) ? [bytes.slice(12)] : [];
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return [bytes.slice(2, 6)];
   return undefined;
 }
 
@@ -80,7 +111,7 @@ export function isBlockedAddress(address: string): boolean {
   if (!isIPv6(address)) return true;
   const bytes = v6Bytes(address);
   const v4 = embeddedV4(bytes);
-  // ::, ::1 and the compatible range fall here: 0.0.0.0/8 is blocked.
-  if (v4) return blockedV4(v4);
+  // ::, ::1 and the compatible range fall here: 0.0.0.0/8 is blocked. Every reading must pass, and at least one must exist.
+  if (v4) return v4.length === 0 || v4.some(blockedV4);
   return V6_BLOCKED.some((range) => inRange(bytes, range));
 }

@@ -1,6 +1,7 @@
-// Turns what the collector recorded into queued deliveries. Reads operation_transitions after
-// its own cursor (notify_cursor), in one transaction with the inserts and the cursor's advance, so a crash
-// re-reads and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
+// Turns what the collector recorded into queued deliveries. Claims the transitions not yet dispatched
+// (FOR UPDATE SKIP LOCKED, never a cursor: a transition whose transaction commits after a higher `seq` is
+// claimed once it commits), in one transaction with the inserts and the marks, so a crash claims them again
+// and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
 // a backfill, or before a webhook existed, raise nothing. "Longer than usual" is not a transition: a
 // second pass looks at operations still in flight against the history's rule (src/lib/usual-durations.ts).
 // The rules live here (which event a status raises, who gets it); the SQL in server/store/.
@@ -11,11 +12,11 @@ import { enqueueDelivery } from '../store/deliveries';
 import type { Db } from '../store/db';
 import type { OperationObject } from './payload';
 import { inFlightOperations, newestOperations, type InFlightOperation } from '../store/operations';
-import { advanceCursor, lockCursor, transitionsAfter } from '../store/transitions';
+import { claimUndispatched, markDispatched } from '../store/transitions';
 import { allWebhooks, endWatch, openWatchesOn, type WebhookRow } from '../store/webhooks';
 
-export const CURSOR_NAME = 'operation_transitions';
-const BATCH = 500;
+/** Transitions claimed per transaction: a pass that claims fewer has caught up. */
+export const DISPATCH_BATCH = 500;
 
 /** The event a status change raises, if any. */
 export function eventTypeOf(status: string): NotificationEventType | null {
@@ -43,14 +44,11 @@ export interface DispatchResult {
   queued: number;
 }
 
-/** One pass over new transitions; call until `transitions` is 0 to catch up. */
+/** One pass over transitions not yet dispatched; call while it claims DISPATCH_BATCH to catch up. */
 export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchResult> {
   return db.transaction(async (tx) => {
-    // A first run starts at the end: what happened before notifications existed raises nothing.
-    const cursor = await lockCursor(tx, CURSOR_NAME);
-    const rows = await transitionsAfter(tx, cursor, BATCH);
-    const last = rows.at(-1);
-    if (!last) return { transitions: 0, queued: 0 };
+    const rows = await claimUndispatched(tx, DISPATCH_BATCH);
+    if (rows.length === 0) return { transitions: 0, queued: 0 };
     const hooks = await allWebhooks(tx);
     const live = rows.filter((row) => !row.during_backfill && row.status !== row.previous_status);
     const watches = await openWatchesOn(tx, [...new Set(live.map((row) => row.operation_id))]);
@@ -71,7 +69,7 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
       }
       for (const webhookId of targets) if (await enqueueDelivery(tx, { ...base, webhookId })) queued += 1;
     }
-    await advanceCursor(tx, CURSOR_NAME, Number(last.seq));
+    await markDispatched(tx, rows.map((row) => row.seq), now);
     return { transitions: rows.length, queued };
   });
 }

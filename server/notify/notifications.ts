@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { createOutage } from '../log/outage';
 import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
-import { deliveryLog, type DeliveryRow } from '../store/deliveries';
+import { RESEND_WINDOW_MS } from './backoff';
+import { deliveryLog, redeliver, type DeliveryRow, type Redelivery } from '../store/deliveries';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
-import { dispatchLongerThanUsual, dispatchTransitions } from './dispatcher';
+import { DISPATCH_BATCH, dispatchLongerThanUsual, dispatchTransitions } from './dispatcher';
 import type { Db } from '../store/db';
 import type { NotificationEvent } from './payload';
 import { newWebhookSecret } from './signature';
@@ -19,6 +20,9 @@ import { deleteWebhook, getWebhook, insertWatch, insertWebhook, listWatches, lis
 export const NOTIFY_TICK_MS = 1_000;
 /** How often operations in flight are compared with their usual duration. */
 export const LONGER_CHECK_MS = 30_000;
+/** Open "Notify me when it ends" watches a key may have; those older than WATCH_COUNTS_FOR_MS (an operation that never ended) no longer count. */
+export const MAX_OPEN_WATCHES = 200;
+export const WATCH_COUNTS_FOR_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Who is asking: the fingerprint of the session's key (which webhooks they see) and the key itself (sealed into what they make). */
 export interface Owner {
@@ -27,6 +31,8 @@ export interface Owner {
 }
 
 export type Created = { ok: true; webhook: Webhook; secret: string } | { ok: false; problem: string };
+/** A watch kept, or why not: no webhook to send it to, or too many open already. */
+export type Watched = { ok: true; watch: OperationWatch } | { ok: false; reason: 'no-webhook' | 'too-many' };
 
 export interface Notifications {
   list: (owner: Owner) => Promise<Webhook[]>;
@@ -36,7 +42,9 @@ export interface Notifications {
   test: (owner: Owner, id: string) => Promise<TestResult | null>;
   resume: (owner: Owner, id: string) => Promise<boolean>;
   deliveries: (owner: Owner, id: string) => Promise<Delivery[] | null>;
-  watch: (owner: Owner, projectId: string, operationId: string) => Promise<OperationWatch | null>;
+  /** "Redeliver": one event of the log sent again now; null when the webhook is not the owner's; 'paused' while it is. */
+  redeliver: (owner: Owner, id: string, eventId: string) => Promise<Redelivery | 'paused' | null>;
+  watch: (owner: Owner, projectId: string, operationId: string) => Promise<Watched>;
   watches: (owner: Owner) => Promise<OperationWatch[]>;
   /** One turn of the loop: new transitions queued, longer-than-usual checked when due, due deliveries started. */
   tick: () => Promise<void>;
@@ -58,23 +66,32 @@ function webhookOf(row: WebhookRow): Webhook {
     state: row.paused_reason === null ? 'active' : 'paused',
     pausedReason: row.paused_reason,
     consecutiveFailures: row.consecutive_failures,
+    failingSince: row.failing_since?.toISOString() ?? null,
+    lastSuccessAt: row.last_success_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
   };
 }
 
-function deliveryOf(row: DeliveryRow): Delivery {
+function deliveryOf(row: DeliveryRow, nowMs: number): Delivery {
+  const leased = row.lease_until !== null && row.lease_until.getTime() > nowMs;
   return {
     eventId: row.event_id,
     type: row.type,
     projectId: row.project_id,
+    projectName: row.project_name,
     operationId: row.operation_id,
+    action: typeof row.operation.action === 'string' ? row.operation.action : null,
     state: row.state === 'withheld' ? 'failed' : row.state,
     attempts: row.attempts,
     lastStatus: row.last_status,
     lastAnswer: row.last_answer,
     lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+    lastDurationMs: row.last_duration_ms,
     nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
+    occurredAt: row.occurred_at.toISOString(),
     createdAt: row.created_at.toISOString(),
+    payload: row.last_body,
+    redeliverable: !leased && row.created_at.getTime() >= nowMs - RESEND_WINDOW_MS,
   };
 }
 
@@ -104,7 +121,7 @@ export function createNotifications(options: NotificationsOptions): Notification
 
   const tick = async () => {
     const at = new Date(now());
-    while ((await dispatchTransitions(db, at)).transitions > 0) {
+    while ((await dispatchTransitions(db, at)).transitions === DISPATCH_BATCH) {
       // Catching up after a pause or a restart, one batch per transaction.
     }
     if (at.getTime() - lastLongerCheck >= LONGER_CHECK_MS) {
@@ -142,16 +159,25 @@ export function createNotifications(options: NotificationsOptions): Notification
       return { delivered, status: outcome.status ?? null, answer: outcome.answer };
     },
     // Resuming with the asker's key: a webhook paused because its maker's key was revoked works again with a live one.
-    resume: async (owner, id) => ((await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), sealKey(owner)) : false),
+    resume: async (owner, id) => ((await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), new Date(now() - RESEND_WINDOW_MS), sealKey(owner)) : false),
     async deliveries(owner, id) {
       if (!(await owned(owner, id))) return null;
-      return (await deliveryLog(db, id)).map(deliveryOf);
+      const at = now();
+      return (await deliveryLog(db, id)).map((row) => deliveryOf(row, at));
+    },
+    async redeliver(owner, id, eventId) {
+      const row = await owned(owner, id);
+      if (!row) return null;
+      if (row.paused_reason !== null) return 'paused';
+      return redeliver(db, id, eventId, new Date(now()), new Date(now() - RESEND_WINDOW_MS));
     },
     async watch(owner, projectId, operationId) {
       const hooks = await listWebhooks(db, owner.fingerprint);
-      if (hooks.length === 0) return null;
-      await insertWatch(db, owner.fingerprint, projectId, operationId, new Date(now()));
-      return { projectId, operationId, createdAt: new Date(now()).toISOString(), webhooks: hooks.length };
+      if (hooks.length === 0) return { ok: false, reason: 'no-webhook' };
+      const at = now();
+      const kept = await insertWatch(db, { ownerFingerprint: owner.fingerprint, projectId, operationId, now: new Date(at), maxOpen: MAX_OPEN_WATCHES, countSince: new Date(at - WATCH_COUNTS_FOR_MS) });
+      if (!kept) return { ok: false, reason: 'too-many' };
+      return { ok: true, watch: { projectId, operationId, createdAt: new Date(now()).toISOString(), webhooks: hooks.length } };
     },
     async watches(owner) {
       const hooks = await listWebhooks(db, owner.fingerprint);

@@ -3,12 +3,22 @@
 // JSON in and out through the shared zod shapes, cross-site writes already refused by server/csrf.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { CreateWebhookSchema, INVALID_WEBHOOK_URL_CODE, NO_WEBHOOK_CODE, NOTIFICATIONS_API_PATH, WatchRequestSchema, WATCHES_PATH, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
+import {
+  CANNOT_REDELIVER_CODE,
+  CreateWebhookSchema,
+  INVALID_WEBHOOK_URL_CODE,
+  NO_WEBHOOK_CODE,
+  NOTIFICATIONS_API_PATH,
+  TOO_MANY_WATCHES_CODE,
+  WatchRequestSchema,
+  WATCHES_PATH,
+  WEBHOOKS_PATH,
+} from '../../src/api/notification-schemas';
 import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment, pathOf } from '../http/paths';
 import { sendSessionClosed, type Sessions } from '../session/sessions';
-import type { Notifications, Owner } from './notifications';
+import { MAX_OPEN_WATCHES, type Notifications, type Owner } from './notifications';
 
 export function isNotifyPath(path: string): boolean {
   return path === NOTIFICATIONS_API_PATH || path.startsWith(`${NOTIFICATIONS_API_PATH}/`);
@@ -34,6 +44,13 @@ async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, schema: S
 }
 
 const WEBHOOK_ROUTE = new RegExp(`^${WEBHOOKS_PATH}/([^/]+)(?:/(test|resume|deliveries))?$`);
+const REDELIVER_ROUTE = new RegExp(`^${WEBHOOKS_PATH}/([^/]+)/deliveries/([^/]+)/redeliver$`);
+
+const REDELIVERY_REFUSALS = {
+  'too-old': 'Only events of the last 3 days can be redelivered.',
+  'in-flight': 'This event is being sent right now: its answer shows in the log in a moment.',
+  paused: 'The webhook is paused: Resume it, which sends this event again with the others that were not delivered.',
+} as const;
 
 /** Answers a request under /notifications; the caller checked isNotifyPath. */
 export async function serveNotifyRoute(req: IncomingMessage, res: ServerResponse, { sessions, notifications }: NotifyRouteContext): Promise<void> {
@@ -73,11 +90,24 @@ async function route(req: IncomingMessage, path: string, method: string, notific
   if (path === WATCHES_PATH && method === 'POST') {
     const input = await readJson(req, WatchRequestSchema);
     if (typeof input === 'string') return { error: 400, message: input };
-    const watch = await notifications.watch(owner, input.projectId, input.operationId);
-    if (!watch) return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
-    return { status: 201, body: watch };
+    const watched = await notifications.watch(owner, input.projectId, input.operationId);
+    if (watched.ok) return { status: 201, body: watched.watch };
+    if (watched.reason === 'no-webhook') return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
+    return { error: 409, message: `At most ${MAX_OPEN_WATCHES} operations can be watched at once: one of them has to end first.`, code: TOO_MANY_WATCHES_CODE };
   }
   if (path === WEBHOOKS_PATH || path === WATCHES_PATH) return { allowed: ['GET', 'POST'] };
+  const redelivery = REDELIVER_ROUTE.exec(path);
+  if (redelivery?.[1] !== undefined && redelivery[2] !== undefined) {
+    if (method !== 'POST') return { allowed: ['POST'] };
+    const id = decodeSegment(redelivery[1]);
+    const eventId = decodeSegment(redelivery[2]);
+    if (id === undefined || eventId === undefined) return { error: 400, message: 'The webhook or event id is not a valid path segment.', code: 'invalid_id' };
+    const outcome = await notifications.redeliver(owner, id, eventId);
+    if (outcome === null) return NOT_FOUND;
+    if (outcome === 'not-found') return { error: 404, message: 'This webhook has no such event in its log.' };
+    if (outcome === 'queued') return { status: 202, body: { queued: true } };
+    return { error: 409, message: REDELIVERY_REFUSALS[outcome], code: CANNOT_REDELIVER_CODE };
+  }
   const match = WEBHOOK_ROUTE.exec(path);
   if (match?.[1] === undefined) return { error: 404, message: 'Not found.' };
   const id = decodeSegment(match[1]);

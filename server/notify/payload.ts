@@ -11,7 +11,7 @@ export interface NotificationEvent {
   /** Stable per operation and transition: a retry, a restart or a second instance sends the same id. */
   id: string;
   type: NotificationEventType;
-  /** ISO time the change was seen. */
+  /** ISO time the console saw the change (its collector's read), not the platform's time of it. */
   occurredAt: string;
   project: { id: string; name: string };
   operation: OperationObject;
@@ -20,7 +20,10 @@ export interface NotificationEvent {
 export interface JsonEvent {
   id: string;
   type: NotificationEventType;
+  /** When the console saw the change. */
   occurred_at: string;
+  /** The platform's own time of the operation's last change (its `updated_at`), null when the API gave none. */
+  updated_at: string | null;
   project: { id: string; name: string };
   operation: OperationObject;
   url: string;
@@ -36,6 +39,7 @@ export function jsonEvent(event: NotificationEvent, publicUrl: URL): JsonEvent {
     id: event.id,
     type: event.type,
     occurred_at: event.occurredAt,
+    updated_at: typeof event.operation.updated_at === 'string' ? event.operation.updated_at : null,
     project: event.project,
     operation: event.operation,
     url: operationUrl(publicUrl, event.project.id, event.operation.id),

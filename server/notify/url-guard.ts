@@ -48,7 +48,12 @@ export async function checkWebhookUrl(text: string, { allowPrivate, resolve = re
   }
   if (!allowPrivate) {
     const blocked = addresses.find(({ address }) => isBlockedAddress(address));
-    if (blocked) return { ok: false, problem: `${host} is a loopback, private or reserved address (${blocked.address}); webhooks go only to public addresses.` };
+    if (blocked) {
+      return {
+        ok: false,
+        problem: `${host} is a loopback, private or reserved address (${blocked.address}); webhooks go only to public addresses unless the console's server runs with WEBHOOK_ALLOW_PRIVATE=1.`,
+      };
+    }
   }
   const first = addresses[0];
   return first ? { ok: true, url, address: first } : { ok: false, problem: `The host ${host} does not resolve to an address.` };

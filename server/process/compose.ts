@@ -37,9 +37,6 @@ export type Mode = 'production' | 'dev';
 
 export type { Log, Logger };
 
-/** The process's own lines, outside any one server (server/log/logger.ts's processLog). */
-export const stderrLog: Logger = processLog;
-
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
 export type ServingParts = Pick<RoutesOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
   /** Dev: closes Vite with the server. */

@@ -1,6 +1,7 @@
 // SQL for notify_deliveries, the outbox: one row per (webhook, event), inserted ON CONFLICT DO NOTHING so a
-// re-read, a restart or a second instance never queues an event twice; claimed FOR UPDATE SKIP LOCKED with
-// a lease, so two instances never send the same attempt (a lease that lapses, its holder gone, is taken over).
+// re-read, a restart or a second instance never queues an event twice; claimed one at a time FOR UPDATE SKIP
+// LOCKED with a lease, so two instances never send the same attempt (a lease that lapses, its holder gone, is
+// taken over).
 import type { NotificationEventType } from '../../src/api/notification-schemas';
 import type { Queryable } from './db';
 
@@ -19,12 +20,20 @@ export interface DeliveryRow {
   occurred_at: Date;
   operation: OperationObject;
   state: DeliveryState;
+  /** Every attempt, for the log. */
   attempts: number;
+  /** Attempts of this round (since queued, resumed or redelivered): the step of its retry schedule. */
+  round_attempts: number;
   next_attempt_at: Date;
   lease_until: Date | null;
   last_status: number | null;
   last_answer: string | null;
   last_attempt_at: Date | null;
+  /** The project's name when it was last sent (read with the owner's key). */
+  project_name: string | null;
+  /** The exact body last sent. */
+  last_body: string | null;
+  last_duration_ms: number | null;
   visible: boolean;
   created_at: Date;
 }
@@ -51,34 +60,34 @@ export async function enqueueDelivery(db: Queryable, d: NewDelivery): Promise<bo
   return rows.length > 0;
 }
 
-/**
- * Takes up to `limit` due deliveries of webhooks that are not paused and not in `busyWebhooks` (one
- * delivery per webhook at a time in this process: a slow receiver holds up only its own events), oldest
- * first, and leases them until `leaseUntil`.
- */
-export async function claimDue(db: Queryable, now: Date, leaseUntil: Date, limit: number, busyWebhooks: readonly string[]): Promise<DeliveryRow[]> {
+const DUE = `d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1) AND w.paused_reason IS NULL`;
+
+/** Webhooks (not paused) with deliveries due and not leased, and how many: the oldest due first. */
+export async function dueWebhooks(db: Queryable, now: Date, limit: number): Promise<Array<{ webhook_id: string; due: number }>> {
+  return (
+    await db.query<{ webhook_id: string; due: number }>(
+      `SELECT d.webhook_id, count(*)::int AS due FROM notify_deliveries d JOIN notify_webhooks w ON w.id = d.webhook_id
+       WHERE ${DUE} GROUP BY d.webhook_id ORDER BY min(d.next_attempt_at) LIMIT $2`,
+      [now, limit],
+    )
+  ).rows;
+}
+
+/** Leases one due delivery of a webhook that is not paused until `leaseUntil`, the oldest due first; undefined when none is. */
+export async function claimNext(db: Queryable, webhookId: string, now: Date, leaseUntil: Date): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(
-    `UPDATE notify_deliveries SET lease_until = $2
-     WHERE id IN (
+    `UPDATE notify_deliveries SET lease_until = $3
+     WHERE id = (
        SELECT d.id FROM notify_deliveries d JOIN notify_webhooks w ON w.id = d.webhook_id
-       WHERE d.state = 'pending' AND d.next_attempt_at <= $1 AND (d.lease_until IS NULL OR d.lease_until <= $1)
-         AND w.paused_reason IS NULL AND NOT (d.webhook_id = ANY($4))
+       WHERE d.webhook_id = $2 AND ${DUE}
        ORDER BY d.next_attempt_at, d.id
-       LIMIT $3
+       LIMIT 1
        FOR UPDATE OF d SKIP LOCKED
      )
      RETURNING *`,
-    [now, leaseUntil, limit * 4, busyWebhooks],
+    [now, webhookId, leaseUntil],
   );
-  // One per webhook: the rest stay leased only until this tick's answer, so release them now.
-  const taken = new Map<string, DeliveryRow>();
-  const extra: string[] = [];
-  for (const row of rows.sort((a, b) => a.next_attempt_at.getTime() - b.next_attempt_at.getTime() || Number(a.id) - Number(b.id))) {
-    if (taken.has(row.webhook_id) || taken.size >= limit) extra.push(row.id);
-    else taken.set(row.webhook_id, row);
-  }
-  if (extra.length > 0) await db.query('UPDATE notify_deliveries SET lease_until = NULL WHERE id = ANY($1)', [extra]);
-  return [...taken.values()];
+  return rows[0];
 }
 
 export interface AttemptRecord {
@@ -91,16 +100,20 @@ export interface AttemptRecord {
   at: Date;
   nextAttemptAt: Date | null;
   visible: boolean;
+  /** What was sent, for the log: the project's name, the body, how long the receiver took. */
+  sent?: { projectName: string; body: string; durationMs: number };
 }
 
 /** Records an attempt's outcome and releases the lease. */
 export async function recordAttempt(db: Queryable, r: AttemptRecord): Promise<void> {
   await db.query(
-    `UPDATE notify_deliveries SET state = $2, attempts = attempts + $3::int, last_status = CASE WHEN $3::int = 1 THEN $4 ELSE last_status END,
+    `UPDATE notify_deliveries SET state = $2, attempts = attempts + $3::int, round_attempts = round_attempts + $3::int,
+       last_status = CASE WHEN $3::int = 1 THEN $4 ELSE last_status END,
        last_answer = coalesce($5, last_answer), last_attempt_at = CASE WHEN $3::int = 1 THEN $6 ELSE last_attempt_at END,
-       next_attempt_at = coalesce($7, next_attempt_at), lease_until = NULL, visible = visible OR $8
+       next_attempt_at = coalesce($7, next_attempt_at), lease_until = NULL, visible = visible OR $8,
+       project_name = coalesce($9, project_name), last_body = coalesce($10, last_body), last_duration_ms = CASE WHEN $3::int = 1 THEN $11 ELSE last_duration_ms END
      WHERE id = $1`,
-    [r.id, r.state, r.attempted ? 1 : 0, r.status, r.answer, r.at, r.nextAttemptAt, r.visible],
+    [r.id, r.state, r.attempted ? 1 : 0, r.status, r.answer, r.at, r.nextAttemptAt, r.visible, r.sent?.projectName ?? null, r.sent?.body ?? null, r.sent?.durationMs ?? null],
   );
 }
 
@@ -125,4 +138,49 @@ export interface OutboxBacklog {
 export async function outboxBacklog(db: Queryable): Promise<OutboxBacklog> {
   const { rows } = await db.query<{ pending: number; oldest: Date | null }>("SELECT count(*)::int AS pending, min(created_at) AS oldest FROM notify_deliveries WHERE state = 'pending'");
   return { pending: rows[0]?.pending ?? 0, oldestQueuedAt: rows[0]?.oldest ?? null };
+}
+
+/**
+ * The receiver answered again after failing: its events waiting for a later step of their schedule are due
+ * now (they drain within the per-webhook limit) rather than minutes or hours after it came back.
+ */
+export async function bringForward(db: Queryable, webhookId: string, now: Date): Promise<void> {
+  await db.query(`UPDATE notify_deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = 'pending' AND round_attempts > 0 AND next_attempt_at > $2`, [webhookId, now]);
+}
+
+/**
+ * Resume: what waited is due now, and what failed (a 4xx, a schedule run out) since `since` is queued again;
+ * each starts a new round of its schedule. Rows being sent (leased) keep their course.
+ */
+export async function resendUndelivered(db: Queryable, webhookId: string, now: Date, since: Date): Promise<number> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE notify_deliveries SET state = 'pending', next_attempt_at = $2, round_attempts = 0
+     WHERE webhook_id = $1 AND (lease_until IS NULL OR lease_until <= $2)
+       AND (state = 'pending' OR (state = 'failed' AND visible AND created_at >= $3))
+     RETURNING id`,
+    [webhookId, now, since],
+  );
+  return rows.length;
+}
+
+export type Redelivery = 'queued' | 'not-found' | 'too-old' | 'in-flight';
+
+/** "Redeliver": one event of the log, of the last window (`since`), sent again now in a new round, whatever its state. */
+export async function redeliver(db: Queryable, webhookId: string, eventId: string, now: Date, since: Date): Promise<Redelivery> {
+  const { rows } = await db.query<{ created_at: Date; lease_until: Date | null; queued: boolean }>(
+    `WITH target AS (
+       SELECT id, created_at, lease_until FROM notify_deliveries
+       WHERE webhook_id = $1 AND event_id = $2 AND visible AND state <> 'withheld' FOR UPDATE
+     ), queued AS (
+       UPDATE notify_deliveries d SET state = 'pending', next_attempt_at = $3, round_attempts = 0
+       FROM target WHERE d.id = target.id AND target.created_at >= $4 AND (target.lease_until IS NULL OR target.lease_until <= $3)
+       RETURNING d.id
+     )
+     SELECT target.created_at, target.lease_until, EXISTS (SELECT 1 FROM queued) AS queued FROM target`,
+    [webhookId, eventId, now, since],
+  );
+  const row = rows[0];
+  if (!row) return 'not-found';
+  if (row.queued) return 'queued';
+  return row.created_at < since ? 'too-old' : 'in-flight';
 }

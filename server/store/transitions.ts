@@ -1,6 +1,8 @@
-// SQL for operation_transitions (every status change the collector saw, written with the operation it
-// changed: server/store/operations.ts, upsertOperations) as read after a cursor, and for notify_cursor,
-// each reader's place in them. The cursor is read FOR UPDATE, so it belongs in the reader's transaction.
+// SQL for operation_transitions as the dispatcher reads them (every status change the collector saw, written
+// with the operation it changed: server/store/operations.ts, upsertOperations). A transition is claimed until
+// it is marked dispatched, never read after a cursor: the collector's transactions may commit out of `seq`
+// order, and a cursor past a higher `seq` would skip one that commits later. Claims are FOR UPDATE SKIP
+// LOCKED, so they belong in the dispatcher's transaction and two dispatchers take disjoint rows.
 import type { OperationObject } from './deliveries';
 import type { Queryable } from './db';
 
@@ -16,27 +18,18 @@ export interface TransitionRow {
   operation: OperationObject;
 }
 
-/** The status changes after `seq` (a cursor), oldest first. */
-export async function transitionsAfter(db: Queryable, seq: string | number, limit = 1_000): Promise<TransitionRow[]> {
+/** Up to `limit` committed transitions not yet dispatched, oldest first, locked until the transaction `tx` ends. */
+export async function claimUndispatched(tx: Queryable, limit: number): Promise<TransitionRow[]> {
   return (
-    await db.query<TransitionRow>('SELECT seq::text AS seq, project_id, operation_id, status, previous_status, seen_at, during_backfill, operation FROM operation_transitions WHERE seq > $1 ORDER BY seq LIMIT $2', [
-      String(seq),
-      limit,
-    ])
+    await tx.query<TransitionRow>(
+      `SELECT seq::text AS seq, project_id, operation_id, status, previous_status, seen_at, during_backfill, operation
+       FROM operation_transitions WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    )
   ).rows;
 }
 
-/**
- * The cursor `name`'s place, locked until the transaction `tx` ends. A cursor read for the first time starts
- * at the end: what happened before its reader existed is not its to read.
- */
-export async function lockCursor(tx: Queryable, name: string): Promise<number> {
-  await tx.query(`INSERT INTO notify_cursor (name, seq) SELECT $1, coalesce(max(seq), 0) FROM operation_transitions ON CONFLICT (name) DO NOTHING`, [name]);
-  const { rows } = await tx.query<{ seq: string | number }>('SELECT seq FROM notify_cursor WHERE name = $1 FOR UPDATE', [name]);
-  return Number(rows[0]?.seq ?? 0);
-}
-
-/** Moves the cursor `name` on to `seq`, never back. */
-export async function advanceCursor(tx: Queryable, name: string, seq: number): Promise<void> {
-  await tx.query('UPDATE notify_cursor SET seq = greatest(seq, $2) WHERE name = $1', [name, seq]);
+/** Marks claimed transitions dispatched (in the transaction that queued their deliveries). */
+export async function markDispatched(tx: Queryable, seqs: readonly string[], at: Date): Promise<void> {
+  await tx.query('UPDATE operation_transitions SET dispatched_at = $2 WHERE seq = ANY($1::bigint[])', [seqs, at]);
 }

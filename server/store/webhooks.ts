@@ -1,6 +1,7 @@
 // SQL for notify_webhooks and notify_watches: one place for each, parameters only.
 import type { NotificationEventType, WebhookFormat, WebhookScope } from '../../src/api/notification-schemas';
 import type { Db, Queryable } from './db';
+import { resendUndelivered } from './deliveries';
 
 export interface WebhookRow {
   id: string;
@@ -14,6 +15,9 @@ export interface WebhookRow {
   secret_sealed: string;
   paused_reason: string | null;
   consecutive_failures: number;
+  /** The first failure after the last success; null while the last answer was a success (or none came yet). */
+  failing_since: Date | null;
+  last_success_at: Date | null;
   created_at: Date;
 }
 
@@ -72,33 +76,48 @@ export async function pauseWebhook(db: Queryable, id: string, reason: string): P
   await db.query('UPDATE notify_webhooks SET paused_reason = $2 WHERE id = $1', [id, reason]);
 }
 
-/** Un-pauses, clears the count of failures in a row, and makes what waited due now. */
-export async function resumeWebhook(db: Db, id: string, ownerFingerprint: string, now: Date, ownerKeySealed?: string): Promise<boolean> {
+/**
+ * Un-pauses and clears the failures; what waited is due now and what failed since `resendSince` (a 4xx, a
+ * schedule run out) is queued again, each in a new round of its schedule.
+ */
+export async function resumeWebhook(db: Db, id: string, ownerFingerprint: string, now: Date, resendSince: Date, ownerKeySealed?: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ id: string }>(
-      `UPDATE notify_webhooks SET paused_reason = NULL, consecutive_failures = 0, owner_key_sealed = coalesce($3, owner_key_sealed)
+      `UPDATE notify_webhooks SET paused_reason = NULL, consecutive_failures = 0, failing_since = NULL, owner_key_sealed = coalesce($3, owner_key_sealed)
        WHERE id = $1 AND owner_fingerprint = $2 RETURNING id`,
       [id, ownerFingerprint, ownerKeySealed ?? null],
     );
     if (rows.length === 0) return false;
-    await tx.query(`UPDATE notify_deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = 'pending'`, [id, now]);
+    await resendUndelivered(tx, id, now, resendSince);
     return true;
   });
 }
 
-/** After an answer: success clears the failures in a row; a failure adds one and pauses at `pauseAfter` (returns whether it paused now). */
-export async function recordOutcome(db: Queryable, id: string, delivered: boolean, pauseAfter: number, reason: string): Promise<boolean> {
+export type Outcome = { recovered: boolean; paused: boolean };
+
+/**
+ * After an answer. A success clears the failures and says whether the webhook was failing until now
+ * (`recovered`). A failure counts one more and starts `failing_since` if it is the first since a success; the
+ * webhook is paused with `reason` once that start lies at or before `pauseIfFailingSince`. `paused`: paused now.
+ */
+export async function recordOutcome(db: Queryable, id: string, delivered: boolean, at: Date, pauseIfFailingSince: Date, reason: string): Promise<Outcome> {
   if (delivered) {
-    await db.query('UPDATE notify_webhooks SET consecutive_failures = 0 WHERE id = $1', [id]);
-    return false;
+    const { rows } = await db.query<{ recovered: boolean }>(
+      `WITH old AS (SELECT failing_since FROM notify_webhooks WHERE id = $1 FOR UPDATE)
+       UPDATE notify_webhooks w SET consecutive_failures = 0, failing_since = NULL, last_success_at = $2
+       FROM old WHERE w.id = $1 RETURNING old.failing_since IS NOT NULL AS recovered`,
+      [id, at],
+    );
+    return { recovered: rows[0]?.recovered ?? false, paused: false };
   }
   const { rows } = await db.query<{ paused: boolean }>(
-    `UPDATE notify_webhooks SET consecutive_failures = consecutive_failures + 1,
-       paused_reason = CASE WHEN paused_reason IS NULL AND consecutive_failures + 1 >= $2 THEN $3 ELSE paused_reason END
-     WHERE id = $1 RETURNING (paused_reason = $3 AND consecutive_failures = $2) AS paused`,
-    [id, pauseAfter, reason],
+    `WITH old AS (SELECT paused_reason FROM notify_webhooks WHERE id = $1 FOR UPDATE)
+     UPDATE notify_webhooks w SET consecutive_failures = w.consecutive_failures + 1, failing_since = coalesce(w.failing_since, $2),
+       paused_reason = CASE WHEN w.paused_reason IS NULL AND w.failing_since <= $3 THEN $4 ELSE w.paused_reason END
+     FROM old WHERE w.id = $1 RETURNING (old.paused_reason IS NULL AND w.paused_reason IS NOT NULL) AS paused`,
+    [id, at, pauseIfFailingSince, reason],
   );
-  return rows[0]?.paused ?? false;
+  return { recovered: false, paused: rows[0]?.paused ?? false };
 }
 
 export interface WatchRow {
@@ -109,12 +128,31 @@ export interface WatchRow {
   ended_at: Date | null;
 }
 
-export async function insertWatch(db: Queryable, ownerFingerprint: string, projectId: string, operationId: string, now: Date): Promise<void> {
-  await db.query(
-    `INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (owner_fingerprint, operation_id) DO NOTHING`,
-    [ownerFingerprint, projectId, operationId, now],
+export interface NewWatch {
+  ownerFingerprint: string;
+  projectId: string;
+  operationId: string;
+  now: Date;
+  /** Open watches the owner may have… */
+  maxOpen: number;
+  /** …counting those made since this (an operation that never ended does not hold a place for ever). */
+  countSince: Date;
+}
+
+/** Keeps a watch unless its owner has `maxOpen` open already (a watch of the same operation stays as it is); false when refused for that. */
+export async function insertWatch(db: Queryable, w: NewWatch): Promise<boolean> {
+  const { rows } = await db.query<{ kept: boolean }>(
+    `WITH open AS (SELECT count(*) AS n FROM notify_watches WHERE owner_fingerprint = $1 AND ended_at IS NULL AND created_at >= $6),
+     existing AS (SELECT 1 FROM notify_watches WHERE owner_fingerprint = $1 AND operation_id = $3),
+     added AS (
+       INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at)
+       SELECT $1, $2, $3, $4 FROM open WHERE open.n < $5
+       ON CONFLICT (owner_fingerprint, operation_id) DO NOTHING RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM added) OR EXISTS (SELECT 1 FROM existing) AS kept`,
+    [w.ownerFingerprint, w.projectId, w.operationId, w.now, w.maxOpen, w.countSince],
   );
+  return rows[0]?.kept ?? false;
 }
 
 export async function listWatches(db: Queryable, ownerFingerprint: string): Promise<WatchRow[]> {

@@ -15,6 +15,8 @@ export const webhookTestPath = (id: string) => `${webhookPath(id)}/test`;
 export const webhookResumePath = (id: string) => `${webhookPath(id)}/resume`;
 /** GET: the webhook's delivery log, newest first. */
 export const webhookDeliveriesPath = (id: string) => `${webhookPath(id)}/deliveries`;
+/** POST: sends one event of the log again now (events of the last 3 days). */
+export const redeliverPath = (id: string, eventId: string) => `${webhookDeliveriesPath(id)}/${encodeURIComponent(eventId)}/redeliver`;
 /** The tray's "Notify me when it ends": GET lists, POST adds one operation. */
 export const WATCHES_PATH = `${NOTIFICATIONS_API_PATH}/watches`;
 
@@ -57,9 +59,12 @@ export const WebhookSchema = z.object({
   scope: WebhookScopeSchema,
   events: z.array(z.string()),
   state: WebhookStateSchema,
-  /** Why it is paused, in words (failures in a row, the key that made it was revoked). */
+  /** Why it is paused, in words (failing for days, a 410 from the receiver, the key that made it was revoked). */
   pausedReason: z.nullable(z.string()),
   consecutiveFailures: z.number(),
+  /** When its deliveries started failing (the first failure after its last success); null while they succeed. */
+  failingSince: z.nullable(z.string()),
+  lastSuccessAt: z.nullable(z.string()),
   createdAt: z.string(),
 });
 export type Webhook = z.infer<typeof WebhookSchema>;
@@ -78,7 +83,11 @@ export const DeliverySchema = z.object({
   eventId: z.string(),
   type: z.string(),
   projectId: z.string(),
+  /** The project's name as the owner's key read it when the event was sent; null before. */
+  projectName: z.nullable(z.string()),
   operationId: z.string(),
+  /** The operation's action (`create_branch`); null when the API gave none. */
+  action: z.nullable(z.string()),
   state: DeliveryStateSchema,
   attempts: z.number(),
   /** The last answer's HTTP status; null before the first attempt or when nothing answered. */
@@ -86,13 +95,24 @@ export const DeliverySchema = z.object({
   /** The last answer in words: the start of its body, or why there was none (timeout, refused). */
   lastAnswer: z.nullable(z.string()),
   lastAttemptAt: z.nullable(z.string()),
+  /** How long the receiver took to answer the last attempt. */
+  lastDurationMs: z.nullable(z.number()),
   nextAttemptAt: z.nullable(z.string()),
+  /** When the console saw the change. */
+  occurredAt: z.string(),
   createdAt: z.string(),
+  /** The exact body last sent; null before the first attempt. */
+  payload: z.nullable(z.string()),
+  /** Whether "Redeliver" may send it again now (an event of the last 3 days, not being sent this moment). */
+  redeliverable: z.boolean(),
 });
 export type Delivery = z.infer<typeof DeliverySchema>;
 export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema) });
 
-export const WatchRequestSchema = z.object({ projectId: z.string().check(z.minLength(1)), operationId: z.string().check(z.minLength(1)) });
+/** The longest project or operation id a watch takes (the platform's are far shorter). */
+export const MAX_WATCH_ID_LENGTH = 256;
+const watchId = z.string().check(z.minLength(1), z.maxLength(MAX_WATCH_ID_LENGTH, `An id is at most ${MAX_WATCH_ID_LENGTH} characters.`));
+export const WatchRequestSchema = z.object({ projectId: watchId, operationId: watchId });
 export type WatchRequest = z.infer<typeof WatchRequestSchema>;
 export const OperationWatchSchema = z.object({ projectId: z.string(), operationId: z.string(), createdAt: z.string(), webhooks: z.number() });
 export type OperationWatch = z.infer<typeof OperationWatchSchema>;
@@ -102,3 +122,7 @@ export const OperationWatchesSchema = z.object({ watches: z.array(OperationWatch
 export const INVALID_WEBHOOK_URL_CODE = 'invalid_webhook_url';
 /** The `code` of "Notify me when it ends" without any webhook to send it to. */
 export const NO_WEBHOOK_CODE = 'no_webhook';
+/** The `code` of "Notify me when it ends" past the open watches a key may have. */
+export const TOO_MANY_WATCHES_CODE = 'too_many_watches';
+/** The `code` of a "Redeliver" that cannot be done now (too old, being sent, the webhook paused). */
+export const CANNOT_REDELIVER_CODE = 'cannot_redeliver';

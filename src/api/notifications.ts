@@ -3,6 +3,7 @@ import {
   CreatedWebhookSchema,
   DeliveriesSchema,
   OperationWatchSchema,
+  redeliverPath,
   TestResultSchema,
   webhookDeliveriesPath,
   webhookPath,
@@ -70,6 +71,15 @@ export function useResumeWebhook() {
   return useMutation({
     mutationFn: (id: string) => request(webhookResumePath(id), NoContentSchema, { method: 'POST', transport: consoleRoutes }),
     onSuccess: () => client.invalidateQueries({ queryKey: notificationQueries.all() }),
+  });
+}
+
+/** "Redeliver": one event of a webhook's log sent again now; the log is read again to show it on its way. */
+export function useRedeliver(webhookId: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (eventId: string) => request(redeliverPath(webhookId, eventId), NoContentSchema, { method: 'POST', transport: consoleRoutes }),
+    onSettled: () => client.invalidateQueries({ queryKey: notificationQueries.deliveries(webhookId).queryKey }),
   });
 }
 

@@ -1,27 +1,109 @@
 import { useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { describeProblem } from '../../api/api-error';
 import { loadFailure } from '../../api/load-failure';
 import { EVENT_LABELS, NotificationEventTypeSchema, type Delivery } from '../../api/notification-schemas';
-import { notificationQueries } from '../../api/notifications';
+import { notificationQueries, useRedeliver } from '../../api/notifications';
 import { DateTime } from '../../components/date-time';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
+import { TableHead } from '../../components/table-head';
+import { paths } from '../../config/paths';
+import { formatDuration, humanizeAction } from '../../lib/format';
 
-const STATE_WORDS: Record<Delivery['state'], string> = { pending: 'Waiting to retry', delivered: 'Delivered', failed: 'Failed' };
+export const DELIVERY_COLUMNS = ['When', 'Project', 'Action', 'Event', 'Result', 'Status code', 'Duration'] as const;
 
 function eventLabel(type: string): string {
   const known = NotificationEventTypeSchema.safeParse(type);
   return known.success ? EVENT_LABELS[known.data] : type;
 }
 
-function answerOf(delivery: Delivery): string {
-  if (delivery.attempts === 0) return 'Not tried yet';
-  const status = delivery.lastStatus === null ? 'No answer' : `HTTP ${delivery.lastStatus}`;
-  return delivery.lastAnswer ? `${status}: ${delivery.lastAnswer}` : status;
+/** The result in words (never colour alone), with the tone its badge takes. */
+function resultOf(delivery: Delivery, paused: boolean): { words: string; tone: 'success' | 'danger' | 'pending' | 'neutral' } {
+  if (delivery.state === 'delivered') return { words: 'Delivered', tone: 'success' };
+  if (delivery.state === 'failed') return { words: 'Failed', tone: 'danger' };
+  if (paused) return { words: 'Waiting: the webhook is paused', tone: 'neutral' };
+  return { words: delivery.attempts === 0 ? 'Not tried yet' : 'Waiting to retry', tone: 'pending' };
 }
 
-/** One webhook's deliveries, newest first: event, status, attempts, the last answer. */
-export function DeliveryLog({ webhookId, caption }: { webhookId: string; caption: string }) {
+/** A JSON body indented for reading; anything else as it was sent. */
+function readable(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body) as unknown, null, 2);
+  } catch {
+    return body;
+  }
+}
+
+function DeliveryRow({ delivery: d, paused, onRedeliver, redelivering }: { delivery: Delivery; paused: boolean; onRedeliver: (eventId: string) => void; redelivering: boolean }) {
+  const eventId = useId();
+  const detailsId = useId();
+  const [open, setOpen] = useState(false);
+  const result = resultOf(d, paused);
+  const answer = d.lastAttemptAt === null ? null : d.lastAnswer || (d.lastStatus === null ? 'No answer.' : '(an empty body)');
+  return (
+    <>
+      <tr>
+        <td data-label="When">
+          <DateTime iso={d.lastAttemptAt ?? d.createdAt} />
+        </td>
+        <td data-label="Project">{d.projectName ?? <code>{d.projectId}</code>}</td>
+        <td data-label="Action">
+          <Link to={paths.operation(d.projectId, d.operationId)}>{d.action ? humanizeAction(d.action) : d.operationId}</Link>
+        </td>
+        <td data-label="Event" id={eventId}>
+          {eventLabel(d.type)} <span className="visually-hidden">event of operation {d.operationId}</span>
+        </td>
+        <td data-label="Result">
+          <span className={`status status--${result.tone}`}>{result.words}</span>
+          {d.nextAttemptAt && !paused && (
+            <span className="muted small">
+              {' '}
+              next <DateTime iso={d.nextAttemptAt} />
+            </span>
+          )}
+          {d.attempts > 1 && <span className="muted small"> ({d.attempts} attempts)</span>}
+        </td>
+        <td data-label="Status code">{d.lastAttemptAt === null ? <span className="muted">—</span> : (d.lastStatus ?? <span className="muted">No answer</span>)}</td>
+        <td data-label="Duration">{d.lastDurationMs === null ? <span className="muted">—</span> : formatDuration(d.lastDurationMs)}</td>
+        <td className="cell--actions delivery-log__actions">
+          {d.payload !== null && (
+            <button type="button" className="delivery-log__toggle" aria-expanded={open} aria-controls={detailsId} onClick={() => setOpen(!open)}>
+              Payload and answer
+            </button>
+          )}
+          {d.redeliverable && !paused && (
+            <button type="button" onClick={() => onRedeliver(d.eventId)} disabled={redelivering} aria-describedby={eventId}>
+              Redeliver
+            </button>
+          )}
+        </td>
+      </tr>
+      {open && d.payload !== null && (
+        <tr id={detailsId} className="delivery-log__details">
+          <td colSpan={DELIVERY_COLUMNS.length + 1}>
+            <p className="small muted">Sent: the exact body, signed (occurred_at is when the console saw the change)</p>
+            {/* Scrolls when long: reachable by keyboard. */}
+            <pre tabIndex={0} aria-label="Payload sent">
+              {readable(d.payload)}
+            </pre>
+            <p className="small muted">The receiver’s answer{d.lastStatus === null ? '' : ` (HTTP ${d.lastStatus})`}</p>
+            <pre tabIndex={0} aria-label="The receiver’s answer">
+              {answer}
+            </pre>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/** One webhook's deliveries, newest first: when, which project and action, the result, the answer, the payload sent, and Redeliver. */
+export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string; caption: string; paused: boolean }) {
   const logOptions = notificationQueries.deliveries(webhookId);
   const log = useQuery(logOptions);
+  const redeliver = useRedeliver(webhookId);
+  const [said, setSaid] = useState('');
   // A log read every 10 s stays on screen when one read fails (the notices say so); a first read that fails says it.
   const failure = loadFailure(log, logOptions.queryKey);
   if (failure) {
@@ -29,43 +111,38 @@ export function DeliveryLog({ webhookId, caption }: { webhookId: string; caption
   }
   if (log.data === undefined) return <p className="muted">Loading the delivery log…</p>;
   if (log.data.deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
+  const send = (eventId: string) => {
+    setSaid('');
+    redeliver.mutate(eventId, { onSuccess: () => setSaid(`Event ${eventId} is queued again: it is sent within a few seconds.`) });
+  };
   return (
-    <table className="delivery-log">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Event</th>
-          <th scope="col">Operation</th>
-          <th scope="col">Status</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Last answer</th>
-          <th scope="col">Queued</th>
-        </tr>
-      </thead>
-      <tbody>
-        {log.data.deliveries.map((d) => (
-          <tr key={d.eventId}>
-            <td>{eventLabel(d.type)}</td>
-            <td>
-              <code>{d.operationId}</code>
-            </td>
-            <td>
-              {STATE_WORDS[d.state]}
-              {d.nextAttemptAt && (
-                <>
-                  {' '}
-                  (next <DateTime iso={d.nextAttemptAt} />)
-                </>
-              )}
-            </td>
-            <td>{d.attempts}</td>
-            <td className="delivery-log__answer">{answerOf(d)}</td>
-            <td>
-              <DateTime iso={d.createdAt} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <>
+      <div className="table-wrap">
+        <table className="data-table delivery-log">
+          <caption className="delivery-log__caption">{caption}</caption>
+          <TableHead
+            columns={DELIVERY_COLUMNS}
+            extra={
+              <th scope="col">
+                <span className="visually-hidden">Payload and actions</span>
+              </th>
+            }
+          />
+          <tbody>
+            {log.data.deliveries.map((d) => (
+              <DeliveryRow key={d.eventId} delivery={d} paused={paused} onRedeliver={send} redelivering={redeliver.isPending} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {redeliver.isError && (
+        <p role="alert" className="field__error">
+          Not redelivered: {describeProblem(redeliver.error)}
+        </p>
+      )}
+      <p role="status" className="muted small">
+        {said}
+      </p>
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useId, useState } from 'react';
+import './notifications.css';
 import { loadFailure } from '../../api/load-failure';
 import type { CreatedWebhook } from '../../api/notification-schemas';
 import { notificationQueries } from '../../api/notifications';
@@ -17,6 +18,7 @@ export function NotificationsScreen() {
   // Said at once, also while the console tries again by itself; a failed refresh keeps the list (the notices say it).
   const failure = loadFailure(webhooks, webhooksOptions.queryKey);
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
+  const listHeadingId = useId();
   return (
     <section className="notifications">
       <h1 tabIndex={-1}>Notifications</h1>
@@ -25,7 +27,9 @@ export function NotificationsScreen() {
         hears only about projects that key can read.
       </p>
       {created ? <SigningSecret secret={created.secret} url={created.webhook.url} onDone={() => setCreated(null)} /> : <WebhookForm onCreated={setCreated} />}
-      <h2>Webhooks</h2>
+      <h2 id={listHeadingId} tabIndex={-1} className="notifications__list-heading">
+        Webhooks
+      </h2>
       {failure ? (
         <LoadFailureCallout title="The webhooks could not be loaded" failure={failure} onRetry={() => void webhooks.refetch()} fetching={webhooks.isFetching} />
       ) : webhooks.data === undefined ? (
@@ -35,7 +39,7 @@ export function NotificationsScreen() {
       ) : (
         <ul className="webhooks">
           {webhooks.data.webhooks.map((webhook) => (
-            <WebhookItem key={webhook.id} webhook={webhook} />
+            <WebhookItem key={webhook.id} webhook={webhook} listHeadingId={listHeadingId} />
           ))}
         </ul>
       )}

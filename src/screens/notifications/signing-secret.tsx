@@ -5,19 +5,24 @@ import { CopyButton } from '../../components/copy-button';
 export function SigningSecret({ secret, url, onDone }: { secret: string; url: string; onDone: () => void }) {
   const id = useId();
   return (
-    <section className="callout" aria-labelledby={`${id}-title`}>
+    <section className="callout signing-secret" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Webhook added</h2>
       <p>
-        Events to <code>{url}</code> are signed with this secret. Copy it now: it is not shown again.
+        Events to <code>{url}</code> are signed with this secret as Standard Webhooks sign them: a receiver verifies the <code>webhook-signature</code> header
+        with any Standard Webhooks or Svix library. Copy it now: it is not shown again.
       </p>
       <div className="field">
         <label htmlFor={id}>Signing secret</label>
-        <input id={id} readOnly value={secret} onFocus={(e) => e.currentTarget.select()} />
+        <div className="secret-dialog__secret">
+          <input id={id} readOnly value={secret} onFocus={(e) => e.currentTarget.select()} />
+          <CopyButton label="Copy secret" text={secret} />
+        </div>
       </div>
-      <CopyButton label="Copy secret" text={secret} />
-      <button type="button" onClick={onDone}>
-        Done
-      </button>
+      <p>
+        <button type="button" onClick={onDone}>
+          Done
+        </button>
+      </p>
     </section>
   );
 }

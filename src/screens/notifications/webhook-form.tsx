@@ -54,7 +54,7 @@ export function WebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook
 
   return (
     <form className="webhook-form" onSubmit={submit} noValidate aria-label="New webhook">
-      <div className="field">
+      <div className="field webhook-form__url">
         <label htmlFor={urlId}>Webhook URL</label>
         <input
           id={urlId}
@@ -87,7 +87,7 @@ export function WebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook
           <input id={scopeTargetId} value={target} onChange={(e) => setTarget(e.target.value)} />
         </div>
       )}
-      <fieldset className="field">
+      <fieldset className="webhook-form__events">
         <legend>Events</legend>
         {EVENT_TYPES.map((type) => (
           <label key={type} className="checkbox">
@@ -96,13 +96,15 @@ export function WebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook
         ))}
       </fieldset>
       {problem !== null && (
-        <p id={urlErrorId} role="alert" className="field-error">
+        <p id={urlErrorId} role="alert" className="field__error webhook-form__problem">
           {problem}
         </p>
       )}
-      <button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Adding…' : 'Add webhook'}
-      </button>
+      <div className="webhook-form__submit">
+        <button type="submit" className="primary" disabled={create.isPending}>
+          {create.isPending ? 'Adding…' : 'Add webhook'}
+        </button>
+      </div>
     </form>
   );
 }

@@ -2,12 +2,12 @@ import { screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import type { WebhookFormat, WebhookScope } from '../../../src/api/notification-schemas';
-import { PAUSE_AFTER_FAILURES } from '../../../server/notify/backoff';
-import { PAUSED_FAILURES_REASON } from '../../../server/notify/delivery-worker';
+import { DISABLED_GONE_REASON } from '../../../server/notify/delivery-worker';
 import { newWebhookSecret } from '../../../server/notify/signature';
 import { enqueueDelivery, recordAttempt } from '../../../server/store/deliveries';
-import { insertWebhook, recordOutcome } from '../../../server/store/webhooks';
+import { insertWebhook, pauseWebhook } from '../../../server/store/webhooks';
 import { fingerprintOf, serverSeal } from '../../support/console-server';
+import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
@@ -16,6 +16,7 @@ import { setupSimServer } from '../../support/sim-server';
 // IP literals, since nothing is resolved on these machines, and MSW answers them (nothing leaves the process).
 
 const sim = setupSimServer({ store: true });
+polyfillModalDialogs();
 const RECEIVER = 'https://93.184.215.14';
 
 let made = 0;
@@ -73,30 +74,56 @@ describe('Notifications screen', () => {
     await user.type(await screen.findByRole('textbox', { name: 'Webhook URL' }), 'http://127.0.0.1:9000/hook');
     await user.click(screen.getByRole('button', { name: 'Add webhook' }));
 
-    expect(await screen.findByRole('alert')).toHaveTextContent(/loopback, private or reserved address/);
+    expect(await screen.findByRole('alert')).toHaveTextContent(/loopback, private or reserved address .*WEBHOOK_ALLOW_PRIVATE=1/);
     expect(screen.getByRole('textbox', { name: 'Webhook URL' })).toHaveAttribute('aria-invalid', 'true');
   });
 
-  it('says a paused webhook is paused, resumes it, sends a test with the answer shown, and lists its deliveries', async () => {
-    const url = `${RECEIVER}/down`;
-    sim.server.use(http.post(url, () => HttpResponse.text('thanks')));
+  /** A failed operation of a new project, and a webhook about that project whose delivery of its failure the receiver answered with `status`, as the delivery worker records one. */
+  async function deliveredOnce(url: string, status: number, answer: string) {
     const project = sim.cp.addProject({ name: 'Webhook target', ownerId: sim.seed.userId, compute: false });
     const failed = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'failed' });
     const hook = await keepWebhook(url, { scope: { kind: 'project', projectId: project.id } });
-    // What 20 failed deliveries in a row leave, written as the delivery worker writes them.
     const db = await sim.console.db();
     const queuedAt = new Date(Date.now() - 60 * 60_000);
-    await enqueueDelivery(db, { webhookId: hook.id, eventId: `${failed.id}:failed:1`, type: 'operation.failed', projectId: project.id, operationId: failed.id, occurredAt: queuedAt, operation: { ...failed }, now: queuedAt });
+    const eventId = `${failed.id}:failed:1`;
+    await enqueueDelivery(db, { webhookId: hook.id, eventId, type: 'operation.failed', projectId: project.id, operationId: failed.id, occurredAt: queuedAt, operation: { ...failed }, now: queuedAt });
     const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1', [hook.id])).rows;
-    for (let attempt = 1; attempt <= PAUSE_AFTER_FAILURES; attempt++) {
-      await recordAttempt(db, { id: delivery?.id ?? '', state: 'pending', attempted: true, status: 503, answer: 'down', at: new Date(), nextAttemptAt: new Date(Date.now() + 60 * 60_000), visible: true });
-      await recordOutcome(db, hook.id, false, PAUSE_AFTER_FAILURES, PAUSED_FAILURES_REASON);
-    }
+    const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: project.id, name: 'Webhook target' } });
+    await recordAttempt(db, {
+      id: delivery?.id ?? '',
+      state: status < 300 ? 'delivered' : 'failed',
+      attempted: true,
+      status,
+      answer,
+      at: queuedAt,
+      nextAttemptAt: null,
+      visible: true,
+      sent: { projectName: 'Webhook target', body, durationMs: 1_250 },
+    });
+    return { hook, failed, db };
+  }
+
+  it('says why a webhook is paused (a 410 disabled it), and its delivery log shows project, action, result, status code, duration, the payload and the answer; Resume, Send test', async () => {
+    const url = `${RECEIVER}/gone`;
+    sim.server.use(http.post(url, () => HttpResponse.text('thanks')));
+    const { hook, failed, db } = await deliveredOnce(url, 410, 'this hook was removed');
+    await pauseWebhook(db, hook.id, DISABLED_GONE_REASON);
 
     const { user } = open();
-    expect(await screen.findByText('Paused after 20 failed deliveries in a row.')).toBeInTheDocument();
+    expect(await screen.findByText(DISABLED_GONE_REASON)).toBeInTheDocument();
     const log = await screen.findByRole('table', { name: `Delivery log: ${url}` });
-    expect(within(log).getByRole('row', { name: new RegExp(`Failed ${failed.id} Waiting to retry .* 20 HTTP 503: down`) })).toBeInTheDocument();
+    expect(within(log).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['When', 'Project', 'Action', 'Event', 'Result', 'Status code', 'Duration', 'Payload and actions']);
+    const row = within(log).getByRole('row', { name: /Webhook target Apply config Failed .*Failed 410 1\.2 s/ });
+    expect(within(row).getByRole('link', { name: 'Apply config' })).toHaveAttribute('href', `/projects/${failed.project_id}/operations/${failed.id}`);
+    // The paused webhook's events go out with Resume, not one by one.
+    expect(within(row).queryByRole('button', { name: 'Redeliver' })).not.toBeInTheDocument();
+    const toggle = within(row).getByRole('button', { name: 'Payload and answer' });
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    await user.click(toggle);
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    const details = document.getElementById(toggle.getAttribute('aria-controls') ?? '');
+    expect(within(details as HTMLElement).getByText(/"name": "Webhook target"/)).toBeVisible();
+    expect(within(details as HTMLElement).getByText('this hook was removed')).toBeVisible();
 
     await user.click(screen.getByRole('button', { name: `Send test to ${url}` }));
     expect(await screen.findByText('Test delivered: HTTP 200 — thanks')).toBeInTheDocument();
@@ -104,6 +131,36 @@ describe('Notifications screen', () => {
     await user.click(screen.getByRole('button', { name: 'Resume' }));
     expect(await screen.findByText('Active')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Resume' })).not.toBeInTheDocument();
+  });
+
+  it('"Redeliver" sends an event of the log again and says so', async () => {
+    const url = `${RECEIVER}/missing-route`;
+    sim.server.use(http.post(url, () => HttpResponse.text('ok now')));
+    const { failed } = await deliveredOnce(url, 404, 'no such route');
+
+    const { user } = open();
+    const log = await screen.findByRole('table', { name: `Delivery log: ${url}` });
+    const redeliver = within(log).getByRole('button', { name: 'Redeliver' });
+    expect(redeliver).toHaveAccessibleDescription(`Failed event of operation ${failed.id}`);
+    await user.click(redeliver);
+    expect(await screen.findByText(`Event ${failed.id}:failed:1 is queued again: it is sent within a few seconds.`)).toBeInTheDocument();
+  });
+
+  it('asks before deleting a webhook; Cancel keeps it', async () => {
+    const url = `${RECEIVER}/to-delete`;
+    await keepWebhook(url);
+    const { user } = open();
+    await user.click(await screen.findByRole('button', { name: `Delete webhook to ${url}` }));
+    const dialog = screen.getByRole('alertdialog', { name: `Delete the webhook to ${url}?` });
+    expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus();
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
+    expect(screen.getByRole('heading', { level: 3, name: `JSON webhook to ${url}` })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: `Delete webhook to ${url}` }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Delete webhook' }));
+    expect(await screen.findByText('No webhooks yet.')).toBeInTheDocument();
+    expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument();
   });
 
   it('a list the console server cannot give for a while (503) says so with a countdown, then shows by itself', async () => {

@@ -7,12 +7,14 @@ export interface Received {
   body: string;
 }
 
-export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/** An answer; 'hang': never one; 'hold': one once the test calls release(). */
+export type Reply = { status: number; body?: string; headers?: Record<string, string> } | 'hang' | 'hold';
 
 /** A webhook receiver on 127.0.0.1 that records what it gets and answers as told. */
 export async function startReceiver(reply: (request: Received) => Reply = () => ({ status: 200, body: 'ok' })) {
   const received: Received[] = [];
   const waiting: Array<() => void> = [];
+  const held: http.ServerResponse[] = [];
   let answer = reply;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -23,6 +25,10 @@ export async function startReceiver(reply: (request: Received) => Reply = () => 
       for (const wake of waiting.splice(0)) wake();
       const out = answer(request);
       if (out === 'hang') return;
+      if (out === 'hold') {
+        held.push(res);
+        return;
+      }
       res.writeHead(out.status, { 'content-type': 'text/plain', ...out.headers });
       res.end(out.body ?? '');
     });
@@ -34,6 +40,12 @@ export async function startReceiver(reply: (request: Received) => Reply = () => 
     received,
     answerWith(next: (request: Received) => Reply) {
       answer = next;
+    },
+    /** Requests held for release(). */
+    held,
+    /** Answers every held request with 200. */
+    release() {
+      for (const res of held.splice(0)) res.writeHead(200).end('ok');
     },
     /** Resolves once `count` requests have arrived. */
     async until(count: number) {

@@ -101,4 +101,32 @@ describe('notification routes', () => {
     expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({ status: 201, json: { operationId: 'op-1', webhooks: 1 } });
     expect((await call(c, 'GET', '/notifications/watches')).json).toMatchObject({ watches: [{ projectId: 'p1', operationId: 'op-1' }] });
   });
+
+  it('bounds watches: an id past 256 characters is refused with why, and a key has at most 200 open', async () => {
+    const d = await signIn('key-d-000000000000000000000000');
+    await call(d, 'POST', '/notifications/webhooks', hook);
+    expect(await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'x'.repeat(257) })).toMatchObject({
+      status: 400,
+      json: { message: 'operationId: An id is at most 256 characters.' },
+    });
+    const [made] = (await call(d, 'GET', '/notifications/webhooks')).json?.webhooks as Array<{ id: string }>;
+    const owner = (await db.query<{ owner_fingerprint: string }>('SELECT owner_fingerprint FROM notify_webhooks WHERE id = $1', [made?.id ?? ''])).rows[0]?.owner_fingerprint ?? '';
+    await db.query(`INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at) SELECT $1, 'p1', 'op-' || n, now() FROM generate_series(1, 199) AS n`, [owner]);
+    expect((await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-200' })).status).toBe(201);
+    // Watching one already watched is no new watch.
+    expect((await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).status).toBe(201);
+    expect(await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-201' })).toMatchObject({
+      status: 409,
+      json: { code: 'too_many_watches', message: 'At most 200 operations can be watched at once: one of them has to end first.' },
+    });
+  });
+
+  it('"Redeliver" reaches one event of the log by its id, and only the owner\'s', async () => {
+    const e = await signIn('key-e-000000000000000000000000');
+    const id = ((await call(e, 'POST', '/notifications/webhooks', hook)).json?.webhook as { id: string }).id;
+    const path = `/notifications/webhooks/${id}/deliveries/${encodeURIComponent('op-1:failed:1')}/redeliver`;
+    expect(await call(e, 'POST', path)).toMatchObject({ status: 404, json: { message: 'This webhook has no such event in its log.' } });
+    expect((await call(await signIn('key-f-000000000000000000000000'), 'POST', path)).json).toMatchObject({ message: 'No such webhook.' });
+    expect((await call(e, 'GET', path)).status).toBe(405);
+  });
 });

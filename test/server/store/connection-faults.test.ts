@@ -89,9 +89,9 @@ describe('a running server whose database connections are killed', () => {
     const began = performance.now();
     const cookie = await signIn(server);
     expect((await keepHistory(server, cookie)).status).toBe(201);
-    // The collector writes what it reads, and the notifications loop has its cursor row (the lock below holds it).
+    // The collector writes what it reads, and the notifications loop has dispatched some of it (the lock below holds its marks).
     await waitFor('the collector to write operations', async () => ((await adminQuery<{ n: number }>('SELECT count(*)::int AS n FROM operations'))[0]!.n > 0 ? true : undefined), 20_000);
-    await waitFor('the notifications loop to pass once', async () => ((await adminQuery('SELECT 1 FROM notify_cursor')).length > 0 ? true : undefined), 20_000);
+    await waitFor('the notifications loop to pass once', async () => ((await adminQuery('SELECT 1 FROM operation_transitions WHERE dispatched_at IS NOT NULL LIMIT 1')).length > 0 ? true : undefined), 20_000);
 
     // A webhook whose Resume is a transaction (its row, then its deliveries'); it hears of no project, so sends nothing.
     const made = await server.request({
@@ -158,8 +158,8 @@ describe('a running server whose database connections are killed', () => {
       await waitFor('the collector lock held', async () => ((await activity(holder, LEASE_HELD, [COLLECTOR_LOCK, database])).length > 0 ? true : undefined), STATE_TIMEOUT_MS);
       if (locks === 'transactions') {
         await holder.query('BEGIN');
-        // The notifications loop's pass (its cursor FOR UPDATE), Resume's second update, the deliveries' claims.
-        await holder.query('SELECT 1 FROM notify_cursor FOR UPDATE');
+        // The notifications loop's pass (its marks of what it dispatched) and the collector's writes, Resume's second update, the deliveries' claims.
+        await holder.query('LOCK TABLE operation_transitions IN SHARE MODE');
         await holder.query('LOCK TABLE notify_deliveries IN SHARE MODE');
         await waitFor('a server transaction waiting on the held lock', async () => ((await activity(holder, WAITING_IN_TRANSACTION, [database])).length > 0 ? true : undefined), STATE_TIMEOUT_MS);
         midTransaction += 1;

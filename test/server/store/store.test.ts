@@ -3,7 +3,7 @@ import type { Operation } from '../../../src/api/schemas';
 import { openStore, type Db } from '../../../server/store';
 import { loadMigrations, migrate } from '../../../server/store/migrations';
 import { markGone, upsertOperations, type ListedOperation } from '../../../server/store/operations';
-import { transitionsAfter } from '../../../server/store/transitions';
+import { claimUndispatched } from '../../../server/store/transitions';
 import { isRevokedInStore, pruneRevocations, revocationsSince, storeRevocation } from '../../../server/store/revoked-sessions';
 import { DRIVERS, openTestStore } from './store-drivers';
 
@@ -59,7 +59,7 @@ describe.each(DRIVERS)('the store on %s', (driver) => {
     const changed = await upsertOperations(db, 'p-1', [listed('op-a', 'finished')], later(10), false);
     expect(changed).toEqual({ added: 0, transitions: 1 });
 
-    const transitions = await transitionsAfter(db, 0);
+    const transitions = await claimUndispatched(db, 1_000);
     expect(transitions.map((t) => [t.operation_id, t.previous_status, t.status, t.during_backfill])).toEqual([
       ['op-a', null, 'running', true],
       ['op-b', null, 'finished', true],
