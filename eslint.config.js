@@ -65,7 +65,8 @@ const SERVER_ROOMS = {
   collector: ['proxy', 'session', 'store'],
   archive: ['http', 'proxy', 'session', 'store'],
   notify: ['http', 'proxy', 'session', 'store'],
-  process: ['http', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify'],
+  insights: ['http', 'proxy', 'session', 'store'],
+  process: ['http', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'insights'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, features' pure rules (no .tsx), and the render entry. */
 const SHARED_SRC = /^(?:(?:api|config|lib)\/[^/]+(?:\/[^/]+)*\.ts|features\/[^/]+\/(?:[^/]+\/)*[^/]+\.ts|entry-server\.tsx)$/;
