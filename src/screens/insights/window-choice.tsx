@@ -1,0 +1,28 @@
+import { Link, useSearchParams } from 'react-router-dom';
+import { INSIGHT_WINDOWS, insightWindowOf, type InsightWindow } from '../../config/insight-windows';
+
+const LABELS: Record<InsightWindow, string> = { '24h': '24 hours', '7d': '7 days', '30d': '30 days', '90d': '90 days' };
+
+/** The window in the page's address (`?window=30d`), the default for anything else. */
+export function useInsightWindow(): InsightWindow {
+  const [search] = useSearchParams();
+  return insightWindowOf(search.get('window'));
+}
+
+/** The windows as links (they work without scripts), the current one marked as the page. */
+export function WindowChoice({ current, hrefOf }: { current: InsightWindow; hrefOf: (window: InsightWindow) => string }) {
+  return (
+    <nav aria-label="Window" className="insights-windows">
+      <span className="muted">Window:</span>
+      <ul>
+        {INSIGHT_WINDOWS.map((window) => (
+          <li key={window}>
+            <Link to={hrefOf(window)} aria-current={window === current ? 'page' : undefined}>
+              {LABELS[window]}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
