@@ -53,17 +53,17 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
       ],
     };
   }
-  // The console's own record, summed up by its server from the store: read with the page, so it works without scripts.
-  // The wire comes with the screen's code (not every page's first load).
+  // The console's own record, summed up by its server from the store: rendered with the page, so it reads without
+  // scripts. The screen's own module says what it reads first: its wire comes with its code, not in every first load.
   const projectInsights = matchPath(routePatterns.projectInsights, pathname);
   if (projectInsights?.params.projectId) {
     const { projectId } = projectInsights.params;
-    const window = insightWindowOf(searchParams.get('window'));
-    return { screen: 'projectInsights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../api/insights').then(({ insightsQueries }) => client.query(insightsQueries.project(projectId, window)))] };
+    const insightWindow = insightWindowOf(searchParams.get('window'));
+    return { screen: 'projectInsights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../screens/insights/project-insights-screen').then(({ firstQuery }) => client.query(firstQuery(projectId, insightWindow)))] };
   }
   if (matchPath(routePatterns.insights, pathname)) {
-    const window = insightWindowOf(searchParams.get('window'));
-    return { screen: 'insights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../api/insights').then(({ insightsQueries }) => client.query(insightsQueries.overview(window)))] };
+    const insightWindow = insightWindowOf(searchParams.get('window'));
+    return { screen: 'insights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../screens/insights/insights-screen').then(({ firstQuery }) => client.query(firstQuery(insightWindow)))] };
   }
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {

@@ -15,6 +15,9 @@ import { FIGURE_COLUMNS, InsightsTable } from './insights-table';
 import { KeepHistoryOffer } from './keep-history-offer';
 import { useInsightWindow, WindowChoice } from './window-choice';
 
+/** What the screen reads first (app/first-screen.ts starts it with the screen's code). */
+export const firstQuery = insightsQueries.overview;
+
 /**
  * Insights across the archive (`/insights`): a row per archived project the session's key can read, each
  * project's name linking to its own insights. Rendered on the server with its figures, so it reads without
@@ -37,7 +40,7 @@ export function InsightsScreen() {
         runs are operations created in the window; failed are those with status failed or error; the failure rate leaves out cancelled and
         skipped ones; p50 and p95 are finished operations’ durations.
       </p>
-      <WindowChoice current={insightWindow} hrefOf={(w) => paths.insights(w)} />
+      <WindowChoice current={insightWindow} range={data?.range.current} hrefOf={(w) => paths.insights(w)} />
       {failure ? (
         <LoadFailureCallout title="Could not load the insights." failure={failure} onRetry={() => void overview.refetch()} fetching={overview.isFetching} />
       ) : !data ? (

@@ -20,6 +20,9 @@ import { KeepHistoryOffer } from './keep-history-offer';
 import { StatusChart } from './status-chart';
 import { useInsightWindow, WindowChoice } from './window-choice';
 
+/** What the screen reads first (app/first-screen.ts starts it with the screen's code). */
+export const firstQuery = insightsQueries.project;
+
 /**
  * One project's insights (`/projects/:projectId/insights`): a row per action, and its operations per day (per
  * hour over 24 hours) by status, as a chart whose bars link to each day's history and as a table. Rendered on
@@ -61,7 +64,7 @@ export function ProjectInsightsScreen() {
       <p>
         How the operations of <strong>{name}</strong> went over {WINDOW_NAMES[insightWindow]}, per action, counted from the history archive.
       </p>
-      <WindowChoice current={insightWindow} hrefOf={(w) => paths.projectInsights(projectId, w)} />
+      <WindowChoice current={insightWindow} range={data?.range.current} hrefOf={(w) => paths.projectInsights(projectId, w)} />
       {failure ? (
         <LoadFailureCallout title="Could not load the insights." failure={failure} onRetry={() => void insights.refetch()} fetching={insights.isFetching} />
       ) : !data ? (
