@@ -67,9 +67,10 @@ const SERVER_ROOMS = {
   collector: ['log', 'proxy', 'session', 'store'],
   archive: ['http', 'log', 'proxy', 'session', 'store'],
   notify: ['http', 'log', 'proxy', 'session', 'store'],
+  insights: ['http', 'log', 'proxy', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
   ops: ['http', 'log', 'proxy', 'store'],
-  process: ['http', 'log', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'ops'],
+  process: ['http', 'log', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'insights', 'ops'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, features' pure rules (no .tsx), and the render entry. */
 const SHARED_SRC = /^(?:(?:api|config|lib)\/[^/]+(?:\/[^/]+)*\.ts|features\/[^/]+\/(?:[^/]+\/)*[^/]+\.ts|entry-server\.tsx)$/;

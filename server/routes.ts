@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../src/api/page-data';
 import { SESSION_PATH } from '../src/config/session';
 import { isArchivePath } from './archive/archive-routes';
+import { isInsightsPath, type Insights } from './insights/insights-routes';
 import { sendError, sendMethodNotAllowed } from './http/answers';
 import { BodyTooLargeError, discardBody } from './http/body';
 import { crossSiteWriteProblem } from './http/csrf';
@@ -75,6 +76,8 @@ export interface RoutesOptions {
   publicUrl?: URL | undefined;
   /** The /archive routes (server/archive/archive-routes.ts); without them, those paths are pages like any other. */
   archive?: RequestHandlerAsync;
+  /** The insights' routes under /archive (server/insights/), also read in process by the pages the server renders. */
+  insights?: Insights | undefined;
   /** Webhooks and their deliveries (server/notify/); without them, those paths are pages like any other. */
   notifications?: Notifications | undefined;
   /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
@@ -158,6 +161,7 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       reactRenders,
       status,
       fetchApi: backend.fetch,
+      fetchOwn: options.insights?.fetch,
       // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
       data: { ...(data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) }), ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}) },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
@@ -213,6 +217,10 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       return;
     }
     if (isUnderSession(path) && (await serveSessionRoute(req, res, sessionContext))) return;
+    if (options.insights && isInsightsPath(path)) {
+      await options.insights.serve(req, res);
+      return;
+    }
     if (options.archive && isArchivePath(path)) {
       await options.archive(req, res);
       return;

@@ -85,6 +85,11 @@ export function serverRenderedScreen(url: string, session: PageSession): ScreenN
   return first?.serverRendered ? first.screen : null;
 }
 
+/** How long the server waits for the first data of the screen at `url`, when that screen says (else the page's own deadline). */
+export function screenDataDeadlineMs(url: string, session: PageSession): number | undefined {
+  return session.signedIn ? firstScreenOf(url, session.keyKind)?.dataDeadlineMs : undefined;
+}
+
 /**
  * Everything rendered, nothing left suspended: React then writes no inline script (the CSP allows
  * none); an error anywhere fails the render rather than leaving a part for the browser to fill in.

@@ -8,10 +8,10 @@ import * as z from 'zod/mini';
 import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
-import { REQUEST_ID_HEADER, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';
-import type { ApiReader, ApiRefusal } from '../proxy/api-reader';
+import { refusalAnswer, type ApiReader } from '../proxy/api-reader';
 import type { ProjectAccess } from '../proxy/project-access';
 import type { Seal } from '../session/seal';
 import type { Session } from '../session/session-crypto';
@@ -39,18 +39,6 @@ export interface ArchiveContext {
 
 export function isArchivePath(path: string): boolean {
   return path === ARCHIVE_API_PATH || path.startsWith(`${ARCHIVE_API_PATH}/`);
-}
-
-/** The API's own refusal, passed on to the session exactly as it came ("not found", the same status and request id). */
-function passOn(res: ServerResponse, answer: ApiRefusal): void {
-  if (answer.status === 0 || answer.body === '') {
-    sendError(res, answer.status === 0 ? 502 : answer.status, answer.message, answer.code ?? '', answer.requestId);
-    return;
-  }
-  res.statusCode = answer.status;
-  res.setHeader('Content-Type', 'application/json');
-  if (answer.requestId) res.setHeader(REQUEST_ID_HEADER, answer.requestId);
-  res.end(answer.body);
 }
 
 function stateOf(source: SourceSummary): ArchiveSource['state'] {
@@ -200,7 +188,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     if (access.kind !== 'readable') {
       // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
       if (access.kind === 'revoked') res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
-      passOn(res, access.answer);
+      sendAnswer(res, refusalAnswer(access.answer));
       return;
     }
     const started = performance.now();

@@ -25,6 +25,36 @@ export function jsonErrorResponse(status: number, message: string, code = ''): R
   return Response.json(body, { status, headers: { [REQUEST_ID_HEADER]: body.request_id } });
 }
 
+/**
+ * An answer as data, for a route whose answer goes either to a socket (sendAnswer) or to an in-process caller
+ * as a Fetch Response (server rendering's transport: new Response(answer.body, answer)).
+ */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function jsonAnswer(status: number, body: unknown): Answer {
+  return { status, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/** The error body as an Answer (`requestId`: the API's, when this passes on its refusal). */
+export function errorAnswer(status: number, message: string, code = '', requestId?: string): Answer {
+  const body = errorBody(message, code, requestId);
+  const answer = jsonAnswer(status, body);
+  answer.headers[REQUEST_ID_HEADER] = body.request_id;
+  return answer;
+}
+
+/** Writes an Answer with its length. */
+export function sendAnswer(res: ServerResponse, answer: Answer): void {
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Length', Buffer.byteLength(answer.body));
+  res.end(answer.body);
+}
+
 /** A JSON answer with its length. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);

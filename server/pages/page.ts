@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../../src/api/page-data';
 import type { ScreenRender } from '../../src/entry-server';
 import { pageBody, sendPage } from '../http/compression';
-import type { ApiFetch } from '../http/node-bridge';
+import type { ApiCall, ApiFetch } from '../http/node-bridge';
 import type { Log } from '../log/logger';
 import type { RenderSlots } from './render-slots';
 import { injectPage, splitPage } from './template';
@@ -38,14 +38,21 @@ export interface RenderRequest {
   data: PageData;
   /** The API backend in process; `serverTransport(fetchApi, session.key)` gives request() its transport. */
   fetchApi: ApiFetch;
+  /** The console's own routes a rendered screen reads (the insights), answered in process for the session. */
+  fetchOwn?: OwnRoutesFetch | undefined;
   /** The process's cap on React renders at once (MAX_CONCURRENT_REACT_RENDERS); none, no cap. */
   reactRenders?: RenderSlots | undefined;
 }
+
+/** A call to one of the console's own routes, for an open session, answered in process. */
+export type OwnRoutesFetch = (session: Session, call: ApiCall) => Promise<Response>;
 
 /** A page the server renders: what its head adds, and the render of its screen (aborted when the page stops waiting). */
 export interface RenderPlan {
   /** `<link>` tags for the screen's code (modulepreload, stylesheets), sent with the head. */
   headTags: string;
+  /** The screen's own wait for its data, when longer than the page's (its data is the console's store's, not the API's). */
+  deadlineMs?: number;
   /**
    * `signal`: the page stopped waiting (the browser went away, or the render ran past the deadline and
    * RENDER_FINISH_MS); `dataDeadline`: the deadline for the screen's data passed (a render whose data is
@@ -62,6 +69,7 @@ export interface PageOptions {
   data: PageData;
   session: Session | null;
   fetchApi: ApiFetch;
+  fetchOwn?: OwnRoutesFetch | undefined;
   render?: PageRenderer | undefined;
   /** The process's render cap: past it the page goes out as the shell (no cap when absent). */
   slots?: RenderSlots | undefined;
@@ -111,9 +119,10 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
   // The person left before the head went out: nothing to render for.
   if (stop.signal.aborted) return;
   const data = new AbortController();
-  const dataTimer = setTimeout(() => data.abort(), page.deadlineMs);
+  const deadlineMs = Math.max(page.deadlineMs, plan.deadlineMs ?? 0);
+  const dataTimer = setTimeout(() => data.abort(), deadlineMs);
   const finishMs = page.slots?.full ? 0 : RENDER_FINISH_MS;
-  const cutoff = deadline<ScreenRender>(page.deadlineMs + finishMs, { kind: 'unavailable', problem: 'The render did not finish in time.' });
+  const cutoff = deadline<ScreenRender>(deadlineMs + finishMs, { kind: 'unavailable', problem: 'The render did not finish in time.' });
   const outcome = await Promise.race([plan.render(stop.signal, data.signal), cutoff.reached]);
   clearTimeout(dataTimer);
   cutoff.cancel();
@@ -140,11 +149,11 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
 }
 
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
-  const { template, data, session, fetchApi, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
+  const { template, data, session, fetchApi, fetchOwn, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
   // A page is rendered for a GET, and for the answer to a key screen's form post that failed (its key screen again).
   const rendered = req.method === 'GET' || (req.method === 'POST' && data.signIn !== undefined);
-  const plan = render && rendered ? await render({ url, session, data, fetchApi, reactRenders: options.reactRenders }) : null;
+  const plan = render && rendered ? await render({ url, session, data, fetchApi, fetchOwn, reactRenders: options.reactRenders }) : null;
   if (plan && !options.overloaded?.() && (options.slots?.enter() ?? true)) {
     try {
       await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });

@@ -9,14 +9,14 @@ import type { PageRenderer } from './page';
 import { serverTransport } from '../proxy/server-transport';
 import { escapeAttribute } from './template';
 
-export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen' | 'renderKeyScreen'>;
+export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen' | 'renderKeyScreen' | 'screenDataDeadlineMs'>;
 export type ScreenName = NonNullable<ReturnType<EntryServer['serverRenderedScreen']>>;
 
 /** A module loaded by Vite (dev), checked for what the server calls. */
 export function asEntryServer(module: Record<string, unknown>): EntryServer {
-  const { serverRenderedScreen, renderScreen, renderKeyScreen } = module;
-  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function' || typeof renderKeyScreen !== 'function') {
-    throw new Error('src/entry-server.tsx must export serverRenderedScreen, renderScreen and renderKeyScreen');
+  const { serverRenderedScreen, renderScreen, renderKeyScreen, screenDataDeadlineMs } = module;
+  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function' || typeof renderKeyScreen !== 'function' || typeof screenDataDeadlineMs !== 'function') {
+    throw new Error('src/entry-server.tsx must export serverRenderedScreen, renderScreen, renderKeyScreen and screenDataDeadlineMs');
   }
   return module as unknown as EntryServer;
 }
@@ -30,7 +30,7 @@ export interface PageRendererOptions {
 }
 
 export function createPageRenderer({ entry, headTags = () => '', memo }: PageRendererOptions): PageRenderer {
-  return async ({ url, session, data, fetchApi, reactRenders }) => {
+  return async ({ url, session, data, fetchApi, fetchOwn, reactRenders }) => {
     const server = await entry();
     if (!session) {
       // Signed out, the key screen stands in for the page asked for; it ships with the entry (no tags).
@@ -40,8 +40,9 @@ export function createPageRenderer({ entry, headTags = () => '', memo }: PageRen
     }
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
-    const transport = serverTransport(fetchApi, session.key);
-    return { headTags: headTags(screen), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders, apiUrl: data.apiUrl }) };
+    const transport = serverTransport(fetchApi, session.key, fetchOwn && ((call) => fetchOwn(session, call)));
+    const deadlineMs = server.screenDataDeadlineMs(url, data.session);
+    return { headTags: headTags(screen), ...(deadlineMs === undefined ? {} : { deadlineMs }), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders, apiUrl: data.apiUrl }) };
   };
 }
 

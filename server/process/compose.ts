@@ -11,6 +11,7 @@ import { createHttpServer, listen, originOf } from '../http/listen';
 import { FAULTS_CONTROL_PATH } from '../http/paths';
 import { serveArchiveRoute } from '../archive/archive-routes';
 import { startCollector } from '../collector/collector';
+import { createInsights } from '../insights/insights-routes';
 import { leadWhereThisInstanceMay, type Leader } from '../collector/leader';
 import { linkBase } from '../notify/links';
 import { createNotifications } from '../notify/notifications';
@@ -168,6 +169,7 @@ export async function startServer({ mode, env = process.env, print = (line) => v
       sessions,
       read,
       archive: (req, res) => serveArchiveRoute(req, res, { store, sessions, read, seal, access, wake: leader.wake }),
+      insights: createInsights({ store, sessions, seal, access }),
       notifications,
       faultControl,
       log,

@@ -5,7 +5,7 @@
 import type { ZodMiniType } from 'zod/mini';
 import { ApiErrorBodySchema } from '../../src/api/schemas';
 import { parseRetryAfter } from '../../src/lib/retry-after';
-import { REQUEST_ID_HEADER } from '../http/answers';
+import { errorAnswer, REQUEST_ID_HEADER, type Answer } from '../http/answers';
 import type { ApiFetch } from '../http/node-bridge';
 import { API_PREFIX } from '../http/paths';
 import { withRequestId } from '../log/request-context';
@@ -46,6 +46,15 @@ export type ApiReader = <T>(apiKey: string, path: string, schema: ZodMiniType<T>
 
 export function refusal(status: number, message: string, extra: Partial<Omit<ApiRefusal, 'ok' | 'status' | 'message'>> = {}): ApiRefusal {
   return { ok: false, status, message, detail: undefined, code: undefined, requestId: undefined, retryAfterMs: undefined, body: '', ...extra };
+}
+
+/**
+ * The API's own refusal, to pass on to a session exactly as it came (the archive's and the insights' "not
+ * found": the same status, body and request id); without an answer, an error body saying so (502).
+ */
+export function refusalAnswer(answer: ApiRefusal): Answer {
+  if (answer.status === 0 || answer.body === '') return errorAnswer(answer.status === 0 ? 502 : answer.status, answer.message, answer.code ?? '', answer.requestId);
+  return { status: answer.status, headers: { 'Content-Type': 'application/json', ...(answer.requestId ? { [REQUEST_ID_HEADER]: answer.requestId } : {}) }, body: answer.body };
 }
 
 export function createApiReader(fetchApi: ApiFetch): ApiReader {

@@ -61,6 +61,11 @@ export async function sourceSummary(db: Queryable, id: string): Promise<SourceSu
   return (await db.query<SourceSummary>(`${SUMMARY} WHERE s.id = $1`, [id])).rows[0];
 }
 
+/** Whether the key with this fingerprint is kept and read with (not disabled). */
+export async function isKeyKept(db: Queryable, fingerprint: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM archive_sources WHERE key_fingerprint = $1 AND disabled_at IS NULL', [fingerprint])).rows.length > 0;
+}
+
 /** The sources the collector reads with (not disabled), sealed keys included. */
 export async function enabledSources(db: Queryable): Promise<SourceRow[]> {
   return (await db.query<SourceRow>('SELECT * FROM archive_sources WHERE disabled_at IS NULL ORDER BY created_at, id')).rows;

@@ -20,6 +20,8 @@ const ApiKeysScreen = lazyComponent(screenModules.apiKeys);
 const ActivityScreen = lazyComponent(screenModules.activity);
 const ArchiveScreen = lazyComponent(screenModules.archive);
 const NotificationsScreen = lazyComponent(screenModules.notifications);
+const InsightsScreen = lazyComponent(screenModules.insights);
+const ProjectInsightsScreen = lazyComponent(screenModules.projectInsights);
 
 function Screen({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -70,6 +72,8 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
           <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
           <Route path={routePatterns.archive} element={<Screen><ArchiveScreen /></Screen>} />
           <Route path={routePatterns.notifications} element={<Screen><NotificationsScreen /></Screen>} />
+          <Route path={routePatterns.insights} element={<Screen><InsightsScreen /></Screen>} />
+          <Route path={routePatterns.projectInsights} element={<ReadableIds><Screen><ProjectInsightsScreen /></Screen></ReadableIds>} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

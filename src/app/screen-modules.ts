@@ -37,5 +37,7 @@ export const screenModules = {
   activity: screenModule('src/screens/activity/activity-screen.tsx', async () => (await import('../screens/activity/activity-screen')).ActivityScreen),
   archive: screenModule('src/screens/archive/archive-screen.tsx', async () => (await import('../screens/archive/archive-screen')).ArchiveScreen),
   notifications: screenModule('src/screens/notifications/notifications-screen.tsx', async () => (await import('../screens/notifications/notifications-screen')).NotificationsScreen),
+  insights: screenModule('src/screens/insights/insights-screen.tsx', async () => (await import('../screens/insights/insights-screen')).InsightsScreen),
+  projectInsights: screenModule('src/screens/insights/project-insights-screen.tsx', async () => (await import('../screens/insights/project-insights-screen')).ProjectInsightsScreen),
   apiKeys: screenModule('src/screens/api-keys/api-keys-screen.tsx', async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

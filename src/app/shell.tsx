@@ -45,6 +45,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
             Projects
           </NavLink>
           <NavLink to={paths.activity()}>Activity</NavLink>
+          <NavLink to={paths.insights()}>Insights</NavLink>
           <NavLink to={paths.apiKeys()}>API keys</NavLink>
           <NavLink to={paths.archive()}>History archive</NavLink>
           <NavLink to={paths.notifications()}>Notifications</NavLink>

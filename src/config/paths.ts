@@ -8,6 +8,8 @@ export const paths = {
   activity: () => '/activity',
   archive: () => '/settings/archive',
   notifications: () => '/settings/notifications',
+  insights: (window?: string) => `/insights${window ? `?window=${window}` : ''}`,
+  projectInsights: (projectId: string, window?: string) => `/projects/${encodeURIComponent(projectId)}/insights${window ? `?window=${window}` : ''}`,
 };
 
 export const routePatterns = {
@@ -18,6 +20,8 @@ export const routePatterns = {
   activity: '/activity',
   archive: '/settings/archive',
   notifications: '/settings/notifications',
+  insights: '/insights',
+  projectInsights: '/projects/:projectId/insights',
 } as const;
 
 /**

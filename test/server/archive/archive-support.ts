@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { Driver } from '../store/store-drivers';
 import { postgresDatabase } from '../store/store-drivers';
 import { pgliteDataDir } from '../../support/pglite-template';
+import type { ServingParts } from '../../../server/process/compose';
 import { startTestServer, type TestServer } from '../start-test-server';
 
 export const KEY = 'archive-test-key-00000000000000000';
@@ -14,8 +15,9 @@ export async function storeEnv(driver: Driver): Promise<NodeJS.ProcessEnv> {
   return driver === 'pglite' ? { DATA_DIR: await pgliteDataDir() } : { DATABASE_URL: await postgresDatabase() };
 }
 
-export async function startArchiveServer(driver: Driver, env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
-  return startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1', ARCHIVE_BUDGET: '700', ARCHIVE_LOCK_RETRY_MS: '100', ARCHIVE_INTERVAL_MS: '200', ARCHIVE_FULL_READ_MS: '1000', ...(await storeEnv(driver)), ...env });
+/** `rendering`: pages rendered on the server too (the insights' pages read the store through it). */
+export async function startArchiveServer(driver: Driver, env: NodeJS.ProcessEnv = {}, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders'> = {}): Promise<TestServer> {
+  return startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1', ARCHIVE_BUDGET: '700', ARCHIVE_LOCK_RETRY_MS: '100', ARCHIVE_INTERVAL_MS: '200', ARCHIVE_FULL_READ_MS: '1000', ...(await storeEnv(driver)), ...env }, rendering);
 }
 
 export async function signIn(server: TestServer, key = KEY): Promise<string> {

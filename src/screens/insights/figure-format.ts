@@ -1,0 +1,38 @@
+// How an insights figure and its change against the previous window read: in words and signs, never colour.
+import { formatCount, formatDuration } from '../../lib/format';
+
+const MINUS = '\u2212';
+
+/** 0.125 → "12.5%"; null (nothing to divide by) → "—". */
+export function formatRate(rate: number | null): string {
+  return rate === null ? '—' : `${(rate * 100).toFixed(1)}%`;
+}
+
+/** A duration, or "—" when there was none to measure. */
+export function formatMs(ms: number | null): string {
+  return ms === null ? '—' : formatDuration(ms);
+}
+
+const signed = (difference: number, magnitude: string) => `${difference > 0 ? '+' : MINUS}${magnitude}`;
+
+/** "+5 from 37", "−3 from 10", "no change". */
+export function countChange(current: number, previous: number): string {
+  const difference = current - previous;
+  return difference === 0 ? 'no change' : `${signed(difference, formatCount(Math.abs(difference)))} from ${formatCount(previous)}`;
+}
+
+/** "+2.5 points from 10.0%", "none before" (nothing to compare with). */
+export function rateChange(current: number | null, previous: number | null): string {
+  if (previous === null) return 'none before';
+  if (current === null) return `was ${formatRate(previous)}`;
+  const points = (current - previous) * 100;
+  return Math.abs(points) < 0.05 ? 'no change' : `${signed(points, Math.abs(points).toFixed(1))} points from ${formatRate(previous)}`;
+}
+
+/** "+300 ms from 1.1 s", "none before". */
+export function durationChange(current: number | null, previous: number | null): string {
+  if (previous === null) return 'none before';
+  if (current === null) return `was ${formatDuration(previous)}`;
+  const difference = current - previous;
+  return difference === 0 ? 'no change' : `${signed(difference, formatDuration(Math.abs(difference)))} from ${formatDuration(previous)}`;
+}

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Figures } from '../../../src/api/insights-schemas';
+import type { Operation } from '../../../src/api/schemas';
+import type { HistoryFilters } from '../../../src/features/history/filters/filters';
+import {
+  bucketRanges,
+  failedFilters,
+  FINISHED_STATUSES,
+  insightRange,
+  rangeFilters,
+  runsFilters,
+  UNCOUNTED_STATUSES,
+} from '../../../src/features/history/insights/insight-figures';
+import { readOverview, readProjectInsights } from '../../../server/insights/insight-reads';
+import type { Db } from '../../../server/store';
+import { operationsPage, upsertOperations, type ListedOperation } from '../../../server/store/operations';
+import { DRIVERS, openTestStore } from './store-drivers';
+
+// Each insights figure is a history filter counted by the store (src/features/history/insights/insight-figures.ts):
+// here every figure of every action, in both windows, and every bar of the chart is checked against the history's
+// own filter over the same rows (operationsPage, what /archive/projects/:id/operations answers), on both drivers.
+
+const NOW = Date.parse('2026-11-22T12:00:00.500Z');
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const DAY = 86_400_000;
+const PROJECT = 'p-insights';
+const ACTIONS = ['apply_config', 'start_compute', 'create_branch', 'suspend_compute'];
+const STATUSES = ['finished', 'finished', 'failed', 'finished', 'error', 'cancelled', 'finished', 'skipped', 'running', 'scheduling', 'paused', 'finished'];
+const range = insightRange('7d', NOW);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function operation(id: string, fields: Partial<Operation> & { created_at: string }): Operation {
+  return { id, project_id: PROJECT, action: 'apply_config', status: 'finished', failures_count: 0, updated_at: fields.created_at, total_duration_ms: 1_000, ...fields };
+}
+
+/** A spread of operations over both windows and a day either side, every status, with durations and retries. */
+function history(project: string, count: number, seed: number): ListedOperation[] {
+  const listed: ListedOperation[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = NOW - 16 * DAY + Math.floor((i * (16 * DAY + 2 * MINUTE)) / count) + ((i * 7_919 + seed * 104_729) % 3_600_000);
+    const status = STATUSES[(i + seed) % STATUSES.length] ?? 'finished';
+    const op = operation(`${project}-op-${i}`, {
+      project_id: project,
+      action: ACTIONS[(i * 3 + seed) % ACTIONS.length] ?? 'apply_config',
+      status,
+      created_at: iso(at),
+      total_duration_ms: 500 + ((i * 37) % 41) * 250,
+      failures_count: i % 5 === 0 ? 1 + (i % 3) : 0,
+    });
+    listed.push({ operation: op, body: op });
+  }
+  return listed;
+}
+
+/** The edges of the windows, to the millisecond: the filters read `from` and `to` to the second. */
+const EDGES: ListedOperation[] = [
+  ['edge-window-start', Date.parse(range.current.from)],
+  ['edge-before-window', Date.parse(range.current.from) - 1],
+  ['edge-window-end', Date.parse(range.current.to) + 999],
+  ['edge-after-window', Date.parse(range.current.to) + SECOND],
+  ['edge-previous-start', Date.parse(range.previous.from)],
+  ['edge-before-previous', Date.parse(range.previous.from) - 1],
+].map(([id, at]) => {
+  const op = operation(String(id), { action: 'create_branch', status: 'failed', failures_count: 1, created_at: iso(Number(at)), total_duration_ms: 90_000 });
+  return { operation: op, body: op };
+});
+
+/** A finished operation whose kept object has no number for its duration: counted as a run, not as a duration. */
+const ODD = operation('odd-duration', { action: 'apply_config', created_at: iso(NOW - DAY), total_duration_ms: 1 });
+
+/** The rows the history lists for `filters` (every page of them). */
+async function listed(db: Db, project: string, filters: HistoryFilters): Promise<Operation[]> {
+  const rows = await operationsPage(db, project, filters, undefined, 1_000);
+  expect(rows.length).toBeLessThan(1_000);
+  return rows.map((row) => row.body as Operation);
+}
+
+/** The nearest-rank percentile (the smallest value with at least `fraction` of them at or below it). */
+function percentile(values: readonly number[], fraction: number): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? null;
+}
+
+/** The figures as the history's filters list them: the oracle each figure of the store is checked against. */
+async function expectedFigures(db: Db, project: string, window: { from: string; to: string }, action?: string): Promise<Omit<Figures, 'queueP50Ms' | 'queued'>> {
+  const runs = await listed(db, project, runsFilters(window, action));
+  const failed = await listed(db, project, failedFilters(window, action));
+  const uncounted = await listed(db, project, { ...runsFilters(window, action), status: UNCOUNTED_STATUSES });
+  const finished = await listed(db, project, { ...runsFilters(window, action), status: FINISHED_STATUSES });
+  const durations = finished.map((op) => op.total_duration_ms as unknown).filter((ms): ms is number => typeof ms === 'number');
+  return {
+    runs: runs.length,
+    failed: failed.length,
+    uncounted: uncounted.length,
+    retried: runs.filter((op) => op.failures_count > 0).length,
+    p50Ms: percentile(durations, 0.5),
+    p95Ms: percentile(durations, 0.95),
+  };
+}
+
+const withoutQueue = ({ queueP50Ms: _queue, queued: _queued, ...rest }: Figures) => rest;
+
+describe.each(DRIVERS)('insights in the store on %s', (driver) => {
+  let db: Db;
+
+  beforeAll(async () => {
+    ({ db } = await openTestStore(driver));
+    const seen = new Date(NOW);
+    await upsertOperations(db, PROJECT, [...history(PROJECT, 240, 1), ...EDGES, { operation: ODD, body: { ...ODD, total_duration_ms: 'n/a' } }], seen, true);
+    await upsertOperations(db, 'p-other', history('p-other', 90, 2), seen, true);
+    await upsertOperations(db, 'p-unread', history('p-unread', 30, 3), seen, true);
+    // The queue: what the collector saw of four start_compute operations of yesterday.
+    const queued = (id: string, statuses: readonly [string, number][]) =>
+      statuses.reduce<Promise<unknown>>(
+        (before, [status, seenAfter]) =>
+          before.then(() => {
+            const op = operation(id, { action: 'start_compute', status, created_at: iso(NOW - DAY) });
+            return upsertOperations(db, PROJECT, [{ operation: op, body: op }], new Date(NOW - DAY + seenAfter), false);
+          }),
+        Promise.resolve(),
+      );
+    await queued('queued-3s', [['scheduling', 1_000], ['running', 4_000], ['finished', 9_000]]);
+    await queued('queued-7s', [['scheduling', 1_000], ['running', 8_000], ['finished', 12_000]]);
+    await queued('queued-40s', [['scheduling', 2_000], ['running', 42_000], ['failed', 50_000]]);
+    // First seen running: the queue was never seen. Seen scheduling, then cancelled: it never ran.
+    await queued('never-seen-waiting', [['running', 1_000], ['finished', 5_000]]);
+    await queued('never-ran', [['scheduling', 1_000], ['cancelled', 5_000]]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('counts each figure of each action, in the window and the one before, as the history filtered the same way lists them', async () => {
+    const insights = await readProjectInsights(db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true);
+    expect(insights.range).toEqual(range);
+    expect(insights.actions.map((row) => row.key).sort()).toEqual([...ACTIONS].sort());
+    for (const row of insights.actions) {
+      expect(withoutQueue(row.current), `${row.key}, this window`).toEqual(await expectedFigures(db, PROJECT, range.current, row.key));
+      expect(withoutQueue(row.previous), `${row.key}, the window before`).toEqual(await expectedFigures(db, PROJECT, range.previous, row.key));
+    }
+    // The cases are worth comparing: every figure is something somewhere.
+    const all = insights.actions.flatMap((row) => [row.current, row.previous]);
+    for (const figure of ['runs', 'failed', 'uncounted', 'retried', 'p50Ms', 'p95Ms'] as const) expect(all.some((f) => (f[figure] ?? 0) > 0), figure).toBe(true);
+    // The edges: the window's first and last second in, the millisecond either side out.
+    const branch = insights.actions.find((row) => row.key === 'create_branch');
+    const edgeIds = (await listed(db, PROJECT, failedFilters(range.current, 'create_branch'))).map((op) => op.id).filter((id) => id.startsWith('edge-'));
+    expect(edgeIds.sort()).toEqual(['edge-window-end', 'edge-window-start']);
+    expect(branch?.current.failed).toBe((await listed(db, PROJECT, failedFilters(range.current, 'create_branch'))).length);
+  });
+
+  it('leaves an operation whose duration is no number out of the percentiles only', async () => {
+    const apply = (await readProjectInsights(db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true)).actions.find(
+      (row) => row.key === 'apply_config',
+    );
+    const finished = await listed(db, PROJECT, { ...runsFilters(range.current, 'apply_config'), status: FINISHED_STATUSES });
+    expect(finished.map((op) => op.id)).toContain('odd-duration');
+    expect(apply?.current.runs).toBe((await listed(db, PROJECT, runsFilters(range.current, 'apply_config'))).length);
+    expect(apply?.current.p50Ms).toBe(percentile(finished.filter((op) => op.id !== 'odd-duration').map((op) => op.total_duration_ms), 0.5));
+  });
+
+  it('takes the queue from the first sighting of scheduling to the first of running, over those seen both ways', async () => {
+    const compute = (await readProjectInsights(db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true)).actions.find(
+      (row) => row.key === 'start_compute',
+    );
+    expect(compute?.current.queued).toBe(3);
+    expect(compute?.current.queueP50Ms).toBe(7_000);
+    // Nothing of the kind was seen in the window before: no figure rather than a zero.
+    expect(compute?.previous.queueP50Ms).toBeNull();
+    expect(compute?.previous.queued).toBe(0);
+  });
+
+  it('counts each bar of the chart as the history lists that day, status by status', async () => {
+    const insights = await readProjectInsights(db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true);
+    expect(insights.bucket).toBe('day');
+    // Seven days from a second past noon: the first and the last are parts of days.
+    expect(insights.buckets.map(({ from, to }) => ({ from, to }))).toEqual(bucketRanges(range.current, 'day'));
+    expect(insights.buckets).toHaveLength(8);
+    let total = 0;
+    for (const bucket of insights.buckets) {
+      const day = await listed(db, PROJECT, rangeFilters(bucket));
+      const byStatus: Record<string, number> = {};
+      for (const op of day) byStatus[op.status] = (byStatus[op.status] ?? 0) + 1;
+      expect(bucket.statuses, bucket.from).toEqual(byStatus);
+      total += day.length;
+    }
+    expect(total).toBe((await listed(db, PROJECT, rangeFilters(range.current))).length);
+    const hours = await readProjectInsights(db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '24h', NOW, true);
+    expect(hours.bucket).toBe('hour');
+    expect(hours.buckets).toHaveLength(25);
+    const lastDay = insightRange('24h', NOW).current;
+    expect(hours.buckets.reduce((sum, bucket) => sum + Object.values(bucket.statuses).reduce((a, b) => a + b, 0), 0)).toBe((await listed(db, PROJECT, rangeFilters(lastDay))).length);
+  });
+
+  it('gives one row per project it is handed, those without operations too, and nothing of any other', async () => {
+    const overview = await readOverview(
+      db,
+      [
+        { id: PROJECT, name: 'insights' },
+        { id: 'p-other', name: 'other' },
+        { id: 'p-quiet', name: 'quiet' },
+      ],
+      '7d',
+      NOW,
+      false,
+    );
+    expect(overview.projects.map((row) => row.key)).toEqual([PROJECT, 'p-other', 'p-quiet']);
+    for (const row of overview.projects) {
+      expect(withoutQueue(row.current), row.key).toEqual(await expectedFigures(db, row.key, range.current));
+      expect(withoutQueue(row.previous), row.key).toEqual(await expectedFigures(db, row.key, range.previous));
+    }
+    expect(overview.projects.find((row) => row.key === 'p-quiet')?.current.runs).toBe(0);
+  });
+
+  it('counts nothing of a project no kept key covers', async () => {
+    const insights = await readProjectInsights(db, { id: 'p-unread', name: 'unread' }, undefined, '7d', NOW, false);
+    expect(insights.archive).toBeNull();
+    expect(insights.actions).toEqual([]);
+    expect(insights.buckets.every((bucket) => Object.keys(bucket.statuses).length === 0)).toBe(true);
+  });
+});
