@@ -1,10 +1,18 @@
-// Exactly one collector per DATABASE_URL: the instance holding a Postgres advisory lock, on a connection
-// of its own, collects (leader.ts); the others try to take it every `retryMs`. A holder that dies loses
-// its connection and with it the lock, so another takes over within one retry interval.
+// Exactly one collector per DATABASE_URL (docs/archive.md, "One collector per deployment"): the instance
+// holding a Postgres advisory lock, on a connection of its own, collects (leader.ts); the others try to take it
+// every `retryMs`. A lock is only as good as its connection, and a connection can go silent without a word (a
+// black-holed socket): so the holder beats on it every HEARTBEAT_MS, each beat a query with a deadline that
+// also proves the lock is still this session's. On any error, a missed beat or the connection's end it stops
+// collecting at once (before its next read of the API) and destroys that connection. Postgres is asked to
+// notice a silent client too (keepalives, idle_session_timeout), so the lock is freed within seconds when
+// an instance vanishes; and a new holder waits until the last holder's last beat is SILENT_STOP_MS old, by
+// which time a holder that went silent has stopped: the two never read the API together.
 import pg from 'pg';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
-import { tryCollectorLock } from '../store/locks';
+import type { Queryable } from '../store/db';
+import { beatCollectorLease, clearCollectorLease, endSessionWhenSilent, takeoverWaitMs, tryCollectorLock } from '../store/locks';
+import { CONNECT_TIMEOUT_MS } from '../store/pg-db';
 import { realClock, type Clock } from './pacer';
 
 /** What runs while the lock is held. */
@@ -13,6 +21,18 @@ export interface Work {
 }
 
 export const DEFAULT_LEASE_RETRY_MS = 15_000;
+/** How often the holder beats on the lock's connection. */
+export const HEARTBEAT_MS = 2_000;
+/** How long a beat (or any query on the lock's connection) may take: past it, the holder steps down. */
+export const HEARTBEAT_DEADLINE_MS = 2_000;
+/** After its last answered beat, a holder whose connection went silent has stopped within this (with a second for a busy event loop). */
+export const SILENT_STOP_MS = HEARTBEAT_MS + HEARTBEAT_DEADLINE_MS + 1_000;
+/** Postgres ends the holder's session once no beat came for this long (the lock is then free). */
+const SERVER_SILENCE_MS = 3 * HEARTBEAT_MS + HEARTBEAT_DEADLINE_MS;
+/** The lock's connection as pg_stat_activity names it (and tests find it by). */
+export const LOCK_APPLICATION_NAME = 'ops-console collector lock';
+// Keepalives on the server's side of the lock's session: a client gone without a FIN is noticed in about 8 s.
+const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3';
 
 export interface Lease<W extends Work> {
   /** What runs while this instance holds the lock. */
@@ -21,7 +41,17 @@ export interface Lease<W extends Work> {
   stop: () => Promise<void>;
 }
 
-export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: { databaseUrl: string; retryMs?: number; start: () => W; log: Log; clock?: Clock }): Lease<W> {
+class Late extends Error {}
+
+export interface LeaseOptions<W extends Work> {
+  databaseUrl: string;
+  retryMs?: number;
+  start: () => W;
+  log: Log;
+  clock?: Clock;
+}
+
+export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: LeaseOptions<W>): Lease<W> {
   const stopped = new AbortController();
   const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: 'Archive: the collector lock\'s connection works again' });
   let collector: W | undefined;
@@ -29,45 +59,106 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
   // A function, not the property: each await may have stopped it.
   const isStopped = () => stopped.signal.aborted;
 
+  /** Holds the lock on `connection` for as long as it beats; resolves once the work (if it ran) has stopped. */
   const holdWhileConnected = async (connection: pg.Client): Promise<void> => {
-    let onLost: () => void = () => undefined;
-    const lost = new Promise<void>((resolve) => {
-      onLost = () => resolve();
-      connection.once('error', onLost);
-      connection.once('end', onLost);
-      stopped.signal.addEventListener('abort', onLost, { once: true });
-    });
-    // The stop signal lives as long as the lease: a listener left on it per lost connection would keep each one.
-    void lost.then(() => stopped.signal.removeEventListener('abort', onLost));
-    for (;;) {
-      if (isStopped()) return;
-      if (await tryCollectorLock({ query: async (text, params) => ({ rows: (await connection.query<never>(text, params ? [...params] : undefined)).rows }) })) break;
-      const tried = await Promise.race([lost.then(() => 'lost' as const), clock.wait(retryMs, stopped.signal).then(() => 'again' as const)]);
-      if (tried === 'lost') return;
+    let work: W | undefined;
+    let stopping: Promise<void> = Promise.resolve();
+    let why: string | undefined;
+    const over = new AbortController();
+    const isOver = () => over.signal.aborted;
+    // Synchronous from the moment the loss is known: the collector's next read checks the signal this aborts.
+    const stepDown = (reason: string) => {
+      why ??= reason;
+      over.abort();
+      const was = work;
+      work = undefined;
+      collector = undefined;
+      if (was) stopping = was.stop();
+    };
+    const onError = (error: Error) => stepDown(`its connection failed (${error.message})`);
+    const onEnd = () => stepDown('its connection ended');
+    const onStop = () => stepDown('stopping');
+    connection.on('error', onError);
+    connection.on('end', onEnd);
+    stopped.signal.addEventListener('abort', onStop, { once: true });
+    // Every query on this connection has the deadline; a late answer is the connection's failure.
+    const on: Queryable = {
+      query: async (text, params) => {
+        const sent = connection.query<never>(text, params ? [...params] : undefined);
+        sent.catch(() => undefined);
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Late()), HEARTBEAT_DEADLINE_MS)));
+        try {
+          return { rows: (await Promise.race([sent, late])).rows };
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+    };
+    try {
+      for (;;) {
+        if (isOver()) return;
+        if (await tryCollectorLock(on)) break;
+        await clock.wait(retryMs, over.signal);
+      }
+      // Read before this holder's first beat overwrites it.
+      const waitMs = await takeoverWaitMs(on, SILENT_STOP_MS);
+      await endSessionWhenSilent(on, SERVER_SILENCE_MS);
+      const startAt = clock.now() + waitMs;
+      if (waitMs > 0) log(`Archive: this instance took the collector lock; it collects in ${Math.ceil(waitMs / 1_000)} s, once the previous holder has surely stopped`, { event: 'archive.lock_taken', wait_ms: waitMs });
+      for (;;) {
+        if (isOver()) break;
+        if (!(await beatCollectorLease(on))) {
+          stepDown('the lock is no longer this connection\'s');
+          break;
+        }
+        if (isOver()) break;
+        if (!work && clock.now() >= startAt) {
+          log('Archive: this instance holds the collector lock and collects', { event: 'archive.leading' });
+          work = start();
+          collector = work;
+        }
+        await clock.wait(work ? HEARTBEAT_MS : Math.min(HEARTBEAT_MS, Math.max(0, startAt - clock.now())), over.signal);
+      }
+      if (isStopped() && why === 'stopping') {
+        // A clean stop: the work has stopped, so the next holder need not wait this one out.
+        await stopping;
+        await clearCollectorLease(on).catch(() => undefined);
+      }
+    } catch (error) {
+      stepDown(error instanceof Late ? `a query on its connection got no answer within ${HEARTBEAT_DEADLINE_MS / 1_000} s` : `a query on its connection failed (${error instanceof Error ? error.message : String(error)})`);
+    } finally {
+      connection.off('error', onError);
+      connection.off('end', onEnd);
+      stopped.signal.removeEventListener('abort', onStop);
+      destroy(connection);
+      await stopping;
     }
-    if (isStopped()) return;
-    log('Archive: this instance holds the collector lock and collects', { event: 'archive.leading' });
-    collector = start();
-    await lost;
-    const was = collector;
-    collector = undefined;
-    await was.stop();
-    if (!isStopped()) log('Archive: lost the collector lock (its connection ended); trying to take it again', { event: 'archive.lock_lost', level: 'warn' });
+    if (!isStopped() && why !== undefined) log(`Archive: stepped down from the collector lock: ${why}; the connection is destroyed and the lock taken again when it is free`, { event: 'archive.lock_lost', level: 'warn' });
   };
 
   const loop = (async () => {
     while (!isStopped()) {
-      const connection = new pg.Client({ connectionString: databaseUrl });
+      const connection = new pg.Client({
+        connectionString: databaseUrl,
+        application_name: LOCK_APPLICATION_NAME,
+        options: SERVER_KEEPALIVES,
+        keepAlive: true,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        statement_timeout: HEARTBEAT_DEADLINE_MS,
+      });
       connection.on('error', () => undefined);
       client = connection;
       try {
         await connection.connect();
         unreachable.recovered();
-        await holdWhileConnected(connection);
       } catch (error) {
+        destroy(connection);
         if (!isStopped()) unreachable.failed(`Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again every ${retryMs / 1_000} s`);
+        await clock.wait(retryMs, stopped.signal);
+        continue;
       }
-      await connection.end().catch(() => undefined);
+      await holdWhileConnected(connection);
       if (!isStopped()) await clock.wait(retryMs, stopped.signal);
     }
   })();
@@ -76,8 +167,13 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
     held: () => collector,
     async stop() {
       stopped.abort();
-      await client?.end().catch(() => undefined);
       await loop;
+      if (client) destroy(client);
     },
   };
+}
+
+/** Ends the connection at once: a silent socket would never answer end()'s goodbye. */
+function destroy(connection: pg.Client): void {
+  connection.connection.stream.destroy();
 }

@@ -9,6 +9,7 @@ import { OperationSchema, OrganizationsResponseSchema, ProjectsPageSchema } from
 import { planNext, type RequestKind, type ScheduledProject } from '../../src/lib/activity-scheduler';
 import { isInFlight } from '../../src/lib/operation-status';
 import type { Db } from '../store';
+import { StoreUnavailableError } from '../store/db';
 import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectSeen } from '../store/archive-projects';
 import { markGone, upsertOperations, type ListedOperation } from '../store/operations';
 import { recordSourceError, recordSourceRead } from '../store/sources';
@@ -19,8 +20,10 @@ export const HISTORY_PAGE_SIZE = 1_000;
 /** The newest page a followed project is read by: new operations past it page on. */
 export const NEWEST_PAGE_SIZE = 100;
 const PROJECTS_PAGE_SIZE = 400;
-/** After a failure that is not the key's: wait this long, then start the source's reading over. */
+/** After a failure of the API's (not the key's): wait this long, then start the source's reading over. */
 export const FAILURE_PAUSE_MS = 30_000;
+/** While the console's store does not answer, it is asked this often; the reading starts over once it answers. */
+export const STORE_PROBE_MS = 2_000;
 
 export const KEY_REJECTED = 'The API rejected this key (401: revoked or invalid), so the archive stopped reading with it. Keep history again with a working key.';
 
@@ -174,6 +177,14 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
     failing.recovered();
   };
 
+  const untilStoreAnswers = async () => {
+    while (!isAborted()) {
+      await clock.wait(STORE_PROBE_MS, signal);
+      if (isAborted()) return;
+      if (await sourceProjects(db, sourceId).then(() => true, () => false)) return;
+    }
+  };
+
   while (!isAborted()) {
     try {
       await refreshProjects();
@@ -202,6 +213,12 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
         return;
       }
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof StoreUnavailableError) {
+        // The store's outage is not the API's: nothing to wait out at the API, so the reading resumes as soon as the store answers.
+        failing.failed(`Archive: source ${sourceId}: ${message}; reading it again once the store answers (asked every ${STORE_PROBE_MS / 1_000} s)`);
+        await untilStoreAnswers();
+        continue;
+      }
       await recordSourceError(db, sourceId, message, now(), false).catch(() => undefined);
       failing.failed(`Archive: source ${sourceId}: ${message}; reading it again every ${FAILURE_PAUSE_MS / 1_000} s`);
       await clock.wait(FAILURE_PAUSE_MS, signal);
