@@ -56,7 +56,7 @@ export async function runServer(clientDir: string, env: NodeJS.ProcessEnv = proc
 }
 
 /** The simulator in this process on a loopback port, as an API the instances forward to; with its fault control when mounted. */
-async function serveSimulator(config: ServerConfig) {
+export async function serveSimulator(config: ServerConfig) {
   const backend = await apiBackendOf(config, processLog);
   const api = nodeHandler(backend.fetch);
   const faults = faultControlEnabled('production', config) ? backend.faultControl : undefined;
