@@ -238,13 +238,17 @@ describe("the collector's lock connection lost", () => {
   it.for(Object.keys(kills) as (keyof typeof kills)[])('%s: collecting resumes on one instance, the old holder stops reading before the new one starts, every event once', { timeout: 60_000 }, async (kind, { annotate }) => {
     const holder = await collecting();
     const ids = await startWork(holder);
+    const lost = () => holder.server.output().split('\n').filter((line) => line.includes('"event":"archive.lock_lost"')).length;
+    const lostBefore = lost();
     await kills[kind](holder);
     const killedAt = performance.now();
+    await waitFor('the holder to step down', () => Promise.resolve(lost() > lostBefore ? true : undefined), 10_000);
+    const steppedDownMs = Math.round(performance.now() - killedAt);
     // The operations end while the lock changes hands.
     await setFaults([]);
 
-    await waitFor('every operation\'s end delivered', () => Promise.resolve(ids.every((id) => events().some(({ event }) => event.operation.id === id && event.type === 'operation.finished')) ? true : undefined), 30_000);
     const next = await collecting();
+    await waitFor('every operation\'s end delivered', () => Promise.resolve(ids.every((id) => events().some(({ event }) => event.operation.id === id && event.type === 'operation.finished')) ? true : undefined), 30_000);
     await settled();
 
     // The reads since the kill, in the order the simulator got them: one instance's, then (if it changed hands) the other's.
@@ -260,6 +264,6 @@ describe("the collector's lock connection lost", () => {
     expect(since.some((read) => read.instance === next.name)).toBe(true);
     for (const id of ids) expect(events().filter(({ event }) => event.operation.id === id).map(({ event }) => event.type)).toEqual(['operation.finished']);
     const ms = (read: Read | undefined) => (read ? `${Math.round(read.at - killedAt)} ms` : 'none');
-    await annotate(`${kind}: old holder ${holder.name}'s last read ${ms(lastOld)} after the kill, new holder ${next.name}'s first ${ms(firstNew)}`);
+    await annotate(`${kind}: the holder stepped down ${steppedDownMs} ms after the kill; old holder ${holder.name}'s last read ${ms(lastOld)} after the kill, new holder ${next.name}'s first ${ms(firstNew)}`);
   });
 });
