@@ -64,6 +64,7 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
     let work: W | undefined;
     let stopping: Promise<void> = Promise.resolve();
     let why: string | undefined;
+    let held = false;
     const over = new AbortController();
     const isOver = () => over.signal.aborted;
     // Synchronous from the moment the loss is known: the collector's next read checks the signal this aborts.
@@ -98,7 +99,7 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
     try {
       for (;;) {
         if (isOver()) return;
-        if (await tryCollectorLock(on)) break;
+        if ((held = await tryCollectorLock(on))) break;
         await clock.wait(retryMs, over.signal);
       }
       // Read before this holder's first beat overwrites it.
@@ -134,7 +135,9 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
       destroy(connection);
       await stopping;
     }
-    if (!isStopped() && why !== undefined) log(`Archive: stepped down from the collector lock: ${why}; the connection is destroyed and the lock taken again when it is free`, { event: 'archive.lock_lost', level: 'warn' });
+    if (isStopped() || why === undefined) return;
+    if (held) log(`Archive: stepped down from the collector lock: ${why}; the connection is destroyed and the lock taken again when it is free`, { event: 'archive.lock_lost', level: 'warn' });
+    else unreachable.failed(`Archive: the collector lock's connection was lost while waiting for the lock: ${why}; connecting again every ${retryMs / 1_000} s`);
   };
 
   const loop = (async () => {
