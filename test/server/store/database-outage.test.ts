@@ -131,14 +131,11 @@ async function settled(): Promise<void> {
 const events = () => receiver.received.map((request) => ({ request, event: JSON.parse(request.body) as Event }));
 
 beforeAll(async () => {
-  cluster = await ownPostgres();
-  cleanups.push(() => cluster.remove());
-  simulator = await startSimulator();
-  receiver = await startReceiver();
-  cleanups.push(() => receiver.close());
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-outage-'));
-  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  for (const name of ['a', 'b'] as const) {
+  const [own, sim, hook, dataDir] = await Promise.all([ownPostgres(), startSimulator(), startReceiver(), mkdtemp(path.join(tmpdir(), 'ops-console-outage-'))]);
+  [cluster, simulator, receiver] = [own, sim, hook];
+  cleanups.push(() => cluster.remove(), () => receiver.close(), () => rm(dataDir, { recursive: true, force: true }));
+  // Both at once: each child's start is mostly tsx compiling the server.
+  const started = await Promise.all((['a', 'b'] as const).map(async (name) => {
     const relay = await startPgRelay(cluster.url);
     cleanups.push(() => relay.close());
     const tally = await startApiTally(simulator.apiUrl, name, reads);
@@ -154,8 +151,9 @@ beforeAll(async () => {
       ARCHIVE_INTERVAL_MS: '500',
     });
     cleanups.push(() => server.kill());
-    instances.push({ name, server, relay });
-  }
+    return { name, server, relay };
+  }));
+  instances.push(...started);
   const [a, b] = instances as [Instance, Instance];
   cookie = await signIn(a.server);
   expect((await keepHistory(a.server, cookie)).status).toBe(201);
