@@ -73,7 +73,7 @@ describe('a source whose store goes away', () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     };
-    await until('the source to be followed', async () => (await sourceSummary(store, 'src-1'))?.backfilled === true);
+    await until('the source to be listed', async () => ((await sourceSummary(store, 'src-1'))?.projects ?? 0) > 0);
 
     down = { since: now };
     // Two of the API's 30-second pauses of the reader's time, the store down throughout.
