@@ -63,8 +63,11 @@ const cellOf = (row: HTMLElement, column: string) => {
 describe('insights', () => {
   it('says a project the archive does not hold has nothing to count, keeps history on request, then shows each action’s figures', async () => {
     const project = projectWithHistory();
-    const { user } = renderApp(`/projects/${project.id}/insights`, { apiKey: sim.apiKey });
+    // Found from the project's own page.
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await user.click(await screen.findByRole('link', { name: 'Insights of this project' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Insights' })).toBeInTheDocument();
+    expect(window.location.pathname).toBe(`/projects/${project.id}/insights`);
     expect(await screen.findByText('insights-test is not in the history archive: no kept key reads it, so there is nothing to count.')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Keep history' }));
 
@@ -101,7 +104,7 @@ describe('insights', () => {
     expect(screen.getByRole('link', { name: 'Download this table as CSV' })).toHaveAttribute('href', `/archive/projects/${project.id}/insights?window=7d&format=csv`);
   }, 60_000);
 
-  it('draws operations per day by status as an image with a name, each bar a link to that day’s history, its numbers in a table', async () => {
+  it('draws operations per day by status as a named SVG graphic, each bar a link to that day’s history, its numbers in a table', async () => {
     const project = projectWithHistory();
     holdSession(sim.apiKey);
     await keepHistory(sim.console);
