@@ -63,11 +63,8 @@ const cellOf = (row: HTMLElement, column: string) => {
 describe('insights', () => {
   it('says a project the archive does not hold has nothing to count, keeps history on request, then shows each action’s figures', async () => {
     const project = projectWithHistory();
-    // Found from the project's own page.
-    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('link', { name: 'Insights of this project' }));
+    const { user } = renderApp(`/projects/${project.id}/insights`, { apiKey: sim.apiKey });
     expect(await screen.findByRole('heading', { level: 1, name: 'Insights' })).toBeInTheDocument();
-    expect(window.location.pathname).toBe(`/projects/${project.id}/insights`);
     expect(await screen.findByText('insights-test is not in the history archive: no kept key reads it, so there is nothing to count.')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Keep history' }));
 
@@ -103,6 +100,19 @@ describe('insights', () => {
     expect(cellOf(apply, 'Runs')).toHaveTextContent(`${applyRuns}; against the 7 days before: +${applyRuns - 9} from 9`);
     expect(screen.getByRole('link', { name: 'Download this table as CSV' })).toHaveAttribute('href', `/archive/projects/${project.id}/insights?window=7d&format=csv`);
   }, 60_000);
+
+  it('is found from a project’s page and from the main navigation', async () => {
+    // The project's page at its usual pace: this test waits for no archive.
+    localStorage.removeItem('ops-console.poll-interval-ms');
+    const project = newProject(sim, 'found-here');
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await user.click(await screen.findByRole('link', { name: 'Insights of this project' }));
+    expect(await screen.findByText('found-here is not in the history archive: no kept key reads it, so there is nothing to count.')).toBeInTheDocument();
+    expect(window.location.pathname).toBe(`/projects/${project.id}/insights`);
+    await user.click(within(screen.getByRole('navigation', { name: 'Main' })).getByRole('link', { name: 'Insights' }));
+    expect(await screen.findByText('No project this API key can read is in the history archive yet, so there is nothing to count.')).toBeInTheDocument();
+    expect(window.location.pathname).toBe('/insights');
+  }, 30_000);
 
   it('draws operations per day by status as a named SVG graphic, each bar a link to that day’s history, its numbers in a table', async () => {
     const project = projectWithHistory();
