@@ -24,6 +24,9 @@ import { readOverview, readProjectInsights, type NamedProject } from './insight-
 /** How many projects' access is asked of the API at once for /archive/insights (each answer is kept a while). */
 const ACCESS_CHECKS_AT_ONCE = 8;
 
+/** The code of an answer that failed because the API did not answer the access check. */
+const API_UNAVAILABLE_CODE = 'api_unavailable';
+
 const PROJECT_INSIGHTS = /^\/archive\/projects\/([^/]+)\/insights$/;
 
 export function isInsightsPath(path: string): boolean {
@@ -65,8 +68,18 @@ async function eachLimited<T, R>(items: readonly T[], limit: number, work: (item
   return results;
 }
 
-/** An access answer that is not "readable" as the session gets it: the API's own refusal. */
-const refused = (access: Exclude<Access, { kind: 'readable' }>): Outcome => ({ answer: refusalAnswer(access.answer), rejected: access.kind === 'revoked' });
+/**
+ * An access answer that is not "readable" as the session gets it: a refusal (401, 403, 404) exactly as the API gave
+ * it, so a key learns nothing more here than there; an API that did not say (no answer, 5xx, 429) named as the API,
+ * since the page asked the console's own route (docs/insights.md).
+ */
+function refused(access: Exclude<Access, { kind: 'readable' }>, what: string): Outcome {
+  if (access.kind !== 'unknown') return { answer: refusalAnswer(access.answer), rejected: access.kind === 'revoked' };
+  const { status, message, code, requestId, retryAfterMs } = access.answer;
+  const answer = errorAnswer(status >= 400 ? status : 502, `The API did not say whether this key can read ${what} (${message}).`, code ?? API_UNAVAILABLE_CODE, requestId);
+  if (retryAfterMs !== undefined) answer.headers['Retry-After'] = String(Math.ceil(retryAfterMs / 1_000));
+  return { answer };
+}
 
 function csvAnswer(rows: readonly InsightRow[], range: InsightRange, keyedBy: 'action' | 'project', what: string): Answer {
   return {
@@ -99,7 +112,7 @@ export function createInsights(context: InsightsContext): Insights {
       if (projectId === undefined) return { answer: errorAnswer(400, 'The project id is not a valid path segment.', 'invalid_id') };
       // Before the store says anything: exactly the API's answer to a key that cannot read the project.
       const checked = await access.check(session.sid, session.key, projectId);
-      if (checked.kind !== 'readable') return refused(checked);
+      if (checked.kind !== 'readable') return refused(checked, 'the project');
       const accessMs = performance.now() - started;
       const db = await store.forReading();
       const coverage = db ? await projectCoverage(db, projectId) : undefined;
@@ -115,7 +128,7 @@ export function createInsights(context: InsightsContext): Insights {
     // asked again on the next request.
     const checks = await eachLimited(covered, ACCESS_CHECKS_AT_ONCE, (project) => access.check(session.sid, session.key, project.id));
     const problem = checks.find((checked) => checked.kind === 'revoked') ?? checks.find((checked) => checked.kind === 'unknown');
-    if (problem) return refused(problem);
+    if (problem) return refused(problem, 'the archived projects');
     const readable: NamedProject[] = checks.flatMap((checked) => (checked.kind === 'readable' ? [{ id: checked.project.id, name: checked.project.name }] : []));
     const accessMs = performance.now() - started;
     const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;

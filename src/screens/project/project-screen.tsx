@@ -49,6 +49,8 @@ export function ProjectScreen() {
       <h1 tabIndex={-1}>{title}</h1>
       <p className="muted small">
         Project id <code>{projectId}</code> <CopyButton label="Copy project id" text={projectId} />
+        <span aria-hidden="true"> · </span>
+        <Link to={paths.projectInsights(projectId)}>Insights of this project</Link>
       </p>
       {projectFailure && <p className="muted">Project details unavailable: {projectFailure.message}</p>}
       <BusyBanner operations={blockers} branchNames={branchNames} now={now} />

@@ -10,6 +10,7 @@ export interface ApiOperation {
   failures_count: number;
   created_at: string;
   updated_at: string;
+  total_duration_ms: number;
 }
 
 export interface ApiProject {

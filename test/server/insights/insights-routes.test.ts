@@ -112,6 +112,24 @@ describe('the insights’ routes', () => {
     expect(csv.body).not.toContain(KEY);
   });
 
+  it('says it is the API that did not answer when it cannot ask whether the key reads a project', async () => {
+    const fresh = await signIn(server);
+    const faults = (method: string, body?: unknown) =>
+      server.request({ method, path: '/__sim/faults', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    expect((await faults('PUT', { rules: [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects/*' }] })).status).toBe(200);
+    try {
+      for (const path of ['/archive/insights', `/archive/projects/${idOf('blog-backend')}/insights`]) {
+        const answer = await asPage(server, fresh, path);
+        expect(answer.status).toBe(503);
+        expect((JSON.parse(answer.body) as { message: string }).message).toMatch(/^The API did not say whether this key can read the (project|archived projects) \(HTTP 503/);
+        // Not the session's doing: it stays open.
+        expect(answer.headers['set-cookie']).toBeUndefined();
+      }
+    } finally {
+      await faults('DELETE');
+    }
+  });
+
   it('tells a project-scoped key of its own project only: of any other, exactly what the API tells it', async () => {
     const staging = projects.get('acme-analytics-staging');
     if (!staging?.orgId) throw new Error('acme-analytics-staging has no organization');
@@ -147,7 +165,8 @@ describe('the insights’ routes', () => {
     const root = page.body.slice(page.body.indexOf('<div id="root">'), page.body.indexOf('<script type="application/json"'));
     expect(root).toContain('<h1 tabindex="-1">Insights</h1>');
     for (const header of ['Action', 'Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried']) expect(root).toContain(`<th scope="col">${header}</th>`);
-    const chart = /<svg[^>]*role="img"[^>]*>([\s\S]*?)<\/svg>/.exec(root);
+    // SVG's own role (an img's children are presentational, which would hide the bars' links).
+    const chart = /<svg[^>]*role="graphics-document"[^>]*>([\s\S]*?)<\/svg>/.exec(root);
     expect(chart?.[0]).toMatch(/aria-labelledby="[^"]+"/);
     expect(chart?.[1]).toMatch(/<title id="[^"]+">Operations per day by status, the last 7 days \(UTC\)<\/title>/);
     const bars = [...(chart?.[1] ?? '').matchAll(/<a href="([^"]+)"[^>]*class="ic-bar"/g)].map((match) => match[1] ?? '');

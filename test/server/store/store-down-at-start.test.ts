@@ -90,6 +90,10 @@ describe('an instance started with its Postgres down', () => {
     expect(refusal.code).toBe(STORE_UNAVAILABLE_CODE);
     expect(refusal.message).toContain(`The console's store (Postgres at ${new URL(cluster.url).host}/console) is unavailable`);
     expect(refusal.message).not.toMatch(/\bAPI\b/);
+    // The insights count from the store: their answer says it is the store that failed, in the words the page shows.
+    const insights = await server.request({ path: '/archive/insights', headers: { cookie, accept: 'application/json' } });
+    expect(insights.status).toBe(503);
+    expect(JSON.parse(insights.body)).toMatchObject({ code: STORE_UNAVAILABLE_CODE, message: refusal.message });
 
     const signedOut = await signIn(server);
     expect(await signOut(server, signedOut)).toBe(200);
