@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { addHistory, MINUTE, newProject, operationsTable, recordListRequests, tableIds, type ListRequest } from '../../features/history/history-support';
@@ -48,6 +48,70 @@ async function archiveThenPrune(...pruned: { id: string }[]) {
   await keepHistory(sim.console);
   for (const op of pruned) sim.cp.pruneOperation(op.id);
 }
+
+/**
+ * Twelve branches made with a compute, 200 days ago (each a create_branch and a start_compute in one second, as the
+ * platform makes them), under `newer` checks since: the platform's whole list, newest first, as its API gives it.
+ */
+function branchesThenChecks(projectId: string, newer: number) {
+  const start = Math.floor((Date.now() - 200 * 24 * 60 * MINUTE) / 1_000) * 1_000;
+  for (let i = 0; i < 12; i++) {
+    const second = start + i * MINUTE;
+    sim.cp.addOperation({ projectId, action: 'create_branch', status: 'finished', durationMs: 3_000, createdAt: second + 100 });
+    sim.cp.addOperation({ projectId, action: 'start_compute', status: 'finished', durationMs: 6_000, createdAt: second + 600 });
+  }
+  return addHistory(sim, projectId, newer);
+}
+
+describe('the unfiltered history past the API’s end', () => {
+  it('goes on with what the archive kept: one list in the platform’s order, each operation once, the kept ones marked', async () => {
+    const project = newProject(sim);
+    const platform = branchesThenChecks(project.id, 100);
+    const dropped = platform.slice(-24);
+    await archiveThenPrune(...dropped);
+
+    const downloads = catchDownloads();
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    await screen.findByText('100 operations loaded');
+    // The API's list ends after its first page (the next one is empty): the archive's record goes on from there.
+    await user.click(screen.getByRole('button', { name: 'Load more' }));
+    await screen.findByText('124 operations loaded');
+    expect(screen.getByText(/End of history/)).toBeInTheDocument();
+    // The whole list, as the export of everything writes it: the platform's order, each operation once.
+    await user.click(screen.getByRole('button', { name: 'Export all matches as NDJSON' }));
+    await waitFor(() => expect(downloads).toHaveLength(1));
+    const lines = ((await downloads[0])?.text ?? '').trim().split('\n');
+    expect(lines.map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(platform.map((op) => op.id));
+    // At the bottom of the table, the operations the API no longer lists, each marked.
+    vi.spyOn(window, 'scrollTo').mockImplementation(() => undefined);
+    act(() => {
+      Object.defineProperty(window, 'scrollY', { configurable: true, value: 124 * 37 });
+      window.dispatchEvent(new Event('scroll'));
+    });
+    await waitFor(() => expect(tableIds()).toContain(dropped.at(-1)?.id));
+    const rows = within(operationsTable()).getAllByRole('row').slice(1);
+    const keptRows = rows.filter((row) => dropped.some((op) => row.querySelector(`a[href$="/operations/${op.id}"]`)));
+    expect(keptRows.length).toBeGreaterThan(0);
+    for (const row of keptRows) expect(within(row).getByText('Kept by the archive')).toBeInTheDocument();
+    Object.defineProperty(window, 'scrollY', { configurable: true, value: 0 });
+  });
+});
+
+describe('a project whose kept key the API refused', () => {
+  it('walks the API for a filter and says since when the archive stopped following the project', async () => {
+    const project = newProject(sim);
+    const all = addHistory(sim, project.id, 30, failedEvery97);
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console);
+    // The source is refused (as after a 401 from the API): it no longer covers the project.
+    const db = await sim.console.running.store.db();
+    await db.query('UPDATE archive_sources SET disabled_at = now()');
+    renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    expect(await screen.findByText(/The history archive stopped following this project after its last read/)).toBeInTheDocument();
+    await waitFor(() => expect(tableIds()).toEqual(all.filter((op) => op.status === 'failed').map((op) => op.id)));
+    expect(screen.queryByText(/over the whole record of this project/)).not.toBeInTheDocument();
+  });
+});
 
 describe('history served from the archive', () => {
   it('answers a filter with one archive request carrying its parameters, shows every match and walks nothing', async () => {
@@ -112,7 +176,8 @@ describe('history served from the archive', () => {
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     await waitFor(() => expect(screen.getByText(/Searched the whole history: 2,500 operations/)).toBeInTheDocument(), { timeout: 10_000 });
     await waitFor(() => expect(tableIds()).toEqual(expected));
-    expect(archiveLists()).toHaveLength(1);
+    // The filter's question, and at the API's end whether the archive kept anything past it (it has nothing).
+    expect(archiveLists().map((url) => url.searchParams.has('after'))).toEqual([false, true]);
     expect(walkRequests().map((r) => r.url.searchParams.get('limit'))).toEqual(['1000', '1000', '1000']);
     expect(screen.queryByText(/From the history archive/)).not.toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();

@@ -206,6 +206,9 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     const { sources } = ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body));
     const removed = await asPage(server, cookie, `/archive/sources/${sources[0]?.id ?? ''}`, 'DELETE');
     expect(removed.status).toBe(204);
+    // Only the refused key's source reaches the project now: what it kept is served, but it covers nothing newer.
+    const stopped = await asPage(server, cookie, `/archive/projects/${idOf('acme-analytics-prod')}/operations?status=failed`);
+    expect(ArchivedOperationsPageSchema.parse(JSON.parse(stopped.body)).archive.stoppedAt).toEqual(expect.any(String));
     const db = await server.running.store.db();
     const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM archive_sources WHERE key_kind = $1', ['personal']);
     expect(rows[0]?.count).toBe(0);
