@@ -6,7 +6,8 @@ type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
  * server's value: the list is not filtered by what was chosen, and the control's next render (or the control
  * that replaces it once the script runs, such as a popup in place of a list of checkboxes) puts the server's
  * value back. This notes what each control of `container` was given before then, and once React has taken the
- * page over gives it to the page:
+ * page over gives it to the page (what was changed before this runs at all is found by comparing each control
+ * of such a form with what the HTML gave it):
  *
  * - a named control of a GET form that sends to this page (the history's filters): the form's fields are the
  *   address, so the page goes to the address the form would send now, read by name from every control of the
@@ -31,6 +32,8 @@ export function noteEarlyEdits(container: HTMLElement, go: (href: string) => voi
     }
     if (field instanceof HTMLSelectElement || field instanceof HTMLTextAreaElement || TEXT_TYPES.has(field.type)) edits.set(field, valueOf(field));
   };
+  // What was changed before even this script ran (the page's code was slow to arrive) raised no event it heard.
+  for (const form of container.querySelectorAll('form')) if (isOwnGetForm(form) && changedSinceSent(form)) sent.set(form, addressOf(form));
   container.addEventListener('input', note, true);
   container.addEventListener('change', note, true);
   return {
@@ -47,7 +50,26 @@ export function noteEarlyEdits(container: HTMLElement, go: (href: string) => voi
 
 /** A form that sends to this very page with GET: what it sends is this page's address, so the page can follow it. */
 function isOwnGetForm(form: HTMLFormElement): boolean {
-  return form.method === 'get' && new URL(form.action, window.location.href).pathname === window.location.pathname;
+  // Read as attributes: a control named `action` (the history's Action boxes) hides the form's own property.
+  const method = (form.getAttribute('method') ?? 'get').toLowerCase();
+  return method === 'get' && new URL(form.getAttribute('action') ?? '', window.location.href).pathname === window.location.pathname;
+}
+
+/** Whether a control of `form` holds other than the server's HTML gave it (a box ticked, a choice, text). */
+function changedSinceSent(form: HTMLFormElement): boolean {
+  return [...form.elements].some((control) => {
+    if (control instanceof HTMLInputElement) {
+      return control.type === 'checkbox' || control.type === 'radio' ? control.checked !== control.defaultChecked : control.value !== control.defaultValue;
+    }
+    if (control instanceof HTMLTextAreaElement) return control.value !== control.defaultValue;
+    if (control instanceof HTMLSelectElement) {
+      if (control.multiple) return [...control.options].some((option) => option.selected !== option.defaultSelected);
+      // A single choice with none marked in the HTML starts on its first.
+      const initial = [...control.options].findIndex((option) => option.defaultSelected);
+      return control.selectedIndex !== Math.max(initial, 0);
+    }
+    return false;
+  });
 }
 
 /**
