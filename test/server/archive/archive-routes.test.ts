@@ -199,6 +199,10 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     const created = (await apiJson(server, `/organizations/${orgId}/api_keys`, KEY, 'POST', { key_name: 'soon-revoked', project_id: idOf('acme-analytics-prod') })) as { key: string; id: number };
     const session = await signIn(server, created.key);
     expect((await asPage(server, session, '/archive/sources', 'POST')).status).toBe(201);
+    // It has listed the project it reaches before the key is revoked.
+    await expect
+      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0]?.projects, { timeout: 30_000, interval: 100 })
+      .toBe(1);
     await apiJson(server, `/organizations/${orgId}/api_keys/${created.id}`, KEY, 'DELETE');
     await expect
       .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0], { timeout: 30_000, interval: 100 })
