@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
+import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchiveCoverage, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
 import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
@@ -16,8 +16,8 @@ import type { ProjectAccess } from '../proxy/project-access';
 import type { Seal } from '../session/seal';
 import type { Session } from '../session/session-crypto';
 import { sendSessionClosed, type Sessions } from '../session/sessions';
-import { coveredProjects, projectCoverage, sourceProjects } from '../store/archive-projects';
-import { operationsPage, recentOperations, type StoredOperation } from '../store/operations';
+import { coveredProjects, projectCoverage, sourceProjects, stoppedFollowing } from '../store/archive-projects';
+import { operationPosition, operationsPage, recentOperations, type OperationsCursor, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
 import type { Store } from '../store/store';
 
@@ -61,20 +61,21 @@ function sourceOnWire(source: SourceSummary, ownFingerprint: string): ArchiveSou
   };
 }
 
-function operationOnWire(row: StoredOperation): ArchivedOperation | undefined {
+/** An operation on the wire; `kept`: every row is one the API no longer lists (the record past the API's end). */
+function operationOnWire(row: StoredOperation, kept = false): ArchivedOperation | undefined {
   const parsed = OperationSchema.safeParse(row.body);
   if (!parsed.success) return undefined;
-  return { ...parsed.data, ...(row.gone_at ? { keptSince: row.last_listed_at.toISOString() } : {}) };
+  return { ...parsed.data, ...(row.gone_at || kept ? { keptSince: row.last_listed_at.toISOString() } : {}) };
 }
 
-// The cursor is the page's last row (created_at to the microsecond, id), opaque to the page.
-const CursorSchema = z.object({ c: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)), i: z.string() });
-const encodeCursor = (row: StoredOperation) => Buffer.from(JSON.stringify({ c: row.created_key, i: row.id })).toString('base64url');
+// The cursor is the page's last row (created_at to the microsecond, its rank in that second, id), opaque to the page.
+const CursorSchema = z.object({ c: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)), r: z.int(), i: z.string() });
+const encodeCursor = (row: StoredOperation) => Buffer.from(JSON.stringify({ c: row.created_key, r: row.rank, i: row.id })).toString('base64url');
 
-function decodeCursor(text: string): { createdAt: string; id: string } | undefined {
+function decodeCursor(text: string): OperationsCursor | undefined {
   try {
     const parsed = CursorSchema.safeParse(JSON.parse(Buffer.from(text, 'base64url').toString('utf8')));
-    return parsed.success ? { createdAt: parsed.data.c, id: parsed.data.i } : undefined;
+    return parsed.success ? { createdAt: parsed.data.c, rank: parsed.data.r, id: parsed.data.i } : undefined;
   } catch {
     return undefined;
   }
@@ -184,6 +185,12 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       sendError(res, 400, 'cursor is not one this server gave.', 'invalid_cursor');
       return;
     }
+    // A server that never kept a key has no record of any project: said without asking the API.
+    const db = await store.forReading();
+    if (!db) {
+      sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
+      return;
+    }
     const access = await context.access.check(session.sid, session.key, projectId);
     if (access.kind !== 'readable') {
       // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
@@ -192,21 +199,37 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     const started = performance.now();
-    const db = await store.forReading();
-    const coverage = db ? await projectCoverage(db, projectId) : undefined;
-    if (!coverage) {
+    // `after`: the record past the API's end, from the operation the API listed last on (kept rows, each marked).
+    const afterId = url.searchParams.get('after');
+    const followed = await projectCoverage(db, projectId);
+    // A project only a disabled source reached: what it kept is served, saying since when nothing was followed.
+    const stoppedAt = followed ? undefined : await stoppedFollowing(db, projectId);
+    const coverage: ArchiveCoverage | undefined = followed
+      ? { backfilled: followed.backfilled, lastReadAt: followed.lastReadAt?.toISOString() ?? null }
+      : stoppedAt
+        ? { backfilled: false, lastReadAt: stoppedAt.toISOString(), stoppedAt: stoppedAt.toISOString() }
+        : undefined;
+    if (!coverage && afterId === null) {
       sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
       return;
     }
-    if (!db) return;
-    const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), cursor, limit);
-    const operations = rows.map(operationOnWire).filter((op) => op !== undefined);
+    let from = cursor;
+    if (afterId !== null && !from) {
+      from = await operationPosition(db, projectId, afterId);
+      if (!from) {
+        // The archive has not read the operation the API ended on: it holds nothing known to be past it.
+        sendJson(res, 200, { operations: [], archive: coverage ?? { backfilled: false, lastReadAt: null } });
+        return;
+      }
+    }
+    const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), from, limit);
+    const operations = rows.map((row) => operationOnWire(row, afterId !== null)).filter((op) => op !== undefined);
     const last = rows.at(-1);
     res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
     sendJson(res, 200, {
       operations,
       ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
-      archive: { backfilled: coverage.backfilled, lastReadAt: coverage.lastReadAt?.toISOString() ?? null },
+      archive: coverage ?? { backfilled: false, lastReadAt: null },
     });
     return;
   }
@@ -232,7 +255,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     const rows = await recentOperations(db, projects.map((p) => p.id), new Date(since), new Date(at), ACTIVITY_MAX_OPERATIONS);
     sendJson(res, 200, {
       projects: projects.map((p) => ({ id: p.id, name: p.name, ...(p.org_name ? { orgName: p.org_name } : {}), lastReadAt: p.last_read_at?.toISOString() ?? null })),
-      operations: rows.map(operationOnWire).filter((op) => op !== undefined),
+      operations: rows.map((row) => operationOnWire(row)).filter((op) => op !== undefined),
     });
     return;
   }

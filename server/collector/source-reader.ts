@@ -108,7 +108,8 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       const parsed = OperationSchema.safeParse(body);
       if (parsed.success) listed.push({ operation: parsed.data, body });
     }
-    const result = await upsertOperations(db, projectId, listed, now(), duringBackfill);
+    // A page by cursor goes on from the previous one of this read: the store orders a second split between them.
+    const result = await upsertOperations(db, projectId, listed, now(), duringBackfill, cursor !== undefined);
     return { count: page.operations.length, added: result.added, cursor: page.pagination?.cursor, operations: listed.map((l) => l.operation) };
   };
 

@@ -49,15 +49,32 @@ export interface Coverage {
   lastReadAt: Date | null;
 }
 
-/** How well the archive covers a project, over every source that reaches it; undefined when none does. */
+/**
+ * How well the archive covers a project, over the enabled sources that reach it; undefined when none does. A
+ * disabled source (its key refused) follows nothing any more, so its reach covers nothing new either.
+ */
 export async function projectCoverage(db: Queryable, projectId: string): Promise<Coverage | undefined> {
   const { rows } = await db.query<{ backfilled: boolean | null; last_read_at: Date | null; sources: number }>(
-    'SELECT bool_or(backfilled) AS backfilled, max(last_read_at) AS last_read_at, count(*)::int AS sources FROM archive_projects WHERE project_id = $1',
+    `SELECT bool_or(p.backfilled) AS backfilled, max(p.last_read_at) AS last_read_at, count(*)::int AS sources
+     FROM archive_projects p JOIN archive_sources s ON s.id = p.source_id WHERE p.project_id = $1 AND s.disabled_at IS NULL`,
     [projectId],
   );
   const row = rows[0];
   if (!row || row.sources === 0) return undefined;
   return { backfilled: row.backfilled ?? false, lastReadAt: row.last_read_at };
+}
+
+/**
+ * When the archive stopped following a project no enabled source reaches, but a disabled one did: the latest
+ * of its sources' last reads of it (or, never read, when the source was disabled). Undefined otherwise.
+ */
+export async function stoppedFollowing(db: Queryable, projectId: string): Promise<Date | undefined> {
+  const { rows } = await db.query<{ stopped_at: Date | null }>(
+    `SELECT max(coalesce(p.last_read_at, s.disabled_at)) AS stopped_at
+     FROM archive_projects p JOIN archive_sources s ON s.id = p.source_id WHERE p.project_id = $1 AND s.disabled_at IS NOT NULL`,
+    [projectId],
+  );
+  return rows[0]?.stopped_at ?? undefined;
 }
 
 export interface CoveredProject {

@@ -7,6 +7,7 @@ import { sqlCondition, type HistoryFilters } from '../../src/features/history/fi
 import { inFlightSql } from '../../src/lib/operation-status';
 import { sqlParams } from '../../src/lib/sql-params';
 import type { Queryable, SqlValue } from './db';
+import { rankSeconds } from './operation-rank';
 
 /** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
 export interface ListedOperation {
@@ -38,13 +39,40 @@ function retryAtColumn(retryAt: string | undefined): string | null {
 }
 
 /**
- * Records a page of operations: new ones inserted, known ones updated (and no longer gone), and one
- * transition for each first sighting or changed status, in one statement.
+ * The ranks of a page's operations and of the store's others in the same seconds (operation-rank.ts): what
+ * the page lists, in its order, and what the store holds of those seconds, read first.
  */
-export async function upsertOperations(db: Queryable, projectId: string, listed: readonly ListedOperation[], seenAt: Date, duringBackfill: boolean): Promise<UpsertResult> {
+async function pageRanks(db: Queryable, projectId: string, listed: readonly ListedOperation[], follows: boolean): Promise<Map<string, number>> {
+  const page = listed.map(({ operation: op }) => ({ id: op.id, at: Date.parse(op.created_at) })).filter((op) => !Number.isNaN(op.at));
+  const seconds = [...new Set(page.map((op) => new Date(op.at).toISOString()))];
+  const { rows } = await db.query<{ id: string; at: number; rank: number }>(
+    `SELECT id, (extract(epoch FROM created_at) * 1000)::float8 AS at, rank FROM operations
+     WHERE project_id = $1 AND created_at = ANY($2::timestamptz[])`,
+    [projectId, seconds],
+  );
+  return rankSeconds(page, rows, follows);
+}
+
+/**
+ * Records a page of operations: new ones inserted, known ones updated (and no longer gone), and one
+ * transition for each first sighting or changed status, in one statement; then the order of the seconds
+ * the page touches, as the API listed them (`rank`). `follows`: the page goes on from a previous page of
+ * the same read (by its cursor).
+ */
+export async function upsertOperations(
+  db: Queryable,
+  projectId: string,
+  listed: readonly ListedOperation[],
+  seenAt: Date,
+  duringBackfill: boolean,
+  follows = false,
+): Promise<UpsertResult> {
   if (listed.length === 0) return { added: 0, transitions: 0 };
+  const ranks = await pageRanks(db, projectId, listed, follows);
+  const pageIds = new Set(listed.map(({ operation }) => operation.id));
   const rows = JSON.stringify(
     listed.map(({ operation: op, body }) => ({
+      rank: ranks.get(op.id) ?? 0,
       id: op.id,
       action: op.action,
       status: op.status,
@@ -59,17 +87,17 @@ export async function upsertOperations(db: Queryable, projectId: string, listed:
   const { rows: result } = await db.query<{ added: number; transitions: number }>(
     `WITH incoming AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb)
-         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb)
+         AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb, rank integer)
      ),
      previous AS (
        SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
      ),
      upserted AS (
-       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, first_seen_at, last_listed_at)
-       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, $3, $3 FROM incoming
+       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, first_seen_at, last_listed_at)
+       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, $3, $3 FROM incoming
        ON CONFLICT (project_id, id) DO UPDATE SET action = EXCLUDED.action, status = EXCLUDED.status, branch_id = EXCLUDED.branch_id,
          endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, retry_at = EXCLUDED.retry_at, body = EXCLUDED.body,
-         last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
+         rank = EXCLUDED.rank, last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
        RETURNING id
      ),
      -- A data-modifying WITH runs whether or not it is read.
@@ -84,6 +112,15 @@ export async function upsertOperations(db: Queryable, projectId: string, listed:
        (SELECT count(*)::int FROM changed) AS transitions`,
     [projectId, rows, seenAt, duringBackfill],
   );
+  // The store's other operations of those seconds, placed again around the page's.
+  const moved = [...ranks].filter(([id]) => !pageIds.has(id)).map(([id, rank]) => ({ id, rank }));
+  if (moved.length > 0) {
+    await db.query(
+      `UPDATE operations o SET rank = x.rank FROM jsonb_to_recordset($2::jsonb) AS x(id text, rank integer)
+       WHERE o.project_id = $1 AND o.id = x.id AND o.rank IS DISTINCT FROM x.rank`,
+      [projectId, JSON.stringify(moved)],
+    );
+  }
   return result[0] ?? { added: 0, transitions: 0 };
 }
 
@@ -100,36 +137,52 @@ export interface StoredOperation {
   body: unknown;
   gone_at: Date | null;
   last_listed_at: Date;
-  /** created_at to the microsecond, UTC: the keyset cursor's first half. */
+  /** created_at to the microsecond, UTC: the keyset cursor's first part. */
   created_key: string;
+  /** Its place among the operations of its created_at (larger is newer): the cursor's second. */
+  rank: number;
   id: string;
 }
 
 /** A page position: after (older than) this operation. */
 export interface OperationsCursor {
   createdAt: string;
+  rank: number;
   id: string;
 }
 
 const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** One project's operations matching `filters`, newest first, `limit` of them after `cursor`: one query. */
+/**
+ * One project's operations matching `filters`, newest first (within a second, as the API listed them: `rank`),
+ * `limit` of them after `cursor`: one query.
+ */
 export async function operationsPage(db: Queryable, projectId: string, filters: HistoryFilters, cursor: OperationsCursor | undefined, limit: number): Promise<StoredOperation[]> {
   const condition = sqlCondition(filters, 2);
   const params: SqlValue[] = [projectId, ...condition.params];
   let after = '';
   if (cursor) {
-    params.push(cursor.createdAt, cursor.id);
-    after = ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`;
+    params.push(cursor.createdAt, cursor.rank, cursor.id);
+    after = ` AND (created_at, rank, id) < ($${params.length - 2}::timestamptz, $${params.length - 1}::integer, $${params.length}::text)`;
   }
   params.push(limit);
   const { rows } = await db.query<StoredOperation>(
-    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
+    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, rank, id FROM operations
      WHERE project_id = $1 AND (${condition.where})${after}
-     ORDER BY created_at DESC, id DESC LIMIT $${params.length}`,
+     ORDER BY created_at DESC, rank DESC, id DESC LIMIT $${params.length}`,
     params,
   );
   return rows;
+}
+
+/** Where an operation stands in the store's order (the cursor after it); undefined when the store has not got it. */
+export async function operationPosition(db: Queryable, projectId: string, id: string): Promise<OperationsCursor | undefined> {
+  const { rows } = await db.query<{ created_key: string; rank: number; id: string }>(
+    `SELECT ${CREATED_KEY} AS created_key, rank, id FROM operations WHERE project_id = $1 AND id = $2`,
+    [projectId, id],
+  );
+  const row = rows[0];
+  return row ? { createdAt: row.created_key, rank: row.rank, id: row.id } : undefined;
 }
 
 /**
@@ -141,9 +194,9 @@ export async function recentOperations(db: Queryable, projectIds: readonly strin
   const params = sqlParams(3);
   const inFlight = inFlightSql(now.getTime(), params);
   const { rows } = await db.query<StoredOperation>(
-    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, id FROM operations
+    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, rank, id FROM operations
      WHERE project_id = ANY($1::text[]) AND (updated_at >= $2 OR created_at >= $2 OR ${inFlight})
-     ORDER BY created_at DESC, id DESC LIMIT ${params.add(limit)}`,
+     ORDER BY created_at DESC, rank DESC, id DESC LIMIT ${params.add(limit)}`,
     [projectIds, since, ...params.values],
   );
   return rows;
@@ -179,7 +232,7 @@ export interface DurationSample {
 export async function newestOperations(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
   const { rows } = await db.query<DurationSample>(
     `SELECT action, status, body->>'created_at' AS created_at, coalesce((body->>'total_duration_ms')::bigint, 0)::float8 AS total_duration_ms
-     FROM operations WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+     FROM operations WHERE project_id = $1 ORDER BY created_at DESC, rank DESC, id DESC LIMIT $2`,
     [projectId, limit],
   );
   return rows;

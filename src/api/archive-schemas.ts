@@ -16,7 +16,8 @@ export const archiveSourcePath = (sourceId: string) => `${ARCHIVE_SOURCES_PATH}/
  * `/archive/projects/:projectId/operations`: one project's history from the store, filtered by the
  * history's own address parameters (status, action, branch, compute, q, from, to: docs/console.md, answered by
  * each filter field's SQL form in features/history/filters/fields.ts), newest first, paged by `cursor`
- * and `limit` (≤ 1,000) like the API's list.
+ * and `limit` (≤ 1,000) like the API's list. With `after` (an operation's id), the record past the API's
+ * end: what the archive holds after that operation in its order, each marked kept.
  */
 export const archiveOperationsPath = (projectId: string) => `${ARCHIVE_API_PATH}/projects/${encodeURIComponent(projectId)}/operations`;
 
@@ -68,6 +69,11 @@ export const ArchiveCoverageSchema = z.object({
   backfilled: z.boolean(),
   /** ISO time of the project's last successful read. */
   lastReadAt: z.nullable(z.string()),
+  /**
+   * Set when no kept key follows the project any more (each that reached it was refused, so disabled): the ISO
+   * time the archive last read it. What it kept is served; it is no longer the whole record.
+   */
+  stoppedAt: z.optional(z.string()),
 });
 export type ArchiveCoverage = z.infer<typeof ArchiveCoverageSchema>;
 

@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { describeProblem, isApiError } from './api-error';
 import { compareTimes } from '../lib/format';
 import type { NewestRun } from './operation-history';
-import { fetchOperationsPage, historyOperations, nextOperationsCursor, OPERATIONS_MAX_LIMIT, operationQueries, type History } from './operations';
+import { fetchHistoryPage, historyOperations, isKeptParam, OPERATIONS_MAX_LIMIT, operationQueries, type History } from './operations';
 import { maySendAgain, retryDelay } from './retry-policy';
 import type { Operation } from './schemas';
 import { abortError, sleep, type WalkPace } from './walk-pace';
@@ -48,6 +48,8 @@ export function appendOlder(history: History, run: NewestRun, fromCursor: string
   if (last.next === fromCursor) {
     return { pages: [...history.pages, { operations: [...run.operations], next: run.next }], pageParams: [...history.pageParams, fromCursor] };
   }
+  // Pages the archive kept follow only the page they were asked after.
+  if (isKeptParam(fromCursor)) return history;
   const loaded = historyOperations(history);
   const oldestLoaded = loaded.at(-1);
   // The run starts below the loaded end: what lies between is not loaded, so the run cannot follow on.
@@ -116,15 +118,18 @@ export async function walkHistory(queryClient: QueryClient, projectId: string, o
     await whenIdle(queryClient, queryKey, signal);
     const cursor = queryClient.getQueryData(queryKey)?.pages.at(-1)?.next;
     if (cursor === undefined) continue;
-    const page = await fetchWalkPage(queryClient, projectId, cursor, options);
+    const page = await fetchWalkPage(queryClient, projectId, cursor, oldestLoaded(history)?.id, options);
     const current = queryClient.getQueryData(queryKey);
-    if (current) queryClient.setQueryData(queryKey, appendOlder(current, { operations: page.operations, next: nextOperationsCursor(page, WALK_LIMIT) }, cursor));
+    if (current) queryClient.setQueryData(queryKey, appendOlder(current, page, cursor));
   }
 }
 
-/** One page of the walk, at the walk's pace, sent again after a failure the retry policy allows (honouring Retry-After). */
-async function fetchWalkPage(queryClient: QueryClient, projectId: string, cursor: string, { signal, pace, onActivity }: WalkOptions) {
-  const queryKey = [...operationQueries.lists(), { projectId, view: 'walk', cursor, limit: WALK_LIMIT }];
+/**
+ * One page of the walk, at the walk's pace, sent again after a failure the retry policy allows (honouring
+ * Retry-After); past the API's end, the archive's pages of what it kept (operations.ts, fetchHistoryPage).
+ */
+async function fetchWalkPage(queryClient: QueryClient, projectId: string, cursor: string, oldestId: string | undefined, { signal, pace, onActivity }: WalkOptions) {
+  const queryKey = [...operationQueries.lists(), { projectId, view: 'walk', cursor, limit: WALK_LIMIT, oldestId }];
   const cancel = () => void queryClient.cancelQueries({ queryKey, exact: true });
   signal.addEventListener('abort', cancel, { once: true });
   try {
@@ -136,7 +141,7 @@ async function fetchWalkPage(queryClient: QueryClient, projectId: string, cursor
           queryKey,
           queryFn: ({ signal: querySignal }) => {
             pace.sending();
-            return fetchOperationsPage(projectId, { cursor, limit: WALK_LIMIT, signal: querySignal });
+            return fetchHistoryPage(projectId, { param: cursor, limit: WALK_LIMIT, oldestId, signal: querySignal });
           },
           // Sent again below, at the walk's pace; the page is added to the history, not kept on its own.
           retry: false,

@@ -1,6 +1,8 @@
 import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
+import * as z from 'zod/mini';
 import { newerCopy } from '../lib/operation-status';
 import type { ActivityFeed } from './activity-feed-schema';
+import { fetchArchivedOperations, isNotArchived, nextArchiveCursor } from './archive';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
@@ -48,6 +50,60 @@ export interface HistoryPage {
 
 export type History = InfiniteData<HistoryPage>;
 
+// Past the API's end, a history goes on with what the archive kept (docs/archive.md, "The record whole"): the
+// operations the API no longer lists, after the one it listed last, in the archive's order (the API's, within a
+// second too). Such a page's param says so; any other is the API's own cursor.
+const KEPT_PARAM = 'kept:';
+const KeptWhereSchema = z.object({ after: z.string(), cursor: z.optional(z.string()) });
+type KeptWhere = z.infer<typeof KeptWhereSchema>;
+
+const keptParam = (where: KeptWhere) => `${KEPT_PARAM}${JSON.stringify(where)}`;
+
+function keptWhere(param: string | undefined): KeptWhere | undefined {
+  if (!param?.startsWith(KEPT_PARAM)) return undefined;
+  try {
+    return KeptWhereSchema.safeParse(JSON.parse(param.slice(KEPT_PARAM.length))).data;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a history page param is the archive's (the record past the API's end) rather than the API's cursor. */
+export const isKeptParam = (param: string | undefined): boolean => keptWhere(param) !== undefined;
+
+/** A page of what the archive kept past `where.after`; each operation on it is marked kept (its `keptSince`). */
+async function fetchKeptPage(projectId: string, where: KeptWhere, limit: number, call: Call): Promise<HistoryPage> {
+  const page = await fetchArchivedOperations(projectId, { filters: { after: where.after }, cursor: where.cursor, limit, ...call });
+  const cursor = nextArchiveCursor(page, limit);
+  return { operations: page.operations, next: cursor === undefined ? undefined : keptParam({ after: where.after, cursor }) };
+}
+
+/**
+ * One page of a project's history at `param`: the API's page, and where the API's list ends, the first page of
+ * what the archive kept past it in the same page (none when the archive does not cover the project). `oldestId`:
+ * the history's oldest operation so far, where the API's last page is empty. When the archive fails, the
+ * page's `next` asks it again ("Load more"), so the failure is shown and the API's page is kept.
+ */
+export async function fetchHistoryPage(
+  projectId: string,
+  { param, limit, oldestId, ...call }: { param: string | undefined; limit: number; oldestId?: string | undefined } & Call,
+): Promise<HistoryPage> {
+  const kept = keptWhere(param);
+  if (kept) return fetchKeptPage(projectId, kept, limit, call);
+  const page = await fetchOperationsPage(projectId, { cursor: param, limit, ...call });
+  const next = nextOperationsCursor(page, limit);
+  const lastId = page.operations.at(-1)?.id ?? (param === undefined ? undefined : oldestId);
+  if (next !== undefined || lastId === undefined) return { operations: page.operations, next };
+  const where = { after: lastId };
+  try {
+    const keptPage = await fetchKeptPage(projectId, where, limit, call);
+    return { operations: [...page.operations, ...keptPage.operations], next: keptPage.next };
+  } catch (error) {
+    if (call.signal?.aborted) throw error;
+    return { operations: page.operations, next: isNotArchived(error) ? undefined : keptParam(where) };
+  }
+}
+
 const meta = (declared: QueryMeta) => declared;
 
 export const operationQueries = {
@@ -60,10 +116,14 @@ export const operationQueries = {
   history: (projectId: string, limit = OPERATIONS_PAGE_SIZE) =>
     infiniteQueryOptions({
       queryKey: [...operationQueries.lists(), { projectId, view: 'history', limit }] as const,
-      queryFn: async (context): Promise<HistoryPage> => {
-        const page = await fetchOperationsPage(projectId, { cursor: context.pageParam, limit, ...callOf(context) });
-        return { operations: page.operations, next: nextOperationsCursor(page, limit) };
-      },
+      queryFn: (context): Promise<HistoryPage> =>
+        fetchHistoryPage(projectId, {
+          param: context.pageParam,
+          limit,
+          // The API's last page can be empty: the record goes on after the oldest operation loaded before it.
+          oldestId: historyOperations(context.client.getQueryData<History>(context.queryKey)).at(-1)?.id,
+          ...callOf(context),
+        }),
       initialPageParam: undefined as string | undefined,
       getNextPageParam: (lastPage) => lastPage.next,
       staleTime: Infinity,

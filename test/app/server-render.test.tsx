@@ -223,6 +223,48 @@ describe('fields typed in before the browser takes the page over (app/early-edit
   });
 });
 
+describe('filters chosen before the browser takes a history over (app/early-edits.ts)', () => {
+  it('honours a Status box ticked on the server’s HTML: the address and the table follow once React has it', async () => {
+    const project = sim.cp.addProject({ name: 'Chosen before takeover', ownerId: sim.seed.userId, compute: 'idle' });
+    const start = sim.clock.now() - 3_600_000;
+    (['finished', 'failed', 'finished', 'failed', 'finished'] as const).forEach((status, i) =>
+      sim.cp.addOperation({ projectId: project.id, action: i === 3 ? 'apply_config' : 'start_compute', status, createdAt: start + i * 60_000 }),
+    );
+    let edits: ReturnType<typeof noteEarlyEdits> | undefined;
+    const { recovered, logged } = await hydrate(`/projects/${project.id}`, {
+      beforeTakeover: (container) => {
+        edits = noteEarlyEdits(container);
+        // What ticking a box does before React listens: it is ticked, and its events reach nobody.
+        const failed = [...container.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="status"]')].find((box) => box.closest('label')?.textContent.trim() === 'Error');
+        if (!failed) throw new Error('the rendered Status has no Error box');
+        failed.checked = true;
+        failed.dispatchEvent(new Event('input', { bubbles: true }));
+        failed.dispatchEvent(new Event('change', { bubbles: true }));
+      },
+      afterTakeover: () => edits?.replay(),
+    });
+    expect(recovered).toEqual([]);
+    expect(logged()).toEqual([]);
+    // Once React has taken the page over: the address the form would have sent, and the table filtered by it.
+    await waitFor(() => expect(filtersFromSearch(new URLSearchParams(window.location.search))).toEqual({ ...NO_FILTERS, status: ['failed', 'error'] }));
+    const table = await screen.findByRole('table', { name: /operations/i });
+    await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(3));
+    expect(within(table).getByRole('link', { name: 'Apply config' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Remove Error' })).toBeInTheDocument();
+  });
+
+  it('leaves the time range’s fields disabled until then: the form does not send them', async () => {
+    const project = sim.cp.addProject({ name: 'Time range before takeover', ownerId: sim.seed.userId, compute: 'idle' });
+    const rendered = await renderScreen({ url: `/projects/${project.id}`, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal });
+    await (await renderToReadableStream(null)).allReady;
+    if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
+    const page = document.createElement('div');
+    page.innerHTML = rendered.html;
+    expect(within(page).getByLabelText('From')).toBeDisabled();
+    expect(within(page).getByLabelText('To')).toBeDisabled();
+  });
+});
+
 describe('a signed-out page: the key screen, rendered by the server', () => {
   async function hydrateKeyScreen(url: string, page: PageData, beforeTakeover?: (container: HTMLElement) => void) {
     const sent = await asSent(page, await renderKeyScreen({ url, data: page, signal: new AbortController().signal }));

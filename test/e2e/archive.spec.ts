@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { ControlApi, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
+import { operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
 
 // The history archive end to end (issue 22), against the lane's own server: Keep history with the signed-in
@@ -73,6 +75,39 @@ test('an operation the API stops listing stays in the history, marked as kept by
       await page.goto(`/projects/${small.id}?status=${oldest.status}`);
       await expect(row.getByText('Kept by the archive')).toBeVisible({ timeout: 5_000 });
     }).toPass({ timeout: 90_000 });
+  } finally {
+    await clearFaults(request);
+  }
+});
+
+test('the unfiltered history goes on past the API’s end with what the archive kept, in the platform’s order', async ({ page, request, context }) => {
+  test.setTimeout(120_000);
+  await holdKey(context);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const big = (await api.allProjects()).find((p) => p.name === 'acme-analytics-prod');
+  if (!big) throw new Error('no acme-analytics-prod in the demo world');
+  const platform = (await api.operations(big.id)).map((op) => op.id);
+  // The API drops its 300 oldest, which the archive has read (as the platform's retention would).
+  const dropped = platform.slice(-300);
+  await setFaults(request, [{ path: `/projects/${big.id}/operations`, fault: { type: 'hide-operations', ids: dropped } }]);
+  try {
+    expect((await api.operations(big.id)).length).toBeLessThanOrEqual(platform.length - 300 + 5);
+    await page.goto(projectPath(big.id));
+    // Everything, as "Export all matches" loads it into the page: the API's list, then what the archive kept.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all matches as NDJSON' }).click()]);
+    const exported = (await readFile(await download.path(), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    // Operations that began since the count come first; then the platform's whole list, in its order, each once.
+    expect(exported.slice(-platform.length)).toEqual(platform);
+    expect(new Set(exported).size).toBe(exported.length);
+    // The table holds the same, and ends with the kept ones, each marked.
+    const table = operationsTable(page);
+    await expect(table).toHaveAttribute('aria-rowcount', String(exported.length + 1));
+    const last = table.locator('tbody tr').filter({ has: page.locator(`a[href$="/operations/${dropped.at(-1) ?? ''}"]`) });
+    // To the end of the page, again while the rows drawn on the way make it longer.
+    await expect(async () => {
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await expect(last.getByText('Kept by the archive')).toBeVisible({ timeout: 1_000 });
+    }).toPass();
   } finally {
     await clearFaults(request);
   }

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
 import { collectPageErrors } from './support/faults';
-import { detailStatus, holdAppCode, isTakenOver, operationPath, operationsTable, projectPath, untilTakenOver } from './support/screens';
+import { detailStatus, holdAppCode, isTakenOver, operationPath, operationsTable, projectPath, readOperationsTable, untilTakenOver } from './support/screens';
 import { SIGN_OUT_PATH } from '../../src/config/session';
 import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
 
@@ -251,5 +251,33 @@ test('a search typed before the browser takes the projects list over filters it 
   letThrough();
   await expect(page.getByRole('table', { name: `Projects, filtered by “${big.name}”: 1 shown` })).toBeAttached();
   await expect(search).toHaveValue(big.name);
+  expect(errors, 'no error React recovered from, nor any other').toEqual([]);
+});
+
+test('a Status chosen before the page’s script has run filters the address and the table once it has', async ({ page, context, request }) => {
+  const cancelled = (await new ControlApi(request, E2E_API_KEY).operations(big.id)).filter((op) => op.status === 'cancelled');
+  expect(cancelled.length).toBeGreaterThan(0);
+  await holdKey(context);
+  await context.addInitScript({ content: SLOW_POLLS });
+  const errors = collectPageErrors(page);
+  // The page's module script held back: the server's HTML is painted and can be used, but no script of the page has run.
+  let letThrough!: () => void;
+  const held = new Promise<void>((resolve) => (letThrough = resolve));
+  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(projectPath(big.id), { waitUntil: 'commit' });
+  // Until then Status is a list of checkboxes in the filter form (what it sends without script).
+  const filters = page.getByRole('search', { name: 'Filter operations' });
+  await filters.locator('summary').first().click();
+  await filters.getByRole('checkbox', { name: 'Cancelled' }).check();
+  expect(new URL(page.url()).search).toBe('');
+
+  letThrough();
+  await expect(page).toHaveURL(/[?&]status=cancelled$/);
+  await expect(page.locator('.chip__label')).toHaveText(['Cancelled']);
+  await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toContainText(`· ${cancelled.length} matches`, { timeout: 30_000 });
+  expect((await readOperationsTable(operationsTable(page))).map((row) => row.id)).toEqual(cancelled.map((op) => op.id));
   expect(errors, 'no error React recovered from, nor any other').toEqual([]);
 });

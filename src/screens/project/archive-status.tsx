@@ -16,6 +16,14 @@ export function ArchiveStatus({ matches, now }: { matches: ArchivedMatches; now:
     );
   }
   if (matches.source === 'api') {
+    if (matches.stoppedAt !== undefined) {
+      return (
+        <p role="status" className="muted archive-status">
+          The history archive stopped following this project after its last read <RelativeTime iso={matches.stoppedAt} now={now} /> (no kept key
+          that reaches it works any more): it does not hold newer operations, so this filter searches the API.
+        </p>
+      );
+    }
     if (matches.problem === null) return null;
     return (
       <p role="alert" className="archive-status archive-status--problem">

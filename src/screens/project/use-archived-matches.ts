@@ -10,8 +10,8 @@ import { compareTimes } from '../../lib/format';
 /**
  * Where a filtered history's matches come from: `off` (no filter), `asking` (the archive's first page
  * is on its way), `archive` (the console's record answers over the whole history, one request a page),
- * or `api`: the archive does not cover the project (404 `not_archived`), or it could not answer, and the
- * page walks the API as before.
+ * or `api`: the archive does not cover the project (404 `not_archived`), no longer follows it (its kept keys
+ * were refused: `stoppedAt`), or it could not answer, and the page walks the API as before.
  */
 export type MatchesSource = 'off' | 'asking' | 'archive' | 'api';
 
@@ -20,6 +20,8 @@ export interface ArchivedMatches {
   /** What matches, newest first: the archive's matches with any newer copy the page holds (only with `archive`). */
   operations: readonly Operation[];
   coverage: ArchiveCoverage | undefined;
+  /** When the archive stopped following the project (ISO), when it did: newer operations are the API's alone. */
+  stoppedAt: string | undefined;
   /** Why the archive did not answer when it failed (not when it does not cover the project): the page says so. */
   problem: unknown;
   /** The filter's parameters, as the archive is asked them. */
@@ -51,7 +53,8 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
   });
   const notArchived = isNotArchived(archive.error) || isNotArchived(archive.failureReason);
   const failing = !notArchived && archive.data === undefined && (archive.isError || archive.failureCount > 0);
-  const source: MatchesSource = !filtered ? 'off' : archive.data ? 'archive' : notArchived || failing ? 'api' : 'asking';
+  const stoppedAt = archive.data?.pages[0]?.archive.stoppedAt;
+  const source: MatchesSource = !filtered ? 'off' : archive.data && stoppedAt === undefined ? 'archive' : notArchived || failing || stoppedAt !== undefined ? 'api' : 'asking';
 
   const hasMore = archive.hasNextPage;
   const operations = useMemo(() => {
@@ -66,6 +69,7 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
     source,
     operations,
     coverage: archive.data?.pages[0]?.archive,
+    stoppedAt,
     problem: failing ? (archive.error ?? archive.failureReason) : null,
     params,
     hasMore,

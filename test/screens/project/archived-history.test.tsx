@@ -49,6 +49,55 @@ async function archiveThenPrune(...pruned: { id: string }[]) {
   for (const op of pruned) sim.cp.pruneOperation(op.id);
 }
 
+/**
+ * Twelve branches made with a compute, 200 days ago (each a create_branch and a start_compute in one second, as the
+ * platform makes them), under `newer` checks since: the platform's whole list, newest first, as its API gives it.
+ */
+function branchesThenChecks(projectId: string, newer: number) {
+  const start = Math.floor((Date.now() - 200 * 24 * 60 * MINUTE) / 1_000) * 1_000;
+  for (let i = 0; i < 12; i++) {
+    const second = start + i * MINUTE;
+    sim.cp.addOperation({ projectId, action: 'create_branch', status: 'finished', durationMs: 3_000, createdAt: second + 100 });
+    sim.cp.addOperation({ projectId, action: 'start_compute', status: 'finished', durationMs: 6_000, createdAt: second + 600 });
+  }
+  return addHistory(sim, projectId, newer);
+}
+
+describe('the unfiltered history past the API’s end', () => {
+  it('goes on with what the archive kept: one list in the platform’s order, each operation once, the kept ones marked', async () => {
+    const project = newProject(sim);
+    const platform = branchesThenChecks(project.id, 30);
+    const dropped = platform.slice(-24);
+    await archiveThenPrune(...dropped);
+
+    renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    // The API's list ends on its first page: the archive's record goes on from there in the same list.
+    await screen.findByText('54 operations loaded');
+    // Read by selector: the accessible-role queries over 54 rows are slow in jsdom.
+    const rows = () => [...operationsTable().querySelectorAll('tbody tr[data-index]')];
+    await waitFor(() => expect(rows()).toHaveLength(54));
+    expect(rows().map((row) => decodeURIComponent(row.querySelector('a')?.getAttribute('href')?.split('/operations/')[1] ?? ''))).toEqual(platform.map((op) => op.id));
+    expect(rows().map((row) => row.textContent.includes('Kept by the archive'))).toEqual(platform.map((op) => dropped.includes(op)));
+    expect(screen.getByText(/End of history/)).toBeInTheDocument();
+  });
+});
+
+describe('a project whose kept key the API refused', () => {
+  it('walks the API for a filter and says since when the archive stopped following the project', async () => {
+    const project = newProject(sim);
+    const all = addHistory(sim, project.id, 30, failedEvery97);
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console);
+    // The source is refused (as after a 401 from the API): it no longer covers the project.
+    const db = await sim.console.running.store.db();
+    await db.query('UPDATE archive_sources SET disabled_at = now()');
+    renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    expect(await screen.findByText(/The history archive stopped following this project after its last read/)).toBeInTheDocument();
+    await waitFor(() => expect(tableIds()).toEqual(all.filter((op) => op.status === 'failed').map((op) => op.id)));
+    expect(screen.queryByText(/over the whole record of this project/)).not.toBeInTheDocument();
+  });
+});
+
 describe('history served from the archive', () => {
   it('answers a filter with one archive request carrying its parameters, shows every match and walks nothing', async () => {
     const project = newProject(sim);
@@ -112,7 +161,8 @@ describe('history served from the archive', () => {
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     await waitFor(() => expect(screen.getByText(/Searched the whole history: 2,500 operations/)).toBeInTheDocument(), { timeout: 10_000 });
     await waitFor(() => expect(tableIds()).toEqual(expected));
-    expect(archiveLists()).toHaveLength(1);
+    // The filter's question, and at the API's end whether the archive kept anything past it (it has nothing).
+    expect(archiveLists().map((url) => url.searchParams.has('after'))).toEqual([false, true]);
     expect(walkRequests().map((r) => r.url.searchParams.get('limit'))).toEqual(['1000', '1000', '1000']);
     expect(screen.queryByText(/From the history archive/)).not.toBeInTheDocument();
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();

@@ -199,6 +199,10 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     const created = (await apiJson(server, `/organizations/${orgId}/api_keys`, KEY, 'POST', { key_name: 'soon-revoked', project_id: idOf('acme-analytics-prod') })) as { key: string; id: number };
     const session = await signIn(server, created.key);
     expect((await asPage(server, session, '/archive/sources', 'POST')).status).toBe(201);
+    // It has listed the project it reaches before the key is revoked.
+    await expect
+      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0]?.projects, { timeout: 30_000, interval: 100 })
+      .toBe(1);
     await apiJson(server, `/organizations/${orgId}/api_keys/${created.id}`, KEY, 'DELETE');
     await expect
       .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0], { timeout: 30_000, interval: 100 })
@@ -206,6 +210,9 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     const { sources } = ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body));
     const removed = await asPage(server, cookie, `/archive/sources/${sources[0]?.id ?? ''}`, 'DELETE');
     expect(removed.status).toBe(204);
+    // Only the refused key's source reaches the project now: what it kept is served, but it covers nothing newer.
+    const stopped = await asPage(server, cookie, `/archive/projects/${idOf('acme-analytics-prod')}/operations?status=failed`);
+    expect(ArchivedOperationsPageSchema.parse(JSON.parse(stopped.body)).archive.stoppedAt).toEqual(expect.any(String));
     const db = await server.running.store.db();
     const { rows } = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM archive_sources WHERE key_kind = $1', ['personal']);
     expect(rows[0]?.count).toBe(0);

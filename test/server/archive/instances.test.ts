@@ -48,22 +48,55 @@ describe('two instances on one DATABASE_URL', () => {
   }, 120_000);
 });
 
+/** The API drops these operations from its list of the project (as the platform's retention does). */
+async function dropFromApi(server: TestServer, projectId: string, ids: readonly string[]): Promise<void> {
+  const rules = [{ path: `/projects/${projectId}/operations`, fault: { type: 'hide-operations', ids } }];
+  const response = await server.request({ method: 'PUT', path: '/__sim/faults', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules }) });
+  expect(response.status, response.body).toBe(200);
+}
+
+/** A project's unfiltered history as the page puts it together: the API's list, then what the archive kept past its end. */
+async function wholeRecord(server: TestServer, cookie: string, projectId: string): Promise<{ ids: string[]; kept: number }> {
+  const listed = await apiOperations(server, projectId);
+  const ids = listed.map((op) => op.id);
+  let kept = 0;
+  let cursor: string | undefined;
+  for (;;) {
+    const query = new URLSearchParams({ after: listed.at(-1)?.id ?? '', limit: '1000', ...(cursor ? { cursor } : {}) });
+    const page = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(server, cookie, `/archive/projects/${projectId}/operations?${query}`)).body));
+    ids.push(...page.operations.map((op) => op.id));
+    kept += page.operations.filter((op) => op.keptSince !== undefined).length;
+    if (page.operations.length < 1000 || !page.pagination) return { ids, kept };
+    cursor = page.pagination.cursor;
+  }
+}
+
 describe('PGlite across a restart', () => {
-  it('still holds the archive, its kept key and its sign-outs, and the collector resumes', async () => {
+  it('still holds the archive (the record past the API’s end in the API’s order), its kept key and its sign-outs, and the collector resumes', async () => {
     const dataDir = await pgliteDataDir();
-    const first = await startTestServer({ ...ARCHIVE_ENV, DATA_DIR: dataDir });
+    const first = await startTestServer({ ...ARCHIVE_ENV, SIM_FAULTS: '1', DATA_DIR: dataDir });
     const cookie = await signIn(first);
     expect((await asPage(first, cookie, '/archive/sources', 'POST')).status).toBe(201);
     await waitFollowing(first, cookie);
     const big = (await projectsByName(first)).get('acme-analytics-prod')?.id ?? '';
     const before = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(first, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body));
+    // The API drops the 300 oldest after the archive read them: the record goes on past its end, in its order.
+    const platform = (await apiOperations(first, big)).map((op) => op.id);
+    const dropped = platform.slice(-300);
+    await dropFromApi(first, big, dropped);
+    expect(await wholeRecord(first, cookie, big)).toEqual({ ids: platform, kept: 300 });
     const signedOut = await signIn(first);
     await first.request({ method: 'POST', path: '/session/sign-out', headers: { cookie: signedOut, origin: `http://127.0.0.1:${first.port}` } });
     await first.stop();
 
-    const second = await startTestServer({ ...ARCHIVE_ENV, DATA_DIR: dataDir });
+    const second = await startTestServer({ ...ARCHIVE_ENV, SIM_FAULTS: '1', DATA_DIR: dataDir });
     try {
       expect(second.running.leader.isLeading()).toBe(true);
+      // The same world again (its seed), but what happened in it since start is new: the API's list as it is now.
+      const platformNow = (await apiOperations(second, big)).map((op) => op.id);
+      expect(platformNow.slice(-300)).toEqual(dropped);
+      await dropFromApi(second, big, dropped);
+      expect(await wholeRecord(second, cookie, big)).toEqual({ ids: platformNow, kept: 300 });
       const after = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(second, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body));
       expect(after.operations.map((op) => op.id)).toEqual(before.operations.map((op) => op.id));
       expect((await asPage(second, signedOut, '/archive/sources')).status).toBe(401);

@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { fromFieldValue, toFieldValue } from '../../../lib/date-time-format';
 import { useTimeZone } from '../../../lib/time-zone';
+import { useTakenOver } from '../../../lib/use-taken-over';
 import { useEditSession } from './use-edit-session';
 
 const PRESETS = [
@@ -15,9 +16,14 @@ interface TimeRangeFieldsProps {
   onChange: (range: { from: string | undefined; to: string | undefined }, options: { replace: boolean }) => void;
 }
 
-/** The time range: the last hour, day or week from now (one click), or any from–to, read in the chosen time zone. */
+/**
+ * The time range: the last hour, day or week from now (one click), or any from–to, read in the chosen time zone.
+ * Its fields are read in the browser's time zone, which the server does not know, so the filter form does not
+ * send them: until the script has taken the page over they are disabled (and look it), not typed in and lost.
+ */
 export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
   const id = useId();
+  const inert = !useTakenOver();
   const [zone] = useTimeZone();
   const zoneName = zone === 'utc' ? 'UTC' : 'local time';
   // A date is typed in parts, each a change: one history entry per field edit.
@@ -41,6 +47,7 @@ export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
           id={`${id}-from`}
           type="datetime-local"
           value={toFieldValue(from, zone)}
+          disabled={inert}
           onFocus={session.onFocus}
           onBlur={session.onBlur}
           onChange={(event) => onChange({ from: fromFieldValue(event.target.value, zone), to }, { replace: session.replace() })}
@@ -51,6 +58,7 @@ export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
           id={`${id}-to`}
           type="datetime-local"
           value={toFieldValue(to, zone)}
+          disabled={inert}
           onFocus={session.onFocus}
           onBlur={session.onBlur}
           onChange={(event) => onChange({ from, to: fromFieldValue(event.target.value, zone) }, { replace: session.replace() })}
