@@ -10,7 +10,7 @@ import { setupSimServer } from '../../support/sim-server';
 
 // A filtered history of a project the archive covers is answered by the console's server from its
 // store (GET /archive/projects/:id/operations with the filter's parameters): one request a page, no
-// walk over the API. A project it does not cover (404 not_archived) is walked over the API as before.
+// walk over the API. A project it does not cover (it answers `archived: false`) is walked over the API as before.
 // The archive is the real one: the session's key kept, the server's collector reading the simulator (a user
 // with only the test's project, so it reads little), an idle project read again every 600 ms and whole again
 // when a second has passed, so an operation the simulator prunes is soon kept as one the API no longer lists.
@@ -178,17 +178,32 @@ describe('history served from the archive', () => {
     await waitFor(() => expect(tableIds()).toContain(kept.id));
   });
 
-  it('opens a kept operation’s page from the archive when the API says 404 for it', async () => {
+  it('opens a kept operation’s page from the archive first, never asking the API for it (which would answer 404)', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 5);
     const kept = oldFailure(project.id);
     await archiveThenPrune(kept);
     await waitUntilKept(sim.console, project.id, kept.id);
+    const answers: number[] = [];
+    sim.onPageResponse((request, response) => {
+      if (new URL(request.url).pathname === `/api/v2/projects/${project.id}/operations/${kept.id}`) answers.push(response.status);
+    });
     renderApp(`/projects/${project.id}/operations/${kept.id}`, { apiKey: sim.apiKey });
     expect(await screen.findByRole('heading', { level: 1, name: 'Apply config' })).toBeInTheDocument();
     expect(screen.getByText(/The API no longer has this operation/)).toHaveTextContent(/Kept by the archive/);
     expect(screen.getByTestId('operation-status')).toHaveTextContent('Error');
     expect(screen.queryByText('Could not load this operation.')).not.toBeInTheDocument();
+    expect(answers).toEqual([]);
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects', `/archive/projects/${project.id}/operations`]);
+  });
+
+  it('asks the API, not the archive, for an operation of a project the archive does not cover', async () => {
+    const project = newProject(sim);
+    const [newest] = addHistory(sim, project.id, 5);
+    if (!newest) throw new Error('no operation');
+    renderApp(`/projects/${project.id}/operations/${newest.id}`, { apiKey: sim.apiKey });
+    expect(await screen.findByTestId('operation-status')).toHaveTextContent('OK');
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects']);
   });
 
   it('keeps the not-found page of an operation neither the API nor the archive has', async () => {
