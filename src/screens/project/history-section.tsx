@@ -143,6 +143,7 @@ export function HistorySection(props: HistorySectionProps) {
             projectId={projectId}
             filters={filters}
             matches={archived ? matches.operations : undefined}
+            pending={matches.source === 'asking'}
             branchNames={branchNames}
             computeNames={computeNames}
           />
@@ -155,6 +156,9 @@ export function HistorySection(props: HistorySectionProps) {
           <LoadFailureCallout title="Could not load the operations." failure={historyFailure} onRetry={() => void history.refetch()} fetching={history.isFetching} />
         ) : history.isPending ? (
           <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
+        ) : matches.source === 'asking' ? (
+          // The archive's answer is on its way: never "no matches" before it is in.
+          <TableSkeleton columns={OPERATION_COLUMNS} label="Finding the matches…" />
         ) : operations.length === 0 && !archived ? (
           <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
         ) : shown.length === 0 ? (

@@ -104,6 +104,31 @@ describe('history served from the archive', () => {
     expect(await screen.findByText(/still reading this project’s older history: older matches may be missing/)).toBeInTheDocument();
   });
 
+  it('shows the matches as on their way while the archive is asked, never "no matches" before its answer', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 5);
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    sim.server.use(
+      http.get('*/archive/projects/:projectId/operations', async ({ request }) => {
+        await held;
+        const url = new URL(request.url);
+        return sim.console.request(`${url.pathname}${url.search}`);
+      }),
+    );
+    renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    // The history's first page is in (the timeline is drawn with it), and none of it matches: still no verdict.
+    const timeline = await screen.findByRole('figure', { name: /^Timeline/ });
+    expect(within(timeline).getByText('Finding the matches…')).toBeInTheDocument();
+    expect(screen.getAllByText('Finding the matches…')).toHaveLength(2);
+    expect(screen.queryByText(/No matching operations|No loaded operation matches|No operation in/)).not.toBeInTheDocument();
+    answer();
+    expect(await screen.findByText('No operation in the history searched matches these filters.')).toBeInTheDocument();
+    expect(within(timeline).getByText('No matching operations in this window.')).toBeInTheDocument();
+  });
+
   it('walks the API exactly as before for a project the archive does not cover', async () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 2_500, failedEvery97);
