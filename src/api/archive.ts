@@ -21,7 +21,7 @@ import {
   type ArchiveSources,
 } from './archive-schemas';
 import { operationQueries } from './operations';
-import { callOf } from './query-transport';
+import { callOf, isPageClient } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
 import { historyRefreshDelay, maySendAgain, nextRequestDelay } from './retry-policy';
 
@@ -200,14 +200,16 @@ export const archiveQueries = {
 /**
  * An operation's first data, the archive first where it has it: when the archive covers the project for this session,
  * its copy is read before the API's, and an operation the API no longer lists (it would answer 404) is shown from
- * the archive without asking the API. Otherwise, and when the archive cannot answer, the API's copy. (On the server
- * the archive's routes are not read while rendering: the step falls through to the API there.)
+ * the archive without asking the API. Otherwise, and when the archive cannot answer, the API's copy. A server render
+ * reads the API's only: one the API no longer has is then left to the browser (the page goes out as the shell).
  */
 export async function loadOperationArchiveFirst(client: QueryClient, projectId: string, operationId: string): Promise<unknown> {
-  const covered = await client.query(archiveQueries.projects()).then(
-    (projects) => isCovered(projects, projectId),
-    () => false,
-  );
+  const covered =
+    isPageClient(client) &&
+    (await client.query(archiveQueries.projects()).then(
+      (projects) => isCovered(projects, projectId),
+      () => false,
+    ));
   if (covered) {
     const copy = await client.query(archiveQueries.operation(projectId, operationId)).catch(() => null);
     if (copy && isKeptByArchive(copy)) return copy;
