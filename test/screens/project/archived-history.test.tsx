@@ -239,3 +239,28 @@ describe('history served from the archive', () => {
     expect(screen.getByText(/It may have been pruned/)).toBeInTheDocument();
   });
 });
+
+describe('the projects list with a kept key', () => {
+  it('says which project has work in progress, when its last operation was and how long its history is, from one archive request and no API read per project', async () => {
+    const busy = newProject(sim, 'Busy with history');
+    addHistory(sim, busy.id, 40);
+    sim.cp.addOperation({ projectId: busy.id, action: 'apply_config', durationMs: 60 * MINUTE, fail: false, startAs: 'running' });
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console);
+    const apiReads: string[] = [];
+    sim.onPageRequest((request) => {
+      const path = new URL(request.url).pathname;
+      if (path.startsWith('/api/v2/projects/')) apiReads.push(path);
+    });
+
+    renderApp('/', { apiKey: sim.apiKey });
+    const table = await screen.findByRole('table', { name: /^Projects/ });
+    const row = await within(table).findByRole('row', { name: /^Busy with history/ });
+    await waitFor(() => expect(within(row).getByText('1 in progress')).toBeInTheDocument());
+    expect(row).toHaveTextContent(/Last (just now|\d+ (seconds?|minutes?) ago)/);
+    expect(row).toHaveTextContent('41 operations');
+    expect(within(table).getByRole('columnheader', { name: 'Operations' })).toBeInTheDocument();
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects']);
+    expect(apiReads).toEqual([]);
+  });
+});
