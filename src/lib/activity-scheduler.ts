@@ -23,10 +23,11 @@ export const SLOW_DOWN_MS = 2 * 60_000;
 export const BUDGET_WINDOW_MS = 60_000;
 /**
  * A view that has just opened (its first list not read yet) sends this many requests one after another, without
- * the even gap: the organizations, the key's own projects page and the most recently active project's page are
- * what its first row needs, and three in a row are far inside the platform's limits (40 a second per route).
+ * the even gap: the organizations, the first projects pages and the most recently active projects found on them,
+ * taking turns, are what its first rows need (the most recently active project may have nothing to show). Six in a
+ * row are far inside the platform's limits (40 a second per route) and a tenth of the default budget.
  */
-export const OPENING_BURST = 3;
+export const OPENING_BURST = 6;
 
 export type RequestKind = 'list' | 'busy' | 'idle';
 
