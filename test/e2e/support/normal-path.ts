@@ -35,6 +35,7 @@ export async function walkNormalPath(page: Page): Promise<void> {
   await signInThroughKeyScreen(page);
   const projects = page.getByRole('table', { name: /^Projects/ });
   await expect(projects).toBeVisible();
+  await settled(page);
 
   await projects.getByRole('link', { name: 'blog-backend', exact: true }).click();
   const history = page.getByRole('table', { name: /operations/i });
