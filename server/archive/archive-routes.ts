@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_SOURCES_PATH, NOT_ARCHIVED_CODE, type ArchiveCoverage, type ArchivedOperation, type ArchiveSource } from '../../src/api/archive-schemas';
+import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_PROJECTS_PATH, ARCHIVE_SOURCES_PATH, type ArchiveCoverage, type ArchivedOperation, type ArchivedProjects, type ArchiveSource, type NotArchived } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
 import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
@@ -17,7 +17,7 @@ import type { Seal } from '../session/seal';
 import type { Session } from '../session/session-crypto';
 import { sendSessionClosed, type Sessions } from '../session/sessions';
 import { coveredProjects, projectCoverage, sourceProjects, stoppedFollowing } from '../store/archive-projects';
-import { operationPosition, operationsPage, recentOperations, type OperationsCursor, type StoredOperation } from '../store/operations';
+import { operationPosition, operationsPage, projectSummaries, recentOperations, type OperationsCursor, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
 import type { Store } from '../store/store';
 
@@ -163,7 +163,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
   }
 
   const operationsMatch = /^\/archive\/projects\/([^/]+)\/operations$/.exec(path);
-  if ((operationsMatch || path === ARCHIVE_ACTIVITY_PATH) && method !== 'GET' && method !== 'HEAD') {
+  if ((operationsMatch || path === ARCHIVE_ACTIVITY_PATH || path === ARCHIVE_PROJECTS_PATH) && method !== 'GET' && method !== 'HEAD') {
     sendMethodNotAllowed(res, method, ['GET', 'HEAD']);
     return;
   }
@@ -185,10 +185,15 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       sendError(res, 400, 'cursor is not one this server gave.', 'invalid_cursor');
       return;
     }
-    // A server that never kept a key has no record of any project: said without asking the API.
+    // No kept key reaches it: an answer the page expects (it reads the API instead), not a failure. A server that
+    // never kept a key has no record of any project: said without asking the API.
+    const notArchived = () => {
+      const none: NotArchived = { archived: false };
+      sendJson(res, 200, none);
+    };
     const db = await store.forReading();
     if (!db) {
-      sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
+      notArchived();
       return;
     }
     const access = await context.access.check(session.sid, session.key, projectId);
@@ -210,7 +215,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
         ? { backfilled: false, lastReadAt: stoppedAt.toISOString(), stoppedAt: stoppedAt.toISOString() }
         : undefined;
     if (!coverage && afterId === null) {
-      sendError(res, 404, 'The archive does not cover this project: no kept key reaches it.', NOT_ARCHIVED_CODE);
+      notArchived();
       return;
     }
     let from = cursor;
@@ -218,7 +223,7 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       from = await operationPosition(db, projectId, afterId);
       if (!from) {
         // The archive has not read the operation the API ended on: it holds nothing known to be past it.
-        sendJson(res, 200, { operations: [], archive: coverage ?? { backfilled: false, lastReadAt: null } });
+        sendJson(res, 200, { archived: true, operations: [], archive: coverage ?? { backfilled: false, lastReadAt: null } });
         return;
       }
     }
@@ -227,10 +232,39 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     const last = rows.at(-1);
     res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
     sendJson(res, 200, {
+      archived: true,
       operations,
       ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
       archive: coverage ?? { backfilled: false, lastReadAt: null },
     });
+    return;
+  }
+
+  if (path === ARCHIVE_PROJECTS_PATH) {
+    // The projects the session's own kept key reaches (as the collector last listed them), as Activity's reach:
+    // known without asking the API; without a kept key of its own, the list is empty and costs no store read.
+    const db = await store.forReading();
+    const mine = db ? (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at) : undefined;
+    if (!db || !mine) {
+      const none: ArchivedProjects = { projects: [] };
+      sendJson(res, 200, none);
+      return;
+    }
+    const reach = await sourceProjects(db, mine.id);
+    const figures = new Map((await projectSummaries(db, reach.map((p) => p.project_id), new Date(now()))).map((row) => [row.project_id, row]));
+    const answer: ArchivedProjects = {
+      projects: reach.map((p) => {
+        const row = figures.get(p.project_id);
+        return {
+          id: p.project_id,
+          inFlight: row?.in_flight ?? 0,
+          lastOperationAt: row?.last_created_at?.toISOString() ?? null,
+          operations: row?.operations ?? 0,
+          backfilled: p.backfilled,
+        };
+      }),
+    };
+    sendJson(res, 200, answer);
     return;
   }
 

@@ -237,3 +237,25 @@ export async function newestOperations(db: Queryable, projectId: string, limit: 
   );
   return rows;
 }
+
+/** One project's figures for the projects list: operations in flight now, the newest one's creation, how many are kept. */
+export interface ProjectSummaryRow {
+  project_id: string;
+  in_flight: number;
+  last_created_at: Date | null;
+  operations: number;
+}
+
+/** The projects list's figures of these projects, in one statement (isInFlight's rule in SQL, over what the API still lists). */
+export async function projectSummaries(db: Queryable, projectIds: readonly string[], now: Date): Promise<ProjectSummaryRow[]> {
+  if (projectIds.length === 0) return [];
+  const params = sqlParams(2);
+  const inFlight = inFlightSql(now.getTime(), params);
+  const { rows } = await db.query<ProjectSummaryRow>(
+    `SELECT project_id, (count(*) FILTER (WHERE gone_at IS NULL AND ${inFlight}))::int AS in_flight,
+       max(created_at) AS last_created_at, count(*)::int AS operations
+     FROM operations WHERE project_id = ANY($1::text[]) GROUP BY project_id`,
+    [projectIds, ...params.values],
+  );
+  return rows;
+}

@@ -24,8 +24,12 @@ export const archiveOperationsPath = (projectId: string) => `${ARCHIVE_API_PATH}
 /** `/archive/activity`: what Activity shows for the projects the archive covers, read from the store. */
 export const ARCHIVE_ACTIVITY_PATH = `${ARCHIVE_API_PATH}/activity`;
 
-/** The `code` of the 404 for a project the archive does not cover (the page reads the API as before). */
-export const NOT_ARCHIVED_CODE = 'not_archived';
+/**
+ * `/archive/projects`: what the archive says of the projects the session's own kept key reaches, in one answer
+ * (the projects list's "in progress" and "last operation", and which projects an operation's page asks the
+ * archive about first).
+ */
+export const ARCHIVE_PROJECTS_PATH = `${ARCHIVE_API_PATH}/projects`;
 
 /** What the collector is doing with a source. */
 export const SourceStateSchema = z.enum(['backfilling', 'following', 'disabled']);
@@ -78,11 +82,39 @@ export const ArchiveCoverageSchema = z.object({
 export type ArchiveCoverage = z.infer<typeof ArchiveCoverageSchema>;
 
 export const ArchivedOperationsPageSchema = z.object({
+  archived: z.literal(true),
   operations: z.array(ArchivedOperationSchema),
   pagination: z.optional(z.object({ cursor: z.string() })),
   archive: ArchiveCoverageSchema,
 });
 export type ArchivedOperationsPage = z.infer<typeof ArchivedOperationsPageSchema>;
+
+/**
+ * A project no kept key reaches: an answer, not an error (the page then reads the API as before), so the
+ * normal path of a console without a kept key has no failed request in it.
+ */
+export const NotArchivedSchema = z.object({ archived: z.literal(false) });
+export type NotArchived = z.infer<typeof NotArchivedSchema>;
+
+/** What `/archive/projects/:projectId/operations` answers: a page of the record, or that there is none. */
+export const ArchiveOperationsAnswerSchema = z.union([ArchivedOperationsPageSchema, NotArchivedSchema]);
+export type ArchiveOperationsAnswer = z.infer<typeof ArchiveOperationsAnswerSchema>;
+
+/** One covered project as the projects list shows it: work in flight now, and when its newest operation was created. */
+export const ArchivedProjectSummarySchema = z.object({
+  id: z.string(),
+  /** Operations in flight (operation-status.ts's rule) among those the API still lists. */
+  inFlight: z.number(),
+  /** ISO time of the newest operation the archive holds; null when it holds none. */
+  lastOperationAt: z.nullable(z.string()),
+  /** How many operations the archive holds of it (a long history reads as such). */
+  operations: z.number(),
+  backfilled: z.boolean(),
+});
+export type ArchivedProjectSummary = z.infer<typeof ArchivedProjectSummarySchema>;
+
+export const ArchivedProjectsSchema = z.object({ projects: z.array(ArchivedProjectSummarySchema) });
+export type ArchivedProjects = z.infer<typeof ArchivedProjectsSchema>;
 
 /**
  * Activity from the store: the covered projects the session's key can read, their operations in flight

@@ -3,21 +3,25 @@ import * as z from 'zod/mini';
 import { isApiError } from './api-error';
 import {
   ARCHIVE_ACTIVITY_PATH,
+  ARCHIVE_PROJECTS_PATH,
   ARCHIVE_SOURCES_PATH,
   ArchiveActivitySchema,
-  ArchivedOperationsPageSchema,
+  ArchivedProjectsSchema,
+  ArchiveOperationsAnswerSchema,
   ArchiveSourceResponseSchema,
   ArchiveSourcesSchema,
   archiveOperationsPath,
   archiveSourcePath,
-  NOT_ARCHIVED_CODE,
   type ArchiveActivity,
   type ArchivedOperation,
   type ArchivedOperationsPage,
+  type ArchivedProjects,
+  type ArchiveOperationsAnswer,
   type ArchiveSource,
   type ArchiveSources,
 } from './archive-schemas';
-import { callOf } from './query-transport';
+import { operationQueries } from './operations';
+import { callOf, isPageClient } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
 import { historyRefreshDelay, maySendAgain, nextRequestDelay } from './retry-policy';
 
@@ -60,8 +64,13 @@ export async function removeArchiveSource(sourceId: string, call: Call = {}): Pr
 export function fetchArchivedOperations(
   projectId: string,
   { filters, cursor, limit, ...call }: { filters: ArchiveFilterParams; cursor?: string | undefined; limit: number } & Call,
-): Promise<ArchivedOperationsPage> {
-  return request(archiveOperationsPath(projectId), ArchivedOperationsPageSchema, { base, query: { ...filters, limit, cursor }, ...call });
+): Promise<ArchiveOperationsAnswer> {
+  return request(archiveOperationsPath(projectId), ArchiveOperationsAnswerSchema, { base, query: { ...filters, limit, cursor }, ...call });
+}
+
+/** The archive's page, or undefined when it does not cover the project (`archived: false`). */
+export function archivedPage(answer: ArchiveOperationsAnswer | undefined): ArchivedOperationsPage | undefined {
+  return answer?.archived ? answer : undefined;
 }
 
 /**
@@ -72,7 +81,9 @@ export async function fetchAllArchivedMatches(projectId: string, filters: Archiv
   const pages: ArchivedOperationsPage[] = [];
   let cursor: string | undefined;
   do {
-    const page = await fetchArchivedOperations(projectId, { filters, cursor, limit: ARCHIVE_PAGE_SIZE, ...call });
+    const page = archivedPage(await fetchArchivedOperations(projectId, { filters, cursor, limit: ARCHIVE_PAGE_SIZE, ...call }));
+    // The archive stopped covering the project (its key was removed) between the list and the export.
+    if (!page) throw new Error('The history archive no longer covers this project.');
     pages.push(page);
     cursor = nextArchiveCursor(page, ARCHIVE_PAGE_SIZE);
   } while (cursor !== undefined);
@@ -83,17 +94,22 @@ export function fetchArchiveActivity(call: Call = {}): Promise<ArchiveActivity> 
   return request(ARCHIVE_ACTIVITY_PATH, ArchiveActivitySchema, { base, ...call });
 }
 
-/** The archive does not cover this project: the page reads the API as before. */
-export function isNotArchived(error: unknown): boolean {
-  return isApiError(error) && error.kind === 'http' && error.status === 404 && error.code === NOT_ARCHIVED_CODE;
+export function fetchArchivedProjects(call: Call = {}): Promise<ArchivedProjects> {
+  return request(ARCHIVE_PROJECTS_PATH, ArchivedProjectsSchema, { base, ...call });
+}
+
+/** The archive does not cover this project (its first page says `archived: false`): the page reads the API as before. */
+export function isNotArchived(history: ArchivedHistory | undefined): boolean {
+  return history?.pages[0]?.archived === false;
 }
 
 /** The cursor of the archive page after `page`, or undefined at the end (the API's rule: a short page ends it). */
-export function nextArchiveCursor(page: ArchivedOperationsPage, limit: number): string | undefined {
+export function nextArchiveCursor(page: ArchiveOperationsAnswer, limit: number): string | undefined {
+  if (!page.archived) return undefined;
   return page.operations.length < limit ? undefined : page.pagination?.cursor;
 }
 
-export type ArchivedHistory = InfiniteData<ArchivedOperationsPage>;
+export type ArchivedHistory = InfiniteData<ArchiveOperationsAnswer>;
 
 /** Each matching operation of the loaded archive pages once, newest first. */
 export function archivedOperations(history: ArchivedHistory | undefined): ArchivedOperation[] {
@@ -101,6 +117,7 @@ export function archivedOperations(history: ArchivedHistory | undefined): Archiv
   const seen = new Set<string>();
   const operations: ArchivedOperation[] = [];
   for (const page of history.pages) {
+    if (!page.archived) continue;
     for (const op of page.operations) {
       if (seen.has(op.id)) continue;
       seen.add(op.id);
@@ -145,8 +162,8 @@ export const archiveQueries = {
       queryKey: [...archiveQueries.all(), 'operation', projectId, operationId] as const,
       queryFn: async (context): Promise<ArchivedOperation | null> => {
         // The text filter finds the id; the exact one is picked from what it finds.
-        const page = await fetchArchivedOperations(projectId, { filters: { q: operationId }, limit: ARCHIVE_PAGE_SIZE, ...callOf(context) });
-        return page.operations.find((op) => op.id === operationId) ?? null;
+        const page = archivedPage(await fetchArchivedOperations(projectId, { filters: { q: operationId }, limit: ARCHIVE_PAGE_SIZE, ...callOf(context) }));
+        return page?.operations.find((op) => op.id === operationId) ?? null;
       },
     }),
   /**
@@ -168,7 +185,42 @@ export const archiveQueries = {
       queryKey: [...archiveQueries.all(), 'activity'] as const,
       queryFn: (context) => fetchArchiveActivity(callOf(context)),
     }),
+  /**
+   * The projects the session's own kept key reaches, with their figures: one request for the projects list, and
+   * what an operation's page reads to know whether to ask the archive first. Read again at most every half minute.
+   */
+  projects: () =>
+    queryOptions({
+      queryKey: [...archiveQueries.all(), 'projects'] as const,
+      queryFn: (context) => fetchArchivedProjects(callOf(context)),
+      staleTime: 30_000,
+    }),
 };
+
+/**
+ * An operation's first data, the archive first where it has it: when the archive covers the project for this session,
+ * its copy is read before the API's, and an operation the API no longer lists (it would answer 404) is shown from
+ * the archive without asking the API. Otherwise, and when the archive cannot answer, the API's copy. A server render
+ * reads the API's only: one the API no longer has is then left to the browser (the page goes out as the shell).
+ */
+export async function loadOperationArchiveFirst(client: QueryClient, projectId: string, operationId: string): Promise<unknown> {
+  const covered =
+    isPageClient(client) &&
+    (await client.query(archiveQueries.projects()).then(
+      (projects) => isCovered(projects, projectId),
+      () => false,
+    ));
+  if (covered) {
+    const copy = await client.query(archiveQueries.operation(projectId, operationId)).catch(() => null);
+    if (copy && isKeptByArchive(copy)) return copy;
+  }
+  return client.query(operationQueries.detail(projectId, operationId));
+}
+
+/** Whether the archive covers the project for this session (its own kept key reaches it). */
+export function isCovered(projects: ArchivedProjects | undefined, projectId: string): boolean {
+  return projects?.projects.some((p) => p.id === projectId) ?? false;
+}
 
 /** The poll of the sources (the retry policy's backoff while it fails). */
 export function sourcesRefetchInterval(intervalMs: number) {
@@ -180,8 +232,8 @@ export function sourcesRefetchInterval(intervalMs: number) {
 export function archivedHistoryRefetchInterval(intervalMs: number) {
   return (query: { state: { data: ArchivedHistory | undefined; fetchFailureCount: number; fetchFailureReason: unknown } }) => {
     // A project it does not cover is not asked again: the page reads the API instead.
-    if (isNotArchived(query.state.fetchFailureReason)) return false;
-    const newest = query.state.data?.pages[0]?.operations ?? [];
+    if (isNotArchived(query.state.data)) return false;
+    const newest = archivedPage(query.state.data?.pages[0])?.operations ?? [];
     return nextRequestDelay(query.state, historyRefreshDelay(newest, intervalMs));
   };
 }

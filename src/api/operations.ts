@@ -2,7 +2,7 @@ import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient
 import * as z from 'zod/mini';
 import { newerCopy } from '../lib/operation-status';
 import type { ActivityFeed } from './activity-feed-schema';
-import { fetchArchivedOperations, isNotArchived, nextArchiveCursor } from './archive';
+import { archivedPage, fetchArchivedOperations, nextArchiveCursor } from './archive';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
@@ -73,7 +73,9 @@ export const isKeptParam = (param: string | undefined): boolean => keptWhere(par
 
 /** A page of what the archive kept past `where.after`; each operation on it is marked kept (its `keptSince`). */
 async function fetchKeptPage(projectId: string, where: KeptWhere, limit: number, call: Call): Promise<HistoryPage> {
-  const page = await fetchArchivedOperations(projectId, { filters: { after: where.after }, cursor: where.cursor, limit, ...call });
+  const page = archivedPage(await fetchArchivedOperations(projectId, { filters: { after: where.after }, cursor: where.cursor, limit, ...call }));
+  // The archive does not cover the project (`archived: false`): the record ends where the API's list does.
+  if (!page) return { operations: [], next: undefined };
   const cursor = nextArchiveCursor(page, limit);
   return { operations: page.operations, next: cursor === undefined ? undefined : keptParam({ after: where.after, cursor }) };
 }
@@ -100,7 +102,7 @@ export async function fetchHistoryPage(
     return { operations: [...page.operations, ...keptPage.operations], next: keptPage.next };
   } catch (error) {
     if (call.signal?.aborted) throw error;
-    return { operations: page.operations, next: isNotArchived(error) ? undefined : keptParam(where) };
+    return { operations: page.operations, next: keptParam(where) };
   }
 }
 

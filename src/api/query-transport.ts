@@ -23,3 +23,8 @@ export function transportOf(client: QueryClient): Transport {
 export function callOf({ signal, client }: { signal: AbortSignal; client: QueryClient }): Call {
   return { signal, transport: transportOf(client) };
 }
+
+/** Whether `client` is the page's own (in the browser), not a server render's, which reads only what its transport answers. */
+export function isPageClient(client: QueryClient): boolean {
+  return !(client instanceof TransportQueryClient);
+}

@@ -1,5 +1,6 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { matchPath } from 'react-router-dom';
+import { loadOperationArchiveFirst } from '../api/archive';
 import { authQueries } from '../api/auth';
 import { branchQueries } from '../api/branches';
 import { endpointQueries } from '../api/endpoints';
@@ -45,7 +46,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
       screen: 'operation',
       serverRendered: true,
       load: (client) => [
-        client.query(operationQueries.detail(projectId, operationId)),
+        // A kept operation the API no longer lists comes from the archive, never as a 404 from the API.
+        loadOperationArchiveFirst(client, projectId, operationId),
         client.query(projectQueries.detail(projectId)),
         client.query(branchQueries.list(projectId)),
         client.query(endpointQueries.list(projectId)),

@@ -2,7 +2,8 @@
 // the caller hands in the clock's reading and everything it knows; nothing here waits or fetches.
 //
 // The rule: every request the view makes (project list pages too) counts against the budget, sent
-// evenly (at least 60 s / budget apart) and never more than the budget in any 60 s. A project with work
+// evenly (at least 60 s / budget apart, but for the first OPENING_BURST of a view that has just opened) and
+// never more than the budget in any 60 s. A project with work
 // in flight is read again once the poll interval has passed; the others in turn, least recently checked
 // first, never more often than IDLE_FACTOR × the interval. Busy projects get at most BUSY_SHARE of the
 // budget while idle ones are due, so a storm in a few projects never hides a new operation elsewhere.
@@ -20,6 +21,13 @@ export const BUSY_SHARE = 0.5;
 export const LIST_REFRESH_MS = 3 * 60_000;
 export const SLOW_DOWN_MS = 2 * 60_000;
 export const BUDGET_WINDOW_MS = 60_000;
+/**
+ * A view that has just opened (its first list not read yet) sends this many requests one after another, without
+ * the even gap: the organizations, the first projects pages and the most recently active projects found on them,
+ * taking turns, are what its first rows need (the most recently active project may have nothing to show). Six in a
+ * row are far inside the platform's limits (40 a second per route) and a tenth of the default budget.
+ */
+export const OPENING_BURST = 6;
 
 export type RequestKind = 'list' | 'busy' | 'idle';
 
@@ -82,13 +90,17 @@ export function sentInLastMinute(sent: readonly SentRequest[], now: number): Sen
   return sent.filter((r) => r.at > now - BUDGET_WINDOW_MS && r.at <= now);
 }
 
-/** The earliest moment the next request may go out: evenly paced, inside the window, after any Retry-After. */
-export function earliestSend(input: Pick<SchedulerInput, 'now' | 'budgetPerMinute' | 'sent' | 'slowDown'>): number {
+/**
+ * The earliest moment the next request may go out: evenly paced (but for a view's opening burst, `opening`),
+ * inside the window, after any Retry-After.
+ */
+export function earliestSend(input: Pick<SchedulerInput, 'now' | 'budgetPerMinute' | 'sent' | 'slowDown'> & { opening?: boolean }): number {
   const budget = effectiveBudget(input.budgetPerMinute, input.slowDown, input.now);
   const gap = Math.ceil(BUDGET_WINDOW_MS / budget);
   let at = input.now;
   const last = input.sent.at(-1);
-  if (last) at = Math.max(at, last.at + gap);
+  const burst = input.opening === true && input.slowDown === null && input.sent.length < Math.min(OPENING_BURST, budget);
+  if (last && !burst) at = Math.max(at, last.at + gap);
   // The budget-th most recent request must have left the window (the window is the 60 s up to and including a send).
   const bound = input.sent.at(-budget);
   if (bound && input.sent.length >= budget) at = Math.max(at, bound.at + BUDGET_WINDOW_MS);
@@ -131,7 +143,7 @@ const byTurn = (a: Candidate, b: Candidate) =>
 
 /** The next request to send and when: see the rule at the top of this file. */
 export function planNext(input: SchedulerInput): Plan {
-  const at = earliestSend(input);
+  const at = earliestSend({ ...input, opening: input.listedAt === null });
   const candidates = candidatesOf(input);
   const due = candidates.filter((c) => c.due <= at).sort(byTurn);
   if (due.length > 0) {

@@ -188,3 +188,52 @@ export function durationOf(operation: { status: string; created_at: string; tota
   if (ruleFor(operation.status).pace === 'live') return { kind: 'live', since: operation.created_at };
   return operation.total_duration_ms > 0 ? { kind: 'final', ms: operation.total_duration_ms } : { kind: 'unknown' };
 }
+
+/** The state a compute operation leaves its compute in when it ends well. */
+const COMPUTE_TARGETS: Readonly<Record<string, 'active' | 'idle'>> = { start_compute: 'active', suspend_compute: 'idle' };
+
+/** A compute (an endpoint) as far as its state goes. */
+export interface ComputeFacts {
+  id: string;
+  current_state: string;
+  pending_state?: string | undefined;
+  /** When the platform last changed it: a compute operation that ended after this is not in this copy yet. */
+  updated_at?: string | undefined;
+}
+
+/** An operation as far as a compute's state goes. */
+export interface ComputeOperationFacts extends OperationFacts {
+  action: string;
+  endpoint_id?: string | undefined;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Where a compute is: settled in a state, or moving to one (what the operation running now does to it). */
+export type ComputeState = { kind: 'settled'; state: string } | { kind: 'moving'; to: string };
+
+/**
+ * A compute's state from its last copy and its operations together, so it never reads backwards while the two
+ * arrive at different moments: an operation in flight says what happens now (the one running, else the one that
+ * runs first: a restart's suspend before its start, from the moment the restart is known, not "Starting…" first);
+ * a compute operation that ended after the copy was made says where the compute is now (not "Idle" for the moment
+ * between a start's end and the compute's next read); only then the copy's own `pending_state` and `current_state`.
+ */
+export function computeStateOf(endpoint: ComputeFacts, operations: readonly ComputeOperationFacts[], now: number): ComputeState {
+  const own = operations.filter((op) => op.endpoint_id === endpoint.id && COMPUTE_TARGETS[op.action] !== undefined);
+  const inFlight = own.filter((op) => isInFlight(op, now));
+  if (inFlight.length > 0) {
+    const running = inFlight.filter((op) => op.status === 'running');
+    // Waiting ones run in the order they were made; at the same moment a suspend goes before a start (a restart).
+    const first = [...(running.length ? running : inFlight)].sort(
+      (a, b) => compareTimes(a.created_at, b.created_at) || Number(a.action === 'start_compute') - Number(b.action === 'start_compute'),
+    )[0];
+    const to = first && COMPUTE_TARGETS[first.action];
+    if (to) return { kind: 'moving', to };
+  }
+  const ended = own.filter((op) => op.status === 'finished').sort((a, b) => compareTimes(b.updated_at, a.updated_at))[0];
+  const target = ended && COMPUTE_TARGETS[ended.action];
+  if (target && endpoint.updated_at !== undefined && compareTimes(ended.updated_at, endpoint.updated_at) > 0) return { kind: 'settled', state: target };
+  if (endpoint.pending_state) return { kind: 'moving', to: endpoint.pending_state };
+  return { kind: 'settled', state: endpoint.current_state };
+}

@@ -127,7 +127,8 @@ describe('a server-rendered page taken over by the browser', () => {
     // JSON has no undefined: the first page's param came back as null, and must be undefined again.
     const lists = state.queryClient.getQueryCache().findAll({ queryKey: ['projects', 'list'] });
     expect(lists.map((query) => (query.state.data as { pageParams: unknown[] }).pageParams)).toEqual([[undefined]]);
-    expect(requests).toEqual([]);
+    // Nothing it came with is asked again; the archive's figures for the list are the browser's to ask (docs/console.md).
+    expect(requests.filter((url) => url.pathname !== '/archive/projects')).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { expect, test, type Browser, type Page } from '@playwright/test';
 import { ControlApi, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
+import { watchForFailures, walkNormalPath } from './support/normal-path';
 import { operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
 
@@ -54,6 +55,17 @@ test('Keep history: the key is kept, every project backfilled, and a filter over
   await expect(table.locator('tbody tr').first().getByRole('link').first()).toHaveAttribute('href', new RegExp(`/operations/${failed[0]?.id ?? 'none'}$`));
   // Answered by the store: no list read of this project's history went to the API for the filter.
   expect(historyReads(traffic, huge).filter((e) => new URL(e.url).searchParams.has('cursor'))).toEqual([]);
+});
+
+test('the normal path with a kept key: no console error, no failed or refused request of the console’s own', async ({ browser, baseURL }) => {
+  test.setTimeout(90_000);
+  if (!baseURL) throw new Error('baseURL is not set');
+  const context = await browser.newContext({ baseURL });
+  const page = await context.newPage();
+  const failures = watchForFailures(page, baseURL);
+  await walkNormalPath(page);
+  expect(failures).toEqual([]);
+  await context.close();
 });
 
 test('an operation the API stops listing stays in the history, marked as kept by the archive', async ({ page, request, context }) => {

@@ -32,6 +32,26 @@ describe('activity scheduler', () => {
     expect(planNext(afterProject).step).toEqual({ kind: 'list' });
   });
 
+  it('opens with six requests one after another (the first list’s pages taking turns with the most recently active projects), then sends evenly', () => {
+    const opening = { listedAt: null, listing: true };
+    const found = [
+      { id: 'quiet', checkedAt: null, busy: false, priority: 1_000 },
+      { id: 'lively', checkedAt: null, busy: false, priority: 9_000 },
+    ];
+    expect(planNext(input({ ...opening, listing: false, now: 0 }))).toEqual({ step: { kind: 'list' }, at: 0 });
+    expect(planNext(input({ ...opening, now: 80, sent: [{ at: 0, kind: 'list' }] }))).toEqual({ step: { kind: 'list' }, at: 80 });
+    const twoSent = [{ at: 0, kind: 'list' as const }, { at: 80, kind: 'list' as const }];
+    expect(planNext(input({ ...opening, now: 160, projects: found, sent: twoSent }))).toEqual({ step: { kind: 'project', projectId: 'lively', busy: false }, at: 160 });
+    // The opening is six: the seventh waits its even turn (a second at 60 a minute).
+    const fiveSent = [...twoSent, { at: 160, kind: 'idle' as const }, { at: 240, kind: 'list' as const }, { at: 320, kind: 'idle' as const }];
+    const found3 = [{ ...found[1]!, checkedAt: 160 }, { ...found[0]!, checkedAt: 320 }, { id: 'third', checkedAt: null, busy: false, priority: 500 }];
+    expect(planNext(input({ ...opening, now: 400, projects: found3, sent: fiveSent }))).toEqual({ step: { kind: 'list' }, at: 400 });
+    expect(planNext(input({ ...opening, now: 480, projects: found3, sent: [...fiveSent, { at: 400, kind: 'list' }] })).at).toBe(1_400);
+    // Once the list is read, and after a 429, requests go evenly from the first.
+    expect(planNext(input({ now: 80, projects: found, sent: [{ at: 0, kind: 'list' }] })).at).toBe(1_000);
+    expect(planNext(input({ ...opening, now: 80, sent: [{ at: 0, kind: 'list' }], slowDown: { since: 0, until: 120_000, notBefore: 10 } })).at).toBe(2_000);
+  });
+
   it.each([10, 50, 200])('never sends more than the budget in any minute, with %i projects', (projects) => {
     for (const busy of [0, 1, Math.round(projects / 4)]) {
       for (const budgetPerMinute of [30, 60, 300]) {

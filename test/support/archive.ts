@@ -45,7 +45,8 @@ export async function waitUntilKept(server: ConsoleServer, projectId: string, op
   await until(`${operationId} kept`, async () => {
     const response = await server.request(`${archiveOperationsPath(projectId)}?q=${encodeURIComponent(operationId)}`);
     if (!response.ok) return undefined;
-    const page = ArchivedOperationsPageSchema.parse(await response.json());
-    return page.operations.some((op) => op.id === operationId && op.keptSince !== undefined) ? true : undefined;
+    // Until the collector has listed the project, the archive answers that it does not cover it.
+    const page = ArchivedOperationsPageSchema.safeParse(await response.json()).data;
+    return page?.operations.some((op) => op.id === operationId && op.keptSince !== undefined) ? true : undefined;
   });
 }

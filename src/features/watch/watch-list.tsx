@@ -1,12 +1,13 @@
 import { useEffect } from 'react';
-import { durationOf } from '../../lib/operation-status';
+import { durationOf, isTerminal } from '../../lib/operation-status';
+import { NotifyWhenEnds } from './notify-when-ends';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
 import { notifySettled } from './notify';
 import { useSettledAnnouncement } from './use-settled-announcement';
 import { useTabBadge } from './use-tab-badge';
 import { useWatchPolling } from './use-watch-polling';
-import { isFinishedWithoutError, type WatchState, type WatchStore } from './watch-store';
+import { isFinishedWithoutError, type WatchGroup, type WatchState, type WatchStore } from './watch-store';
 import { summarizeWatch } from './watch-summary';
 import { WatchedOperation } from './watched-operation';
 
@@ -21,6 +22,16 @@ interface WatchListProps {
   listId: string;
   /** Folded away: still polled and announced, just not shown. */
   expanded: boolean;
+}
+
+/**
+ * Of a request that started several operations, the one whose end is the request's: its last one still unfinished
+ * (a project's operations run one at a time, in the order the request's answer lists them: a restart's start after
+ * its suspend). Undefined for a single watched operation, and once all have ended.
+ */
+function lastToEnd(group: WatchGroup) {
+  if (group.entries.length < 2) return undefined;
+  return [...group.entries].reverse().find((entry) => !isTerminal(entry.operation.status));
 }
 
 export function WatchList({ store, state, headingId, listId, expanded }: WatchListProps) {
@@ -41,20 +52,33 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
       </p>
       <div id={listId} className="watch-panel__body" hidden={!expanded}>
         <ul className="watch-groups" aria-labelledby={headingId}>
-          {state.groups.map((group) => (
-            <li key={group.id} className="watch-group">
-              {group.title && (
-                <h3 className="watch-group__title" title={group.title}>
-                  {group.title}: {group.entries.length} {group.entries.length === 1 ? 'operation' : 'operations'}
-                </h3>
-              )}
-              <ul className="watch-ops">
-                {group.entries.map((entry) => (
-                  <WatchedOperation key={entry.operation.id} entry={entry} now={now} onDismiss={() => store.unwatch(entry.operation.id)} />
-                ))}
-              </ul>
-            </li>
-          ))}
+          {state.groups.map((group) => {
+            const last = lastToEnd(group);
+            return (
+              <li key={group.id} className="watch-group">
+                {group.title && (
+                  <h3 className="watch-group__title" title={group.title}>
+                    {group.title}: {group.entries.length} {group.entries.length === 1 ? 'operation' : 'operations'}
+                  </h3>
+                )}
+                {/* Once for the request: a person means "tell me when the restart is done", not each half of it. */}
+                {last && (
+                  <NotifyWhenEnds projectId={last.operation.project_id} operationId={last.operation.id} action={group.title ?? 'these operations'} />
+                )}
+                <ul className="watch-ops">
+                  {group.entries.map((entry) => (
+                    <WatchedOperation
+                      key={entry.operation.id}
+                      entry={entry}
+                      now={now}
+                      notify={group.entries.length < 2}
+                      onDismiss={() => store.unwatch(entry.operation.id)}
+                    />
+                  ))}
+                </ul>
+              </li>
+            );
+          })}
         </ul>
         {canClear && (
           <button type="button" className="watch-panel__clear" onClick={() => store.clearFinished()}>

@@ -7,8 +7,11 @@ import { NotifyWhenEnds } from './notify-when-ends';
 import type { WatchEntry } from './watch-store';
 import { watchTiming } from './watch-timing';
 
-/** One watched operation: what, where, its live status and time, and a way to its detail page. */
-export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry; now: number; onDismiss: () => void }) {
+/**
+ * One watched operation: what, where, its live status and time, and a way to its detail page. `notify`: it offers
+ * "Notify me when it ends" itself (one of several a request started offers it once, for the request: watch-list.tsx).
+ */
+export function WatchedOperation({ entry, now, onDismiss, notify = true }: { entry: WatchEntry; now: number; onDismiss: () => void; notify?: boolean }) {
   const op = entry.operation;
   const action = humanizeAction(op.action);
   const failed = statusTone(op.status) === 'danger';
@@ -28,7 +31,7 @@ export function WatchedOperation({ entry, now, onDismiss }: { entry: WatchEntry;
       </p>
       <p className="watch-op__time">{watchTiming(op, now)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
-      {!isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} />}
+      {notify && !isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} />}
       {failed && (
         <button type="button" className="watch-op__dismiss" aria-label={`Dismiss ${action}`} onClick={onDismiss}>
           Dismiss

@@ -1,7 +1,8 @@
 import { hashKey, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { describeError, isApiError } from '../../api/api-error';
-import { archiveQueries } from '../../api/archive';
+import { archiveQueries, isCovered, isKeptByArchive } from '../../api/archive';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
@@ -46,12 +47,22 @@ export function OperationDetailScreen() {
     queryKey: detailOptions.queryKey,
     delay: (state) => nextRequestDelay(state, nextPollDelay(state.data, intervalMs)),
   });
-  const detail = useQuery({ ...detailOptions, refetchInterval });
+  // Archive first where it has the project (api/archive.ts, loadOperationArchiveFirst): one the API no longer lists
+  // is shown from the archive and the API is not asked (it would answer 404); meanwhile the page says it is loading.
+  const coverage = useQuery(archiveQueries.projects());
+  const covered = isCovered(coverage.data, projectId);
+  const coverageKnown = coverage.isSuccess || coverage.isError;
+  const [missing, setMissing] = useState(false);
+  const archived = useQuery({ ...archiveQueries.operation(projectId, operationId), enabled: covered || missing });
+  const keptOnly = archived.data && isKeptByArchive(archived.data) ? archived.data : undefined;
+  const archiveAnswered = !covered || archived.isSuccess || archived.isError;
+  const detail = useQuery({ ...detailOptions, refetchInterval, enabled: coverageKnown && archiveAnswered && !keptOnly });
   const operation = detail.data;
   const detailFailure = loadFailure(detail, detailOptions.queryKey);
-  // A 404 may be an operation the platform pruned: the history archive may have kept it.
-  const missing = isApiError(detail.error) && detail.error.kind === 'http' && detail.error.status === 404;
-  const kept = useQuery({ ...archiveQueries.operation(projectId, operationId), enabled: missing && !operation }).data ?? undefined;
+  // A 404 from the API may be an operation the platform pruned that another person's kept key holds: the archive is asked then.
+  const notFound = isApiError(detail.error) && detail.error.kind === 'http' && detail.error.status === 404;
+  if (notFound !== missing) setMissing(notFound);
+  const kept = operation ? undefined : (keptOnly ?? (missing ? (archived.data ?? undefined) : undefined));
   const announcement = useStatusAnnouncement(operation);
   const usual = useUsualDurations(projectId, operation !== undefined && canRunLong(operation));
   const now = useNow(1_000);
@@ -91,7 +102,7 @@ export function OperationDetailScreen() {
 
       {!operation && kept ? (
         <KeptOperation operation={kept} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
-      ) : !operation && detailFailure ? (
+      ) : !operation && detailFailure && !(missing && archived.isFetching) ? (
         <LoadFailureCallout
           title="Could not load this operation."
           failure={detailFailure}

@@ -3,10 +3,11 @@ import { useId, useMemo, useState } from 'react';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries, useEndpointAction } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
+import { mergeCopies } from '../../api/operations';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
-import { useWatchStore } from '../../features/watch/watch-context';
+import { useWatchState, useWatchStore } from '../../features/watch/watch-context';
 import { useShownInline } from '../../lib/inline-faults';
 import { countOperations, type ActionContext } from './action-context';
 import { BranchesTable, BRANCH_COLUMNS, computeNameOf } from './branches-table';
@@ -28,6 +29,9 @@ interface BranchesSectionProps {
   endpoints: UseQueryResult<Endpoint[]>;
   /** The project's unfinished operations, as last fetched. */
   blockers: readonly Operation[];
+  /** The project's operations as loaded (newest first): with the watched ones, what a compute's state is derived from. */
+  operations: readonly Operation[];
+  now: number;
 }
 
 interface Done {
@@ -43,8 +47,15 @@ const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, st
   extra ? new Map([...base, ...extra]) : base;
 
 /** The project's branches and computes, with the changes a person can start from here. */
-export function BranchesSection({ projectId, projectName, branches, endpoints, blockers }: BranchesSectionProps) {
+export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, operations, now }: BranchesSectionProps) {
   const watch = useWatchStore();
+  // A change's operations are known from its answer (the watch list holds them at once, then their newest copies),
+  // before the history's next read: the compute's state reads them together, so a restart never starts as "Starting…".
+  const watched = useWatchState(watch);
+  const known = useMemo(
+    () => mergeCopies(operations, watched.groups.flatMap((group) => group.entries.map((entry) => entry.operation).filter((op) => op.project_id === projectId))),
+    [operations, watched, projectId],
+  );
   const headingId = useId();
   const [dialog, setDialog] = useState<OpenDialog | null>(null);
   const [done, setDoneState] = useState<Done>(NOTHING_DONE);
@@ -134,7 +145,8 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
           branches={branches.data}
           endpoints={endpoints.data}
           busy={start.isPending}
-          inFlight={blockers}
+          operations={known}
+          now={now}
           onStart={startCompute}
           onSuspend={(endpoint) => open({ kind: 'suspend', endpoint })}
           onRestart={(endpoint) => open({ kind: 'restart', endpoint })}

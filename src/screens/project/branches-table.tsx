@@ -1,6 +1,7 @@
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
+import { computeStateOf, type ComputeState } from '../../lib/operation-status';
 
 export const BRANCH_COLUMNS = ['Branch', 'Parent', 'Compute', 'Compute state', 'Actions'] as const;
 
@@ -9,16 +10,10 @@ export const computeNameOf = (endpoint: Endpoint) => endpoint.name ?? endpoint.i
 const STATES: Record<string, string> = { active: 'Active', idle: 'Idle', init: 'Creating' };
 const PENDING: Record<string, string> = { active: 'Starting…', idle: 'Suspending…' };
 
-/**
- * "Active", "Idle", "Starting…": the compute's state, or where it is heading. The operation under way
- * says it first: a restart's compute heads for active while its suspend half still runs ("Suspending…").
- */
-function computeState(endpoint: Endpoint, inFlight: readonly Operation[]): string {
-  const running = inFlight.filter((op) => op.endpoint_id === endpoint.id && op.status === 'running').map((op) => op.action);
-  if (running.includes('suspend_compute')) return 'Suspending…';
-  if (running.includes('start_compute')) return 'Starting…';
-  if (endpoint.pending_state) return PENDING[endpoint.pending_state] ?? `${endpoint.current_state} → ${endpoint.pending_state}`;
-  return STATES[endpoint.current_state] ?? endpoint.current_state;
+/** "Active", "Idle", "Starting…": the compute's state, or where the operation running now takes it (lib/operation-status.ts). */
+function stateLabel(state: ComputeState, endpoint: Endpoint): string {
+  if (state.kind === 'moving') return PENDING[state.to] ?? `${endpoint.current_state} → ${state.to}`;
+  return STATES[state.state] ?? state.state;
 }
 
 interface BranchesTableProps {
@@ -26,8 +21,9 @@ interface BranchesTableProps {
   endpoints: readonly Endpoint[];
   /** A compute request is on its way: no second one meanwhile. */
   busy: boolean;
-  /** The project's unfinished operations: which half of a restart runs now. */
-  inFlight?: readonly Operation[];
+  /** The project's operations as last seen (the history's and the watched ones' newest copies): which half of a restart runs now. */
+  operations?: readonly Operation[];
+  now: number;
   onStart: (endpoint: Endpoint) => void;
   onSuspend: (endpoint: Endpoint) => void;
   onRestart: (endpoint: Endpoint) => void;
@@ -52,7 +48,8 @@ function rowsOf(branches: readonly Branch[], endpoints: readonly Endpoint[]): Ro
 }
 
 /** Branches and their computes: a real table with each row's actions named after what they act on. */
-export function BranchesTable({ branches, endpoints, busy, inFlight = [], onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
+export function BranchesTable({ branches, endpoints, busy, operations = [], now, onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
+  const computeOperations = operations.filter((op) => op.endpoint_id !== undefined && (op.action === 'start_compute' || op.action === 'suspend_compute'));
   const names = new Map(branches.map((b) => [b.id, b.name]));
   const hasChildren = new Set(branches.flatMap((b) => (b.parent_id ? [b.parent_id] : [])));
   return (
@@ -63,7 +60,9 @@ export function BranchesTable({ branches, endpoints, busy, inFlight = [], onStar
         <tbody>
           {rowsOf(branches, endpoints).map(({ branch, endpoint, first }) => {
             const compute = endpoint ? computeNameOf(endpoint) : undefined;
-            const settled = endpoint ? !endpoint.pending_state && endpoint.current_state !== 'init' : false;
+            const state = endpoint ? computeStateOf(endpoint, computeOperations, now) : undefined;
+            const settled = state?.kind === 'settled' && state.state !== 'init';
+            const active = state?.kind === 'settled' && state.state === 'active';
             return (
               <tr key={endpoint?.id ?? branch.id}>
                 <th scope="row" data-label="Branch">
@@ -82,14 +81,14 @@ export function BranchesTable({ branches, endpoints, busy, inFlight = [], onStar
                     <span className="muted">No compute</span>
                   )}
                 </td>
-                <td data-label="Compute state">{endpoint ? computeState(endpoint, inFlight) : '—'}</td>
+                <td data-label="Compute state">{endpoint && state ? stateLabel(state, endpoint) : '—'}</td>
                 <td className="branches-table__actions cell--actions">
                   {endpoint && (
                     <>
-                      <button type="button" disabled={busy || !settled || endpoint.current_state === 'active'} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>
+                      <button type="button" disabled={busy || !settled || active} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>
                         Start
                       </button>
-                      <button type="button" disabled={busy || !settled || endpoint.current_state !== 'active'} aria-label={`Suspend compute ${compute}`} onClick={() => onSuspend(endpoint)}>
+                      <button type="button" disabled={busy || !settled || !active} aria-label={`Suspend compute ${compute}`} onClick={() => onSuspend(endpoint)}>
                         Suspend
                       </button>
                       <button type="button" disabled={busy || !settled} aria-label={`Restart compute ${compute}`} onClick={() => onRestart(endpoint)}>

@@ -26,6 +26,7 @@ import { WalkProgress } from '../../features/history/walk/walk-progress';
 import { formatDuration } from '../../lib/format';
 import { lazyComponent } from '../../lib/code-module';
 import { usualDurations } from '../../lib/usual-durations';
+import { useTakenOver } from '../../lib/use-taken-over';
 import { ArchiveStatus } from './archive-status';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';
 import { projectTimeline } from './project-timeline-module';
@@ -63,6 +64,10 @@ export function HistorySection(props: HistorySectionProps) {
   const archived = matches.source === 'archive';
   const walkedMatches = useMemo(() => filterOperations(operations, filters), [operations, filters]);
   const shown = archived ? matches.operations : walkedMatches;
+  // The archive's answer is on its way and nothing loaded matches yet: "finding", never "no matches". A page read
+  // without script (and the server's HTML the browser takes over) keeps its verdict over the loaded operations.
+  const takenOver = useTakenOver();
+  const finding = takenOver && matches.source === 'asking' && walkedMatches.length === 0;
   const usual = useMemo(() => usualDurations(operations), [operations]);
   const seenActions = useMemo(() => new Set(operations.map((op) => op.action)), [operations]);
   const names = useMemo(() => ({ branchNames, computeNames }), [branchNames, computeNames]);
@@ -143,6 +148,7 @@ export function HistorySection(props: HistorySectionProps) {
             projectId={projectId}
             filters={filters}
             matches={archived ? matches.operations : undefined}
+            pending={finding}
             branchNames={branchNames}
             computeNames={computeNames}
           />
@@ -155,6 +161,8 @@ export function HistorySection(props: HistorySectionProps) {
           <LoadFailureCallout title="Could not load the operations." failure={historyFailure} onRetry={() => void history.refetch()} fetching={history.isFetching} />
         ) : history.isPending ? (
           <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
+        ) : finding ? (
+          <TableSkeleton columns={OPERATION_COLUMNS} label="Finding the matches…" />
         ) : operations.length === 0 && !archived ? (
           <p className="empty">No operations yet. Operations appear here when you or the platform change something in this project.</p>
         ) : shown.length === 0 ? (

@@ -60,6 +60,8 @@ export function ProjectScreen() {
         branches={branches}
         endpoints={endpoints}
         blockers={blockers}
+        operations={operations}
+        now={now}
       />
       <HistorySection
         projectId={projectId}

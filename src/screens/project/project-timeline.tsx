@@ -10,12 +10,14 @@ interface ProjectTimelineProps {
   filters: HistoryFilters;
   /** What matches when the archive answered the filters; otherwise the loaded history is filtered here. */
   matches?: readonly Operation[] | undefined;
+  /** The archive is asked for the matches: nothing is drawn from the loaded history meanwhile. */
+  pending?: boolean | undefined;
   branchNames: ReadonlyMap<string, string>;
   computeNames: ReadonlyMap<string, string>;
 }
 
 /** The timeline of a project's history as loaded (the one store), showing what matches the filters; loaded on demand. */
-export function ProjectTimeline({ projectId, filters, matches: answered, branchNames, computeNames }: ProjectTimelineProps) {
+export function ProjectTimeline({ projectId, filters, matches: answered, pending, branchNames, computeNames }: ProjectTimelineProps) {
   const history = useInfiniteQuery(operationQueries.history(projectId));
   const matches = useMemo(() => answered ?? filterOperations(historyOperations(history.data), filters), [answered, history.data, filters]);
   return (
@@ -27,6 +29,7 @@ export function ProjectTimeline({ projectId, filters, matches: answered, branchN
       from={filters.from}
       to={filters.to}
       filtered={isFiltered(filters)}
+      pending={pending}
     />
   );
 }

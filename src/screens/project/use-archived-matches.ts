@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { archivedHistoryRefetchInterval, archivedOperations, archiveQueries, isNotArchived, type ArchiveFilterParams } from '../../api/archive';
+import { archivedHistoryRefetchInterval, archivedOperations, archivedPage, archiveQueries, isNotArchived, type ArchiveFilterParams } from '../../api/archive';
 import type { ArchiveCoverage } from '../../api/archive-schemas';
 import { mergeCopies } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
@@ -10,7 +10,7 @@ import { compareTimes } from '../../lib/format';
 /**
  * Where a filtered history's matches come from: `off` (no filter), `asking` (the archive's first page
  * is on its way), `archive` (the console's record answers over the whole history, one request a page),
- * or `api`: the archive does not cover the project (404 `not_archived`), no longer follows it (its kept keys
+ * or `api`: the archive does not cover the project (it answers `archived: false`), no longer follows it (its kept keys
  * were refused: `stoppedAt`), or it could not answer, and the page walks the API as before.
  */
 export type MatchesSource = 'off' | 'asking' | 'archive' | 'api';
@@ -51,10 +51,10 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
     enabled: filtered,
     refetchInterval: archivedHistoryRefetchInterval(intervalMs),
   });
-  const notArchived = isNotArchived(archive.error) || isNotArchived(archive.failureReason);
-  const failing = !notArchived && archive.data === undefined && (archive.isError || archive.failureCount > 0);
-  const stoppedAt = archive.data?.pages[0]?.archive.stoppedAt;
-  const source: MatchesSource = !filtered ? 'off' : archive.data && stoppedAt === undefined ? 'archive' : notArchived || failing || stoppedAt !== undefined ? 'api' : 'asking';
+  const notArchived = isNotArchived(archive.data);
+  const failing = archive.data === undefined && (archive.isError || archive.failureCount > 0);
+  const stoppedAt = archivedPage(archive.data?.pages[0])?.archive.stoppedAt;
+  const source: MatchesSource = !filtered ? 'off' : notArchived || failing || stoppedAt !== undefined ? 'api' : archive.data ? 'archive' : 'asking';
 
   const hasMore = archive.hasNextPage;
   const operations = useMemo(() => {
@@ -68,7 +68,7 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
   return {
     source,
     operations,
-    coverage: archive.data?.pages[0]?.archive,
+    coverage: archivedPage(archive.data?.pages[0])?.archive,
     stoppedAt,
     problem: failing ? (archive.error ?? archive.failureReason) : null,
     params,

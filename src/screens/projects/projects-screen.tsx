@@ -2,6 +2,7 @@ import { hashKey, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
+import { archiveQueries } from '../../api/archive';
 import { authQueries, keyKindOf } from '../../api/auth';
 import { loadFailure } from '../../api/load-failure';
 import { projectQueries } from '../../api/projects';
@@ -15,8 +16,11 @@ import { paths } from '../../config/paths';
 import { formatSeconds } from '../../lib/format';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
+import { ArchiveFigures } from './archive-figures';
 
 const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
+/** With a kept key, the archive's figures of each project it reaches, beside its name. */
+const ARCHIVED_COLUMNS = ['Name', 'Operations', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
 
 function matches(project: Project, term: string): boolean {
   const t = term.trim().toLowerCase();
@@ -57,6 +61,10 @@ export function ProjectsScreen() {
   const loaded = useMemo(() => projects.data?.pages.flatMap((p) => p.projects) ?? [], [projects.data]);
   const shown = useMemo(() => loaded.filter((p) => matches(p, term)), [loaded, term]);
   const isPersonal = auth.data ? keyKindOf(auth.data) === 'personal' : false;
+  // One request to the console's own archive for the whole list (no API request): shown once a kept key reaches a project.
+  const archived = useQuery(archiveQueries.projects());
+  const figures = useMemo(() => new Map(archived.data?.projects.map((p) => [p.id, p])), [archived.data]);
+  const withFigures = figures.size > 0;
 
   return (
     <section>
@@ -91,7 +99,7 @@ export function ProjectsScreen() {
               <caption className="visually-hidden">
                 Projects{term ? `, filtered by “${term}”` : ''}: {shown.length} shown
               </caption>
-              <TableHead columns={COLUMNS} />
+              <TableHead columns={withFigures ? ARCHIVED_COLUMNS : COLUMNS} />
               <tbody>
                 {shown.map((project) => (
                   <tr key={project.id}>
@@ -101,6 +109,11 @@ export function ProjectsScreen() {
                       </Link>
                       {project.locked && <span className="tag"> Locked</span>}
                     </th>
+                    {withFigures && (
+                      <td data-label="Operations">
+                        <ArchiveFigures figures={figures.get(project.id)} now={now} />
+                      </td>
+                    )}
                     <td data-label="ID">
                       <code>{project.id}</code>
                     </td>

@@ -223,6 +223,36 @@ describe('a restart of a running compute', () => {
   });
 });
 
+describe('a compute’s state', () => {
+  it('reads forward through a restart, Suspending… then Starting… then Active, never back and never Idle between', async () => {
+    const project = projectWithCompute('Restarting in steps', 'active');
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    const compute = project.endpointId;
+    await waitFor(async () => expect(await rowOf('main')).toHaveTextContent('Active'));
+    // Every state the cell shows, however briefly: each change of its text, as the DOM makes it.
+    const cell = within(await rowOf('main')).getByText('Active');
+    const shown: string[] = ['Active'];
+    const observer = new MutationObserver(() => {
+      const text = cell.textContent;
+      if (shown.at(-1) !== text) shown.push(text);
+    });
+    observer.observe(cell, { childList: true, characterData: true, subtree: true });
+
+    await user.click(within(await rowOf('main')).getByRole('button', { name: `Restart compute ${compute}` }));
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Restart' }));
+    await watchedGroup(`Restart compute ${compute}: 2 operations`);
+    // The platform's half-seconds, each one read by the page's polls before the next.
+    for (let step = 0; step < 30 && !screen.queryByText(/2 operations started; all have ended\./); step++) {
+      sim.clock.advance(500);
+      await elapse(300);
+    }
+    await waitFor(() => expect(screen.getByText(/2 operations started; all have ended\./)).toBeInTheDocument());
+    await waitFor(() => expect(shown.at(-1)).toBe('Active'));
+    observer.disconnect();
+    expect(shown).toEqual(['Active', 'Suspending…', 'Starting…', 'Active']);
+  });
+});
+
 describe('when the project is busy or the change is refused', () => {
   it('waits out a 423 while a conflicting operation runs, naming it, and goes through once it ends', async () => {
     const project = projectWithCompute('Busy');

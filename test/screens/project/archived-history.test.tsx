@@ -10,7 +10,7 @@ import { setupSimServer } from '../../support/sim-server';
 
 // A filtered history of a project the archive covers is answered by the console's server from its
 // store (GET /archive/projects/:id/operations with the filter's parameters): one request a page, no
-// walk over the API. A project it does not cover (404 not_archived) is walked over the API as before.
+// walk over the API. A project it does not cover (it answers `archived: false`) is walked over the API as before.
 // The archive is the real one: the session's key kept, the server's collector reading the simulator (a user
 // with only the test's project, so it reads little), an idle project read again every 600 ms and whole again
 // when a second has passed, so an operation the simulator prunes is soon kept as one the API no longer lists.
@@ -153,6 +153,31 @@ describe('history served from the archive', () => {
     expect(await screen.findByText(/still reading this project’s older history: older matches may be missing/)).toBeInTheDocument();
   });
 
+  it('shows the matches as on their way while the archive is asked, never "no matches" before its answer', async () => {
+    const project = newProject(sim);
+    addHistory(sim, project.id, 5);
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    sim.server.use(
+      http.get('*/archive/projects/:projectId/operations', async ({ request }) => {
+        await held;
+        const url = new URL(request.url);
+        return sim.console.request(`${url.pathname}${url.search}`);
+      }),
+    );
+    renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
+    // The history's first page is in (the timeline is drawn with it), and none of it matches: still no verdict.
+    const timeline = await screen.findByRole('figure', { name: /^Timeline/ });
+    expect(within(timeline).getByText('Finding the matches…')).toBeInTheDocument();
+    expect(screen.getAllByText('Finding the matches…')).toHaveLength(2);
+    expect(screen.queryByText(/No matching operations|No loaded operation matches|No operation in/)).not.toBeInTheDocument();
+    answer();
+    expect(await screen.findByText('No operation in the history searched matches these filters.')).toBeInTheDocument();
+    expect(within(timeline).getByText('No matching operations in this window.')).toBeInTheDocument();
+  });
+
   it('walks the API exactly as before for a project the archive does not cover', async () => {
     const project = newProject(sim);
     const all = addHistory(sim, project.id, 2_500, failedEvery97);
@@ -228,17 +253,32 @@ describe('history served from the archive', () => {
     await waitFor(() => expect(tableIds()).toContain(kept.id));
   });
 
-  it('opens a kept operation’s page from the archive when the API says 404 for it', async () => {
+  it('opens a kept operation’s page from the archive first, never asking the API for it (which would answer 404)', async () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 5);
     const kept = oldFailure(project.id);
     await archiveThenPrune(kept);
     await waitUntilKept(sim.console, project.id, kept.id);
+    const answers: number[] = [];
+    sim.onPageResponse((request, response) => {
+      if (new URL(request.url).pathname === `/api/v2/projects/${project.id}/operations/${kept.id}`) answers.push(response.status);
+    });
     renderApp(`/projects/${project.id}/operations/${kept.id}`, { apiKey: sim.apiKey });
     expect(await screen.findByRole('heading', { level: 1, name: 'Apply config' })).toBeInTheDocument();
     expect(screen.getByText(/The API no longer has this operation/)).toHaveTextContent(/Kept by the archive/);
     expect(screen.getByTestId('operation-status')).toHaveTextContent('Error');
     expect(screen.queryByText('Could not load this operation.')).not.toBeInTheDocument();
+    expect(answers).toEqual([]);
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects', `/archive/projects/${project.id}/operations`]);
+  });
+
+  it('asks the API, not the archive, for an operation of a project the archive does not cover', async () => {
+    const project = newProject(sim);
+    const [newest] = addHistory(sim, project.id, 5);
+    if (!newest) throw new Error('no operation');
+    renderApp(`/projects/${project.id}/operations/${newest.id}`, { apiKey: sim.apiKey });
+    expect(await screen.findByTestId('operation-status')).toHaveTextContent('OK');
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects']);
   });
 
   it('keeps the not-found page of an operation neither the API nor the archive has', async () => {
@@ -247,5 +287,30 @@ describe('history served from the archive', () => {
     renderApp(`/projects/${project.id}/operations/op-nowhere`, { apiKey: sim.apiKey });
     expect(await screen.findByText('Could not load this operation.')).toBeInTheDocument();
     expect(screen.getByText(/It may have been pruned/)).toBeInTheDocument();
+  });
+});
+
+describe('the projects list with a kept key', () => {
+  it('says which project has work in progress, when its last operation was and how long its history is, from one archive request and no API read per project', async () => {
+    const busy = newProject(sim, 'Busy with history');
+    addHistory(sim, busy.id, 40);
+    sim.cp.addOperation({ projectId: busy.id, action: 'apply_config', durationMs: 60 * MINUTE, fail: false, startAs: 'running' });
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console);
+    const apiReads: string[] = [];
+    sim.onPageRequest((request) => {
+      const path = new URL(request.url).pathname;
+      if (path.startsWith('/api/v2/projects/')) apiReads.push(path);
+    });
+
+    renderApp('/', { apiKey: sim.apiKey });
+    const table = await screen.findByRole('table', { name: /^Projects/ });
+    const row = await within(table).findByRole('row', { name: /^Busy with history/ });
+    await waitFor(() => expect(within(row).getByText('1 in progress')).toBeInTheDocument());
+    expect(row).toHaveTextContent(/Last (just now|\d+ (seconds?|minutes?) ago)/);
+    expect(row).toHaveTextContent('41 operations');
+    expect(within(table).getByRole('columnheader', { name: 'Operations' })).toBeInTheDocument();
+    expect(archiveRequests.map((url) => url.pathname)).toEqual(['/archive/projects']);
+    expect(apiReads).toEqual([]);
   });
 });

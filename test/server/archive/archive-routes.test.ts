@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARCHIVE_ACTIVITY_PATH, ArchiveActivitySchema, ArchivedOperationsPageSchema, ArchiveSourceResponseSchema, ArchiveSourcesSchema, NOT_ARCHIVED_CODE } from '../../../src/api/archive-schemas';
+import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_PROJECTS_PATH, ArchiveActivitySchema, ArchivedOperationsPageSchema, ArchivedProjectsSchema, ArchiveSourceResponseSchema, ArchiveSourcesSchema } from '../../../src/api/archive-schemas';
 import type { Operation } from '../../../src/api/schemas';
 import { filterOperations, filtersFromSearch } from '../../../src/features/history/filters/filters';
 import { isInFlight } from '../../../src/lib/operation-status';
@@ -43,6 +43,15 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(JSON.parse((await asPage(server, cookie, '/archive/sources')).body)).toEqual({ sources: [] });
   });
 
+  it('answers a readable project no kept key reaches with a 200 saying so, and an empty projects list, before any key is kept', async () => {
+    const history = await asPage(server, cookie, `/archive/projects/${idOf('acme-analytics-prod')}/operations?status=failed`);
+    expect(history.status, history.body).toBe(200);
+    expect(JSON.parse(history.body)).toEqual({ archived: false });
+    const list = await asPage(server, cookie, ARCHIVE_PROJECTS_PATH);
+    expect(list.status, list.body).toBe(200);
+    expect(JSON.parse(list.body)).toEqual({ projects: [] });
+  });
+
   it('keeps the session’s key once, sealed, and reads every project it reaches to its end', async () => {
     const first = await asPage(server, cookie, '/archive/sources', 'POST');
     expect(first.status, first.body).toBe(201);
@@ -59,6 +68,28 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(sources[0]).toMatchObject({ isOwnKey: true, keyKind: 'personal', state: 'following', projects: projects.size, lastError: null });
     expect(JSON.stringify(sources)).not.toContain(KEY);
   }, 90_000);
+
+  it('answers the projects list in one request: each project the kept key reaches, its operations in flight and its newest operation’s time', async () => {
+    const { projects: listed } = ArchivedProjectsSchema.parse(JSON.parse((await asPage(server, cookie, ARCHIVE_PROJECTS_PATH)).body));
+    expect(listed.map((p) => p.id).sort()).toEqual([...projects.values()].map((p) => p.id).sort());
+    const db = await server.running.store.db();
+    // The figures are the store's rows read by the status rules (the collector may add a read between two asks: asked again then).
+    const figuresOf = async (projectId: string) => {
+      const now = Date.now();
+      const answer = ArchivedProjectsSchema.parse(JSON.parse((await asPage(server, cookie, ARCHIVE_PROJECTS_PATH)).body)).projects.find((p) => p.id === projectId);
+      const { rows } = await db.query<{ body: Operation; gone_at: Date | null }>('SELECT body, gone_at FROM operations WHERE project_id = $1', [projectId]);
+      const newest = Math.max(...rows.map((row) => Date.parse(row.body.created_at)));
+      const inFlight = rows.filter((row) => row.gone_at === null && isInFlight(row.body, now)).length;
+      return { answer: answer && { ...answer, lastOperationAt: answer.lastOperationAt && Date.parse(answer.lastOperationAt) }, store: { inFlight, lastOperationAt: newest, operations: rows.length } };
+    };
+    for (const name of ['acme-analytics-prod', 'blog-backend']) {
+      await expect.poll(async () => {
+        const { answer, store } = await figuresOf(idOf(name));
+        return answer && { inFlight: answer.inFlight, lastOperationAt: answer.lastOperationAt, operations: answer.operations, same: answer.inFlight === store.inFlight && answer.lastOperationAt === store.lastOperationAt && answer.operations === store.operations };
+      }, { timeout: 10_000, interval: 100 }).toMatchObject({ same: true });
+    }
+    expect(listed.find((p) => p.id === idOf('acme-analytics-prod'))?.operations).toBeGreaterThan(0);
+  });
 
   it('answers a filter over the big project from the store with every match the API walk finds', async () => {
     const big = idOf('acme-analytics-prod');
@@ -147,9 +178,10 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(JSON.parse((await asPage(server, scoped, '/archive/sources')).body)).toEqual({ sources: [] });
     const other = await asPage(server, scoped, `/archive/sources/${ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body)).sources[0]?.id ?? ''}`, 'DELETE');
     expect(other.status).toBe(404);
+    // A project the key cannot read is the API's own 404, never an archive's "not archived".
     const notCovered = await asPage(server, cookie, '/archive/projects/no-such-project/operations');
     expect(notCovered.status).toBe(404);
-    expect(JSON.parse(notCovered.body)).not.toMatchObject({ code: NOT_ARCHIVED_CODE });
+    expect(JSON.parse(notCovered.body)).not.toMatchObject({ archived: false });
   });
 
   it('answers Activity from the store for the projects the session’s own kept key reaches', async () => {

@@ -36,6 +36,8 @@ interface TimelineFigureProps {
   to: string | undefined;
   /** Whether the operations are a filtered few: then the window spans them all at first. */
   filtered: boolean;
+  /** The matches are on their way (the archive is asked): the figure says so, never "no matching operations". */
+  pending?: boolean | undefined;
 }
 
 const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
@@ -44,7 +46,7 @@ const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey
  * The operations that match, drawn over time: one lane per branch and compute, each a link to its
  * page, those in flight growing as time passes. The caption says what is drawn in words.
  */
-export function TimelineFigure({ projectId, operations, branchNames, computeNames, from, to, filtered }: TimelineFigureProps) {
+export function TimelineFigure({ projectId, operations, branchNames, computeNames, from, to, filtered, pending = false }: TimelineFigureProps) {
   const id = useId();
   const navigate = useNavigate();
   const [zone] = useTimeZone();
@@ -114,7 +116,11 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
           progress <span className="tl-key tl-key--neutral" /> Cancelled, skipped
         </span>
       </div>
-      {layout.shown === 0 ? (
+      {pending ? (
+        <p className="muted timeline__empty" role="status">
+          Finding the matches…
+        </p>
+      ) : layout.shown === 0 ? (
         <p className="muted timeline__empty">No matching operations in this window.</p>
       ) : (
         <svg className="timeline__chart" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="group" aria-labelledby={`${id}-caption`}>

@@ -1,0 +1,25 @@
+import type { ArchivedProjectSummary } from '../../api/archive-schemas';
+import { RelativeTime } from '../../components/relative-time';
+import { formatCount } from '../../lib/format';
+
+/** What the archive says of a project: work in flight now, its newest operation, how long its history is. */
+export function ArchiveFigures({ figures, now }: { figures: ArchivedProjectSummary | undefined; now: number }) {
+  if (!figures) return <span className="muted">Not in the archive</span>;
+  return (
+    <>
+      {figures.inFlight > 0 && <span className="tag">{figures.inFlight} in progress</span>}{' '}
+      {figures.lastOperationAt ? (
+        <span>
+          Last <RelativeTime iso={figures.lastOperationAt} now={now} />
+        </span>
+      ) : (
+        <span className="muted">None yet</span>
+      )}
+      <span className="muted small">
+        {' '}
+        · {formatCount(figures.operations)} {figures.operations === 1 ? 'operation' : 'operations'}
+        {figures.backfilled ? '' : ' so far'}
+      </span>
+    </>
+  );
+}
