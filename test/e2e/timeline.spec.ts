@@ -1,11 +1,14 @@
 import { expect, test } from '@playwright/test';
 import { ControlApi, sendWhenNotBusy, type ApiOperation } from './support/api';
+import { clearFaults, setFaults } from './support/faults';
 import { operationPath, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 // The timeline's marks of operations started at one moment: a restart of a running compute starts its suspend
-// and its start together, on one lane. Each is drawn whole (a row of its own), so a person can point at it and
-// open it, and the keyboard reaches it (docs/console.md#the-timeline).
+// and its start together, on one lane. The fault control reports both as ended in Error at once, so their marks
+// are the same diamond on the same spot, the worst case (one Error diamond over another mark). Each is drawn
+// whole (a row of its own), so a person can point at it and open it, and the keyboard reaches it
+// (docs/console.md#the-timeline).
 
 test('every timeline mark of two operations started together can be clicked', async ({ page, context, request }) => {
   test.setTimeout(90_000);
@@ -31,18 +34,27 @@ test('every timeline mark of two operations started together can be clicked', as
   }).toPass({ timeout: 60_000, intervals: [500, 1_000, 2_000] });
   expect(new Set(together.map((op) => op.created_at)).size, 'the two start at one moment').toBe(1);
 
-  await holdKey(context);
-  await page.goto(projectPath(projectId));
-  const figure = page.getByRole('figure', { name: /^Timeline/ });
-  for (const op of together) {
-    const mark = figure.locator(`a[href="${operationPath(projectId, op.id)}"]`);
-    // Reached by the keyboard…
-    await mark.focus();
-    await expect(mark).toBeFocused();
-    // …and by the pointer: Playwright clicks where the mark is drawn and refuses when another mark covers that spot.
-    await mark.click({ timeout: 10_000 });
-    await expect(page).toHaveURL(operationPath(projectId, op.id));
-    await page.goBack();
-    await expect(figure).toBeVisible();
+  const ids = together.map((op) => op.id);
+  await setFaults(request, [
+    { method: 'GET', path: `/projects/${projectId}/operations`, fault: { type: 'unknown-values', status: 'error', ids } },
+    { method: 'GET', path: `/projects/${projectId}/operations/**`, fault: { type: 'unknown-values', status: 'error', ids } },
+  ]);
+  try {
+    await holdKey(context);
+    await page.goto(projectPath(projectId));
+    const figure = page.getByRole('figure', { name: /^Timeline/ });
+    for (const op of together) {
+      const mark = figure.getByRole('link', { name: /, Error, / }).and(figure.locator(`a[href="${operationPath(projectId, op.id)}"]`));
+      // Reached by the keyboard…
+      await mark.focus();
+      await expect(mark).toBeFocused();
+      // …and by the pointer: Playwright clicks where the mark is drawn and refuses while another mark covers that spot.
+      await mark.click({ timeout: 10_000 });
+      await expect(page).toHaveURL(operationPath(projectId, op.id));
+      await page.goBack();
+      await expect(figure).toBeVisible();
+    }
+  } finally {
+    await clearFaults(request);
   }
 });
