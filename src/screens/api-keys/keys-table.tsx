@@ -37,7 +37,7 @@ export function KeysTable({ caption, keys, projectNames, onRevoke, now }: KeysTa
   const columns = projectNames ? ORGANIZATION_KEY_COLUMNS : PERSONAL_KEY_COLUMNS;
   return (
     <div className="table-wrap">
-      <table className="data-table keys-table">
+      <table className="data-table data-table--wrap keys-table">
         <caption className="visually-hidden">{caption}</caption>
         <TableHead
           columns={columns}

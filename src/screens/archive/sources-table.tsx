@@ -60,7 +60,7 @@ function SourceRow({ source, now, onRemove }: { source: ArchiveSource; now: numb
 export function SourcesTable({ sources, now, onRemove }: SourcesTableProps) {
   return (
     <div className="table-wrap">
-      <table className="data-table sources-table">
+      <table className="data-table data-table--wrap sources-table">
         <caption className="visually-hidden">Keys the archive reads with</caption>
         <TableHead
           columns={SOURCE_COLUMNS}

@@ -118,7 +118,7 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
   return (
     <>
       <div className="table-wrap">
-        <table className="data-table delivery-log">
+        <table className="data-table data-table--wrap delivery-log">
           <caption className="delivery-log__caption">{caption}</caption>
           <TableHead
             columns={DELIVERY_COLUMNS}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { axisTicks, layoutTimeline, MAX_MARKS, type TimelineOperation } from '../../../src/features/history/timeline/timeline-layout';
+import { axisTicks, layoutTimeline, markReach, MAX_MARKS, stackMarks, type TimelineOperation } from '../../../src/features/history/timeline/timeline-layout';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const MINUTE = 60_000;
@@ -61,5 +61,24 @@ describe('timeline layout', () => {
       '11:45',
       '12:00',
     ]);
+  });
+
+  it('draws marks that would cover each other one row below the other, and the rest on the lane’s own line', () => {
+    // A restart's two (an Error diamond and a 7-unit bar at one moment), one a little later, one far later.
+    const reaches = [markReach(100, 107, 'danger', false), markReach(100, 100, 'success', false), markReach(104, 110, 'success', false), markReach(300, 306, 'success', false)];
+    const { rows, count } = stackMarks(reaches);
+    expect(rows).toEqual([0, 1, 2, 0]);
+    expect(count).toBe(3);
+    // No two marks on one row touch.
+    const byRow = (row: number) => reaches.filter((_, i) => rows[i] === row).sort((a, b) => a.left - b.left);
+    for (const row of [0, 1, 2]) {
+      const marks = byRow(row);
+      marks.slice(1).forEach((mark, i) => expect(mark.left).toBeGreaterThan(marks[i]!.right));
+    }
+  });
+
+  it('counts the diamond before an error and the arrowhead after work in flight as part of a mark', () => {
+    expect(markReach(50, 52, 'danger', true)).toEqual({ left: 42, right: 65 });
+    expect(stackMarks([]).count).toBe(1);
   });
 });

@@ -17,6 +17,7 @@ const SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
+  'x-robots-tag': 'noindex, nofollow',
 };
 
 afterAll(() => removeTestClientDir());
@@ -94,6 +95,15 @@ describe('npm start on the simulator', () => {
 
     expect(response.status).toBe(404);
     expect(response.body).not.toContain('<div id="root">');
+  });
+
+  it('asks search engines to index nothing: /robots.txt disallows every path', async () => {
+    const response = await server.request({ path: '/robots.txt' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    expect(response.body).toBe('User-agent: *\nDisallow: /\n');
+    expect(response.headers['x-robots-tag']).toBe('noindex, nofollow');
   });
 
   it('answers /healthz without a session', async () => {

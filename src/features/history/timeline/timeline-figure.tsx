@@ -6,7 +6,7 @@ import { formatCount, formatDuration, humanizeAction } from '../../../lib/format
 import { durationOf, statusLabel } from '../../../lib/operation-status';
 import { useTimeZone } from '../../../lib/time-zone';
 import { useNow } from '../../../lib/use-now';
-import { axisTicks, layoutTimeline, MAX_MARKS, type TimelineMark as Mark, type TimelineOperation } from './timeline-layout';
+import { axisTicks, layoutTimeline, markReach, MAX_MARKS, stackMarks, type TimelineLane as Lane, type TimelineMark as Mark, type TimelineOperation } from './timeline-layout';
 import { TimelineMark } from './timeline-mark';
 
 const WINDOWS = [
@@ -23,6 +23,8 @@ const WIDTH = 960;
 const LABEL_WIDTH = 190;
 const RIGHT_PAD = 18;
 const LANE_HEIGHT = 26;
+/** Each further row of a lane whose marks would cover each other (timeline-layout.ts, stackMarks). */
+const ROW_HEIGHT = 18;
 const AXIS_HEIGHT = 26;
 
 interface TimelineFigureProps {
@@ -38,6 +40,18 @@ interface TimelineFigureProps {
   filtered: boolean;
   /** The matches are on their way (the archive is asked): the figure says so, never "no matching operations". */
   pending?: boolean | undefined;
+}
+
+/** Each lane as tall as its rows (marks that would cover each other are drawn one row below the other), and the chart's height. */
+function placeLanes(lanes: readonly Lane[], x: (t: number) => number) {
+  const placed: { lane: Lane; rows: number[]; y: number }[] = [];
+  let top = AXIS_HEIGHT;
+  for (const lane of lanes) {
+    const stack = stackMarks(lane.marks.map((mark) => markReach(x(mark.start), x(mark.end), mark.tone, mark.live)));
+    placed.push({ lane, rows: stack.rows, y: top + LANE_HEIGHT / 2 });
+    top += LANE_HEIGHT + (stack.count - 1) * ROW_HEIGHT;
+  }
+  return { lanes: placed, height: Math.max(top, AXIS_HEIGHT + LANE_HEIGHT) };
 }
 
 const isPlainClick = (event: MouseEvent) => event.button === 0 && !event.metaKey && !event.ctrlKey && !event.shiftKey && !event.altKey;
@@ -69,7 +83,7 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
   );
 
   const x = (t: number) => LABEL_WIDTH + ((Math.min(end, Math.max(start, t)) - start) / Math.max(1, end - start)) * (WIDTH - LABEL_WIDTH - RIGHT_PAD);
-  const height = AXIS_HEIGHT + Math.max(1, layout.lanes.length) * LANE_HEIGHT;
+  const { lanes, height } = placeLanes(layout.lanes, x);
   const long = end - start > 2 * 86_400_000;
   const failed = layout.lanes.reduce((n, lane) => n + lane.marks.filter((m) => m.tone === 'danger').length, 0);
   const live = layout.lanes.reduce((n, lane) => n + lane.marks.filter((m) => m.live).length, 0);
@@ -132,8 +146,7 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
               </text>
             </g>
           ))}
-          {layout.lanes.map((lane, i) => {
-            const y = AXIS_HEIGHT + i * LANE_HEIGHT + LANE_HEIGHT / 2;
+          {lanes.map(({ lane, rows, y }) => {
             const name = lane.compute ? `${lane.branch} · ${lane.compute}` : lane.branch;
             return (
               <g key={lane.key} className="tl-lane">
@@ -141,14 +154,14 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
                   {name.length > 26 ? `${name.slice(0, 25)}…` : name}
                 </text>
                 <line className="tl-lane__rule" x1={LABEL_WIDTH} x2={WIDTH - RIGHT_PAD} y1={y} y2={y} aria-hidden="true" />
-                {lane.marks.map((mark) => (
+                {lane.marks.map((mark, m) => (
                   <TimelineMark
                     key={mark.operation.id}
                     href={paths.operation(projectId, mark.operation.id)}
                     label={labelOf(mark, name)}
                     x1={x(mark.start)}
                     x2={x(mark.end)}
-                    y={y}
+                    y={y + (rows[m] ?? 0) * ROW_HEIGHT}
                     tone={mark.tone}
                     live={mark.live}
                     onOpen={open}

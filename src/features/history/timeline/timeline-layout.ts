@@ -93,3 +93,36 @@ export function axisTicks(start: number, end: number, count = 6): number[] {
   for (let t = Math.ceil(start / step) * step; t <= end; t += step) ticks.push(t);
   return ticks;
 }
+
+/** A mark's bar: its height, and its least width so an instant operation can still be pointed at. */
+export const MARK_BAR = 12;
+export const MARK_MIN_WIDTH = 6;
+/** How far the diamond of an error reaches before a mark's start, and the arrowhead of work in flight past its end. */
+export const MARK_DIAMOND = 8;
+export const MARK_ARROW = 9;
+/** Room kept between two marks on one row, so the pointer can tell them apart. */
+const MARK_GAP = 2;
+
+/** What a mark covers on the chart, in its units: the bar, with the diamond before an error and the arrowhead after work in flight. */
+export function markReach(x1: number, x2: number, tone: StatusTone, live: boolean): { left: number; right: number } {
+  const left = tone === 'danger' ? x1 - MARK_DIAMOND : x1;
+  const right = x1 + Math.max(MARK_MIN_WIDTH, x2 - x1) + (live ? MARK_ARROW : 0);
+  return { left, right };
+}
+
+/**
+ * The row of a lane each mark is drawn on (0 the lane's own line): a mark goes on the first row where it
+ * touches no mark already drawn, so two operations started together (a restart's two, a branch and its
+ * compute) are drawn one above the other, each whole, instead of the later hiding the earlier. Marks in
+ * drawing order (oldest first); returns a row per mark and how many rows the lane needs.
+ */
+export function stackMarks(reaches: readonly { left: number; right: number }[]): { rows: number[]; count: number } {
+  const rowEnds: number[] = [];
+  const rows = reaches.map(({ left, right }) => {
+    let row = rowEnds.findIndex((end) => left >= end + MARK_GAP);
+    if (row === -1) row = rowEnds.push(right) - 1;
+    else rowEnds[row] = right;
+    return row;
+  });
+  return { rows, count: Math.max(1, rowEnds.length) };
+}
