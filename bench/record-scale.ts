@@ -324,7 +324,7 @@ async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreR
  * The seed's own connection to Postgres: the console's driver gives every statement 15 s (server/store/pg-db.ts),
  * which building an index over a million rows on a busy machine may need more than.
  */
-function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transaction'> {
+export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transaction'> {
   const query: Queryable['query'] = async (text, params) => ({ rows: (await client.query(text, params === undefined ? undefined : [...params])).rows as never[] });
   return {
     query,
