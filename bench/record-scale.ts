@@ -280,6 +280,8 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
       await timeRoute(port, cookie, '90-day insights, every project (/insights)', '/archive/insights?window=90d', TARGET_INSIGHTS_MS, lengthOf('projects')),
       await timeRoute(port, cookie, "History's first page, the busiest project's", `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
       await timeRoute(port, cookie, 'History filtered, ?status=failed', `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+      // The Status filter's Error choice: two statuses.
+      await timeRoute(port, cookie, 'History filtered, ?status=failed,error', `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
     ];
   } finally {
     await routes.close();
