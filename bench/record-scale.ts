@@ -162,6 +162,12 @@ async function setIndexesAside(db: Queryable): Promise<() => Promise<void>> {
   return async () => {
     for (const key of keys) await db.query(`ALTER TABLE operations ADD CONSTRAINT ${key.name} ${key.definition}`);
     for (const index of indexes) await db.query(index.definition);
+    // Building an index counts the table's rows for the planner, which a store written row by row never has
+    // (PGlite runs no autovacuum, the console no ANALYZE): the count is forgotten again, as it stood.
+    await db.query(
+      `UPDATE pg_class SET reltuples = -1 WHERE oid IN ('operations'::regclass, 'operation_transitions'::regclass)
+         OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('operations'::regclass, 'operation_transitions'::regclass))`,
+    );
   };
 }
 
@@ -170,7 +176,7 @@ export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number,
   await seedSource(db, now);
   const span = YEARS * 365 * 86_400;
   const start = now.getTime() / 1_000 - span;
-  const restoreIndexes = await setIndexesAside(db);
+  const restoreIndexes = process.env.BENCH_SCALE_KEEP_INDEXES ? () => Promise.resolve() : await setIndexesAside(db);
   for (let lo = 0; lo < total; lo += CHUNK) {
     const hi = Math.min(total, lo + CHUNK);
     await db.transaction(async (tx) => {
@@ -179,6 +185,7 @@ export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number,
     });
     progress(hi);
   }
+  console.log('  building the indexes…');
   await restoreIndexes();
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operation_transitions', []);
   return rows[0]?.n ?? 0;
@@ -271,6 +278,7 @@ const lengthOf = (key: string) => (body: unknown) => {
 };
 
 async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timing[]> {
+  console.log(`  timing the routes, ${WARMUPS} + ${RUNS} times each…`);
   const routes = await routesOver(db, now);
   try {
     const { port, cookie } = routes;

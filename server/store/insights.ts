@@ -105,8 +105,8 @@ async function queueRows(db: Queryable, projectIds: readonly string[], key: 'pro
   const condition = conditions(values);
   const current = condition(where.current);
   const previous = condition(where.previous);
-  const span = spanOf(where);
-  const within = span ? ` AND ${condition(span)}` : '';
+  // Without the span of figureRows: with it, a planner without statistics (PGlite) finds each operation by its
+  // project and time range rather than by its key, reading the whole window once per transition.
   // An operation's status is seen after it is created: no transition of one created in either range is older than both.
   values.push(where.queue.waiting, where.queue.running, where.queue.since);
   const [waiting, running, since] = [`$${values.length - 2}`, `$${values.length - 1}`, `$${values.length}::timestamptz`];
@@ -122,7 +122,7 @@ async function queueRows(db: Queryable, projectIds: readonly string[], key: 'pro
          GROUP BY t.project_id, t.operation_id
        ) q
        JOIN operations o ON o.project_id = q.project_id AND o.id = q.operation_id
-       WHERE q.running_at >= q.waiting_at AND (${current} OR ${previous})${within}
+       WHERE q.running_at >= q.waiting_at AND (${current} OR ${previous})
      ) measured
      GROUP BY key, period`,
     values,
