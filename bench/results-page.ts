@@ -4,6 +4,7 @@
 import { cpus, loadavg, release, totalmem, type as osType } from 'node:os';
 import { activityRowMet, type ActivityBenchRow } from './activity';
 import type { ArchiveResult } from './archive';
+import type { ScaleResult } from './record-scale';
 import type { InitialJsOrigins, ScriptSize } from './initial-js';
 import { loadTargets, type LoadFigures, type LoadResult } from './load';
 import { TARGET_PER_INTERVAL, TARGET_PER_SECOND, type measureRequests } from './requests';
@@ -55,6 +56,8 @@ export interface BenchRecord extends Partial<FirstRows> {
   load?: LoadResult | undefined;
   activity?: ActivityBenchRow[] | undefined;
   archive?: ArchiveResult | undefined;
+  /** Only when asked for (`--only=scale`, or with the default parts): bench/record-scale.ts. */
+  scale?: ScaleResult | undefined;
 }
 
 export interface MachineFacts {
@@ -122,6 +125,9 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
     lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, busiest <= walk.targetPerSecond]);
   }
   for (const line of load ? loadTargets(load) : []) lines.push(line);
+  for (const store of record.scale?.stores ?? []) {
+    for (const t of store.timings) lines.push([`Scale, ${store.store}: ${t.what}`, `${t.serverMedianMs.toFixed(1)} ms`, `≤ ${t.targetMs} ms`, t.serverMedianMs <= t.targetMs]);
+  }
   return lines;
 }
 
@@ -275,6 +281,24 @@ function archiveSection({ archive }: BenchRecord): string[] {
   return ['## History archive', '', table(['What', 'Measured'], rows), ''];
 }
 
+/** The whole record at scale, when the run measured it (not one of a default run's parts). */
+function scaleSection({ scale }: BenchRecord): string[] {
+  if (!scale) return [];
+  const rows = scale.stores.flatMap((store) => [
+    [store.store, 'Seed', `${fixed(store.seedMs / 1_000)} s (${store.transitions.toLocaleString('en')} transitions)`, '', ''],
+    [store.store, 'Size on disk', `${fixed(store.sizeBytes / 1024 ** 2)} MiB`, '', ''],
+    ...store.timings.map((t) => [store.store, t.what, `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`, `≤ ${t.targetMs} ms`, verdict(t.serverMedianMs <= t.targetMs)]),
+  ]);
+  return [
+    '## The whole record at scale',
+    '',
+    `${scale.operations.toLocaleString('en')} operations over three years across ${scale.projects} projects (the busiest: ${scale.busiest.operations.toLocaleString('en')}); the server's own time (Server-Timing), median and p95 of ${scale.runs}.`,
+    '',
+    table(['Store', 'What', 'Measured', 'Target', ''], rows),
+    '',
+  ];
+}
+
 const PARTS: [string, (record: BenchRecord) => boolean][] = [
   ['initial JS', (r) => r.scripts !== undefined],
   ['first row', (r) => r.firstRow !== undefined],
@@ -327,6 +351,7 @@ export function resultsPage(record: BenchRecord, machine: MachineFacts, provenan
     ...loadSection(record),
     ...activitySection(record),
     ...archiveSection(record),
+    ...scaleSection(record),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -1,7 +1,9 @@
 // `npm run bench`: the production build's initial JavaScript, how long a deep link to the big project
 // takes to show its first operation compared with a static page of the same table (served by a bare
 // node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
-// `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive).
+// `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive,
+// scale). `scale` (bench/record-scale.ts: a million operations seeded into each store, some ten minutes) runs only
+// when asked for; `--scale-operations=N` seeds fewer, to try it.
 // Writes bench/results/latest.json; a whole run also writes docs/benchmarks-results.md (bench/results-page.ts).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
@@ -14,6 +16,7 @@ import playwrightConfig from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
 import { measureArchive, reportArchive, type ArchiveResult } from './archive';
+import { measureScale, reportScale, scaleOperations, type ScaleResult } from './record-scale';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
@@ -34,8 +37,12 @@ const API_KEY = 'bench-key-0000000000000000000000';
 
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive'] as const;
+const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive', 'scale'] as const;
 type Part = (typeof PARTS)[number];
+/** A run without `--only`, and what makes a run whole: every part but `scale`, whose seeding alone outlasts the rest. */
+const DEFAULT_PARTS: readonly Part[] = PARTS.filter((part) => part !== 'scale');
+/** The parts that need no build of the console (they start what they measure themselves). */
+const UNBUILT_PARTS: readonly Part[] = ['activity', 'archive', 'scale'];
 
 const kib = (bytes: number) => bytes / 1024;
 
@@ -208,10 +215,10 @@ function reportTargets(record: BenchRecord): void {
   console.log(`\n  machine load (1-min average) at the end: ${(loadavg()[0] ?? 0).toFixed(2)}`);
 }
 
-/** `--only=a,b`: the parts to run (every part without it). */
+/** `--only=a,b`: the parts to run (every default part without it). */
 function partsToRun(argv: readonly string[]): Set<Part> {
   const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
-  if (only === undefined) return new Set(PARTS);
+  if (only === undefined) return new Set(DEFAULT_PARTS);
   const asked = only.split(',').map((part) => part.trim());
   const unknown = asked.filter((part) => !(PARTS as readonly string[]).includes(part));
   if (unknown.length > 0) throw new Error(`unknown bench part(s) ${unknown.join(', ')}; the parts are ${PARTS.join(', ')}`);
@@ -223,7 +230,7 @@ async function main(): Promise<void> {
   const results: Results = {};
   let activity: ReturnType<typeof measureActivity> | undefined;
   const env = simulatorEnv({ SIM_API_KEY: API_KEY });
-  if ([...parts].some((part) => part !== 'activity' && part !== 'archive')) {
+  if ([...parts].some((part) => !UNBUILT_PARTS.includes(part))) {
     console.log('Building (npm run build: the client and the server, then the floor app into dist/client/floor)…');
     await run('npm', ['run', '-s', 'build'], env);
     if (parts.has('first-row')) await run('npx', ['vite', 'build', '--config', 'bench/floor/vite.config.ts'], env);
@@ -259,6 +266,8 @@ async function main(): Promise<void> {
   if (parts.has('activity')) activity = measureActivity();
   let archive: ArchiveResult | undefined;
   if (parts.has('archive')) archive = await measureArchive();
+  let scale: ScaleResult | undefined;
+  if (parts.has('scale')) scale = await measureScale(scaleOperations(process.argv));
 
   if (results.firstRows) report(results.firstRows);
   else if (parts.has('bundle') && results.scripts) reportScripts(results.scripts);
@@ -269,11 +278,12 @@ async function main(): Promise<void> {
   if (results.load) reportLoad(results.load);
   if (activity) reportActivity(activity);
   if (archive) reportArchive(archive);
+  if (scale) reportScale(scale);
   const { firstRows, ...rest } = results;
-  const record: BenchRecord = { at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0] ?? 0, ...firstRows, ...rest, activity, archive };
+  const record: BenchRecord = { at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0] ?? 0, ...firstRows, ...rest, activity, archive, scale };
   reportTargets(parts.has('bundle') ? record : { ...record, scripts: undefined });
   await mkdir(RESULTS, { recursive: true });
-  const whole = parts.size === PARTS.length;
+  const whole = DEFAULT_PARTS.every((part) => parts.has(part));
   const file = join(RESULTS, whole ? 'latest.json' : `latest-${[...parts].join('+')}.json`);
   await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);

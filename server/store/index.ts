@@ -23,15 +23,24 @@ export interface StoreConfig {
 
 export const STORE_DIR = 'store';
 
+/**
+ * How long a migration's statement may take on a Postgres server: building an index over a store of a million
+ * operations takes longer than a query's deadline (pg-db.ts) on a small machine (docs/benchmarks.md).
+ */
+export const MIGRATION_TIMEOUT_MS = 15 * 60_000;
+
 export async function openStore(config: StoreConfig): Promise<Db> {
-  const db = config.databaseUrl
-    ? openPgDb(config.databaseUrl, { ...(config.log ? { log: config.log } : {}), ...(config.outage ? { outage: config.outage } : {}) })
-    : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
+  const options = { ...(config.log ? { log: config.log } : {}), ...(config.outage ? { outage: config.outage } : {}) };
+  const db = config.databaseUrl ? openPgDb(config.databaseUrl, options) : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
+  // On Postgres the migrations run on a connection of their own with the longer deadline, then it is closed.
+  const migrating = config.databaseUrl ? openPgDb(config.databaseUrl, { ...options, poolSize: 1, queryTimeoutMs: MIGRATION_TIMEOUT_MS }) : db;
   try {
-    await migrate(db, await loadMigrations());
+    await migrate(migrating, await loadMigrations());
   } catch (error) {
     await db.close().catch(() => undefined);
     throw error;
+  } finally {
+    if (migrating !== db) await migrating.close().catch(() => undefined);
   }
   return db;
 }

@@ -93,7 +93,10 @@ const status: FilterField = {
   },
   sql: (filters, params) => {
     const values = filters.status.filter((s) => s !== OTHER_STATUS);
-    const tests = values.length > 0 ? [`status = ANY(${params.add(values)}::text[])`] : [];
+    // One status as an equality: an index scan on `status = ANY(…)` gives its rows in no order (Postgres 15), so
+    // a page reads and sorts every match; on `=` it walks operations_by_status newest first and stops at the
+    // page's end (docs/benchmarks.md, "The whole record at scale").
+    const tests = values.length === 1 ? [`status = ${params.add(values[0] ?? '')}`] : values.length > 1 ? [`status = ANY(${params.add(values)}::text[])`] : [];
     if (filters.status.includes(OTHER_STATUS)) tests.push(`NOT (status = ANY(${params.add(KNOWN_STATUSES)}::text[]))`);
     return tests.length === 1 ? (tests[0] ?? '') : `(${tests.join(' OR ')})`;
   },

@@ -1,0 +1,422 @@
+// The whole record at scale (`npm run bench -- --only=scale`): a store seeded with a million operations over three
+// years across 50 projects, then the server's answers over it timed, on PGlite (a DATA_DIR of its own) and on a
+// throwaway Postgres cluster (test/support/postgres-server.ts). The schema is the one that runs: each store is
+// opened by openStore, which applies server/store/migrations. The rows are made by the store itself, one
+// INSERT … SELECT FROM generate_series per chunk (operations and their operation_transitions in one statement), in
+// the collector's shapes (server/store/operations.ts upsertOperations). What is timed goes through the route
+// handlers (server/insights/insights-routes.ts, server/archive/archive-routes.ts) on a loopback server in this
+// process, with a project access that answers "readable" at once (the API's read is not what is measured): the
+// figure is the server's own time from the route's Server-Timing, the round trip beside it. docs/benchmarks.md.
+import { readdir, stat, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { ARCHIVE_PAGE_SIZE } from '../src/api/archive';
+import { KNOWN_ACTIONS } from '../src/features/history/filters/filters';
+import { isArchivePath, serveArchiveRoute } from '../server/archive/archive-routes';
+import { createInsights, isInsightsPath } from '../server/insights/insights-routes';
+import type { ProjectAccess } from '../server/proxy/project-access';
+import { createSeal } from '../server/session/seal';
+import { createSessions } from '../server/session/sessions';
+import { openStore, type Db, type Queryable } from '../server/store';
+import { ownPostgres } from '../test/support/postgres-server';
+
+export const SCALE_OPERATIONS = 1_000_000;
+const PROJECTS = 50;
+const YEARS = 3;
+const WARMUPS = 2;
+const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 15);
+/** Operations a statement makes (Postgres' driver gives a query 15 s: server/store/pg-db.ts). */
+const CHUNK = 25_000;
+export const TARGET_INSIGHTS_MS = 300;
+export const TARGET_HISTORY_PAGE_MS = 50;
+const KEY = 'bench-scale-key-00000000000000000';
+
+export type ScaleStore = 'pglite' | 'postgres';
+
+export interface Timing {
+  what: string;
+  path: string;
+  /** The server's own time (the route's Server-Timing, summed), median and p95 of `runs`. */
+  serverMedianMs: number;
+  serverP95Ms: number;
+  roundTripMedianMs: number;
+  /** Rows in the answer (operations, or rows of figures). */
+  rows: number;
+  targetMs: number;
+}
+
+export interface ScaleStoreResult {
+  store: ScaleStore;
+  operations: number;
+  transitions: number;
+  seedMs: number;
+  /** PGlite: the DATA_DIR's files; Postgres: pg_database_size. */
+  sizeBytes: number;
+  timings: Timing[];
+}
+
+export interface ScaleResult {
+  operations: number;
+  projects: number;
+  busiest: { id: string; operations: number };
+  runs: number;
+  stores: ScaleStoreResult[];
+}
+
+/** The projects: three busy ones with six in ten operations, 47 sharing the rest. */
+const projectIds = Array.from({ length: PROJECTS }, (_, i) => `scale-project-${String(i + 1).padStart(2, '0')}`);
+
+/** The platform's actions, the everyday ones first: the seed picks early ones most often. */
+const ACTIONS = ['start_compute', 'suspend_compute', 'apply_config', 'create_branch', 'create_timeline', 'create_compute', ...KNOWN_ACTIONS].filter(
+  (action, i, all) => all.indexOf(action) === i,
+);
+
+/**
+ * One chunk of operations [lo, hi) of `total`, created in time order from `start` over `span` seconds, and the
+ * transitions the collector records for them: three in ten followed live (scheduling, running, then how they
+ * ended, the queue a second to a minute), the rest first seen ended. Statuses as the platform gives them: mostly
+ * finished, some failed, error, cancelled, skipped; those still going at `now` running. Older than 30 days: gone
+ * from the API's list, kept here.
+ */
+const SEED_CHUNK = `
+WITH raw AS (
+  SELECT g, random() AS rp, random() AS ra, random() AS rs, random() AS rd, random() AS rq, random() AS rr, random() AS rb, random() AS rj
+  FROM generate_series($1::int, $2::int - 1) AS g
+), shaped AS (
+  SELECT
+    ($6::text[])[CASE WHEN rp < 0.30 THEN 1 WHEN rp < 0.50 THEN 2 WHEN rp < 0.60 THEN 3 ELSE 4 + least(46, floor((rp - 0.60) / 0.40 * 47)::int) END] AS project_id,
+    md5('operation ' || g)::uuid::text AS id,
+    ($5::text[])[1 + least(cardinality($5::text[]) - 1, floor(power(ra, 3) * cardinality($5::text[]))::int)] AS action,
+    to_timestamp(floor($7::float8 + (g + rj) / $3::float8 * $4::float8)) AS created_at,
+    CASE WHEN rs < 0.935 THEN 'finished' WHEN rs < 0.96 THEN 'failed' WHEN rs < 0.97 THEN 'error' WHEN rs < 0.99 THEN 'cancelled' ELSE 'skipped' END AS ended,
+    round(150 * exp(4.5 * rd))::int AS duration_ms,
+    CASE WHEN rs >= 0.935 AND rs < 0.97 THEN 1 + floor(rr * 3)::int WHEN rr < 0.04 THEN 1 ELSE 0 END AS failures,
+    rq < 0.3 AS live, round(1000 + 60000 * power(rq / 0.3, 4))::int AS queue_ms,
+    floor(rb * 20)::int AS branch
+  FROM raw
+), ops AS (
+  SELECT s.*,
+    CASE WHEN created_at + (queue_ms + duration_ms) * interval '1 ms' > $8::timestamptz THEN 'running' ELSE ended END AS status,
+    created_at + (queue_ms + duration_ms) * interval '1 ms' AS updated_at,
+    'br-' || substr(md5(project_id || ' branch ' || branch), 1, 12) AS branch_id,
+    'ep-' || substr(md5(project_id || ' compute ' || branch), 1, 12) AS endpoint_id
+  FROM shaped s
+), bodies AS (
+  SELECT o.*, jsonb_build_object(
+      'id', id, 'project_id', project_id, 'branch_id', branch_id, 'endpoint_id', endpoint_id, 'action', action, 'status', status,
+      'failures_count', failures, 'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+      'updated_at', to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'total_duration_ms', duration_ms
+    ) || CASE WHEN status IN ('failed', 'error') THEN '{"error": "the compute did not become ready in time"}'::jsonb ELSE '{}'::jsonb END AS body
+  FROM ops o
+), kept AS (
+  INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at, gone_at)
+  SELECT project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, created_at + interval '1 s',
+    least($8::timestamptz, created_at + interval '30 days'), CASE WHEN created_at + interval '30 days' < $8::timestamptz THEN created_at + interval '30 days' END
+  FROM bodies
+)
+INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation, dispatched_at)
+SELECT b.project_id, b.id, t.status, t.previous_status, t.seen_at, false, b.body || jsonb_build_object('status', t.status), t.seen_at
+FROM bodies b CROSS JOIN LATERAL (VALUES
+  (1, 'scheduling', NULL, b.created_at + interval '1 s'),
+  (2, 'running', 'scheduling', b.created_at + (1000 + b.queue_ms) * interval '1 ms'),
+  (3, b.status, CASE WHEN b.live THEN 'running' END, b.updated_at + interval '1 s')
+) AS t(n, status, previous_status, seen_at)
+WHERE (b.live OR t.n = 3) AND NOT (t.n = 3 AND b.status = 'running')
+ORDER BY b.created_at, b.id, t.n`;
+
+/** The source and the projects it reaches, every history read to its end. */
+async function seedSource(db: Queryable, now: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO archive_sources (id, key_fingerprint, sealed_key, key_kind, label, created_at, last_read_at)
+     VALUES ('scale-source', 'scale-fingerprint', 'not a sealed key', 'organization', 'Scale bench', $1::timestamptz - interval '3 years', $1)`,
+    [now],
+  );
+  await db.query(
+    `INSERT INTO archive_projects (source_id, project_id, name, org_name, backfilled, last_read_at, last_full_read_at)
+     SELECT 'scale-source', id, 'project ' || right(id, 2), 'Scale org', true, $2, $2 FROM unnest($1::text[]) AS id`,
+    [projectIds, now],
+  );
+}
+
+/**
+ * The indexes of the seeded tables as the migrations made them (and the primary key of operations, whose random
+ * ids would be inserted all over its tree): dropped before the load and made again after it from their own
+ * definitions, so the store ends with the schema the migrations give, built once rather than row by row.
+ */
+async function setIndexesAside(db: Queryable): Promise<() => Promise<void>> {
+  const { rows: indexes } = await db.query<{ name: string; definition: string }>(
+    `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+     WHERE schemaname = current_schema() AND tablename IN ('operations', 'operation_transitions')
+       AND indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid IN ('operations'::regclass, 'operation_transitions'::regclass))`,
+    [],
+  );
+  const { rows: keys } = await db.query<{ name: string; definition: string }>(
+    `SELECT conname AS name, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conrelid = 'operations'::regclass AND contype = 'p'`,
+    [],
+  );
+  for (const index of indexes) await db.query(`DROP INDEX ${index.name}`);
+  for (const key of keys) await db.query(`ALTER TABLE operations DROP CONSTRAINT ${key.name}`);
+  return async () => {
+    for (const key of keys) await db.query(`ALTER TABLE operations ADD CONSTRAINT ${key.name} ${key.definition}`);
+    for (const index of indexes) await db.query(index.definition);
+    // Building an index counts the table's rows for the planner, which a store written row by row never has
+    // (PGlite runs no autovacuum, the console no ANALYZE): the count is forgotten again, as it stood.
+    await db.query(
+      `UPDATE pg_class SET reltuples = -1 WHERE oid IN ('operations'::regclass, 'operation_transitions'::regclass)
+         OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('operations'::regclass, 'operation_transitions'::regclass))`,
+    );
+  };
+}
+
+/** Seeds `total` operations ending at `now`; returns how many transitions were recorded. */
+export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number, now: Date, progress: (done: number) => void): Promise<number> {
+  await seedSource(db, now);
+  const span = YEARS * 365 * 86_400;
+  const start = now.getTime() / 1_000 - span;
+  const restoreIndexes = process.env.BENCH_SCALE_KEEP_INDEXES ? () => Promise.resolve() : await setIndexesAside(db);
+  for (let lo = 0; lo < total; lo += CHUNK) {
+    const hi = Math.min(total, lo + CHUNK);
+    await db.transaction(async (tx) => {
+      await tx.query('SELECT setseed($1)', [lo / total / 2]);
+      await tx.query(SEED_CHUNK, [lo, hi, total, span, ACTIONS, projectIds, start, now]);
+    });
+    progress(hi);
+  }
+  console.log('  building the indexes…');
+  await restoreIndexes();
+  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operation_transitions', []);
+  return rows[0]?.n ?? 0;
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let sum = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) sum += await folderBytes(full);
+    else if (entry.isFile()) sum += (await stat(full)).size;
+  }
+  return sum;
+}
+
+const sorted = (values: readonly number[]) => [...values].sort((a, b) => a - b);
+const median = (values: readonly number[]) => sorted(values)[Math.floor(values.length / 2)] ?? NaN;
+/** Nearest rank. */
+const p95 = (values: readonly number[]) => sorted(values)[Math.ceil(values.length * 0.95) - 1] ?? NaN;
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function get(port: number, target: string, cookie: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: target, headers: { cookie, accept: 'application/json' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The server's own time: every duration in its Server-Timing, summed. */
+const serverTime = (answer: Answer) => [...String(answer.headers['server-timing']).matchAll(/dur=([\d.]+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+
+/** The routes over `db` on a loopback server, with a session of the bench's key: what a signed-in page asks. */
+async function routesOver(db: Db, now: number): Promise<{ port: number; cookie: string; close: () => Promise<void> }> {
+  const seal = createSeal(undefined);
+  const sessions = createSessions({ seal });
+  const access: ProjectAccess = { check: (_who, _key, projectId) => Promise.resolve({ kind: 'readable', project: { id: projectId, name: `project ${projectId.slice(-2)}`, orgId: undefined } }) };
+  const store = { db: () => Promise.resolve(db), forReading: () => Promise.resolve(db) };
+  const insights = createInsights({ store, sessions, seal, access, now: () => now });
+  const read = () => Promise.reject(new Error('The scale bench reads no API.'));
+  let cookie = '';
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://bench.invalid');
+    if (url.pathname === '/bench/session') {
+      cookie = (sessions.start(req, KEY, 'organization', false).cookie.split(';')[0] ?? '').trim();
+      res.end();
+    } else if (isInsightsPath(url.pathname)) void insights.serve(req, res);
+    else if (isArchivePath(url.pathname)) void serveArchiveRoute(req, res, { store, sessions, read, seal, access, now: () => now });
+    else {
+      res.statusCode = 404;
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await get(port, '/bench/session', '');
+  return { port, cookie, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function timeRoute(port: number, cookie: string, what: string, target: string, targetMs: number, rowsOf: (body: unknown) => number): Promise<Timing> {
+  const server: number[] = [];
+  const roundTrip: number[] = [];
+  let rows = 0;
+  for (let i = 0; i < WARMUPS + RUNS; i++) {
+    const at = performance.now();
+    const answer = await get(port, target, cookie);
+    const ms = performance.now() - at;
+    if (answer.status !== 200) throw new Error(`${target} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
+    if (i < WARMUPS) continue;
+    server.push(serverTime(answer));
+    roundTrip.push(ms);
+    rows = rowsOf(JSON.parse(answer.body));
+  }
+  return { what, path: target, serverMedianMs: median(server), serverP95Ms: p95(server), roundTripMedianMs: median(roundTrip), rows, targetMs };
+}
+
+const lengthOf = (key: string) => (body: unknown) => {
+  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[key] : undefined;
+  return Array.isArray(value) ? value.length : 0;
+};
+
+async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timing[]> {
+  console.log(`  timing the routes, ${WARMUPS} + ${RUNS} times each…`);
+  const routes = await routesOver(db, now);
+  try {
+    const { port, cookie } = routes;
+    const project = encodeURIComponent(busiest);
+    return [
+      await timeRoute(port, cookie, "90-day insights, the busiest project's", `/archive/projects/${project}/insights?window=90d`, TARGET_INSIGHTS_MS, lengthOf('actions')),
+      await timeRoute(port, cookie, '90-day insights, every project (/insights)', '/archive/insights?window=90d', TARGET_INSIGHTS_MS, lengthOf('projects')),
+      await timeRoute(port, cookie, "History's first page, the busiest project's", `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+      await timeRoute(port, cookie, 'History filtered, ?status=failed', `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+      // The Status filter's Error choice: two statuses.
+      await timeRoute(port, cookie, 'History filtered, ?status=failed,error', `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+    ];
+  } finally {
+    await routes.close();
+  }
+}
+
+function progressLine(store: ScaleStore, total: number, started: number) {
+  return (done: number) => {
+    const seconds = (performance.now() - started) / 1_000;
+    process.stdout.write(`\r  ${store}: ${done.toLocaleString('en')} of ${total.toLocaleString('en')} operations, ${seconds.toFixed(0)} s`);
+    if (done === total) process.stdout.write('\n');
+  };
+}
+
+async function busiestProject(db: Db): Promise<{ id: string; operations: number }> {
+  const { rows } = await db.query<{ id: string; operations: number }>('SELECT project_id AS id, count(*)::int AS operations FROM operations GROUP BY 1 ORDER BY 2 DESC LIMIT 1', []);
+  return rows[0] ?? { id: projectIds[0] ?? '', operations: 0 };
+}
+
+async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreResult; busiest: { id: string; operations: number } }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-bench-scale-'));
+  try {
+    const db = await openStore({ dataDir });
+    try {
+      const started = performance.now();
+      const transitions = await seed(db, total, now, progressLine('pglite', total, started));
+      // PGlite has no autovacuum and the console runs no ANALYZE: its store is measured as a running console holds it.
+      const seedMs = performance.now() - started;
+      const busiest = await busiestProject(db);
+      const timings = await measureRoutes(db, now.getTime(), busiest.id);
+      await db.close();
+      return { result: { store: 'pglite', operations: total, transitions, seedMs, sizeBytes: await folderBytes(dataDir), timings }, busiest };
+    } finally {
+      await db.close().catch(() => undefined);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The seed's own connection to Postgres: the console's driver gives every statement 15 s (server/store/pg-db.ts),
+ * which building an index over a million rows on a busy machine may need more than.
+ */
+export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transaction'> {
+  const query: Queryable['query'] = async (text, params) => ({ rows: (await client.query(text, params === undefined ? undefined : [...params])).rows as never[] });
+  return {
+    query,
+    async transaction(fn) {
+      await client.query('BEGIN');
+      try {
+        const result = await fn({ query });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    },
+  };
+}
+
+async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
+  const cluster = await ownPostgres('console');
+  try {
+    const db = await openStore({ databaseUrl: cluster.url });
+    try {
+      const started = performance.now();
+      const client = new pg.Client({ connectionString: cluster.url });
+      await client.connect();
+      let transitions: number;
+      try {
+        transitions = await seed(seedingClient(client), total, now, progressLine('postgres', total, started));
+        // What autovacuum does after a load like this (insert-driven vacuum, then analyze), done now rather than waited for.
+        await client.query('VACUUM ANALYZE');
+      } finally {
+        await client.end();
+      }
+      const seedMs = performance.now() - started;
+      const busiest = await busiestProject(db);
+      const timings = await measureRoutes(db, now.getTime(), busiest.id);
+      const { rows } = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes', []);
+      return { store: 'postgres', operations: total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings };
+    } finally {
+      await db.close();
+    }
+  } finally {
+    await cluster.remove();
+  }
+}
+
+/** `--scale-operations=N` seeds N operations instead of a million (to try the part quickly). */
+export function scaleOperations(argv: readonly string[]): number {
+  const text = argv.find((arg) => arg.startsWith('--scale-operations='))?.slice('--scale-operations='.length);
+  const value = text === undefined ? SCALE_OPERATIONS : Number(text.replaceAll('_', ''));
+  if (!Number.isInteger(value) || value < 1_000) throw new Error(`--scale-operations must be a whole number of at least 1000 (got ${text ?? ''}).`);
+  return value;
+}
+
+export async function measureScale(total: number, stores: readonly ScaleStore[] = ['pglite', 'postgres']): Promise<ScaleResult> {
+  console.log(`\nSeeding ${total.toLocaleString('en')} operations over ${YEARS} years across ${PROJECTS} projects (${stores.join(', ')})…`);
+  // On a whole second: the seed's last operations and the insights' window end at the same instant on both stores.
+  const now = new Date(Math.floor(Date.now() / 1_000) * 1_000);
+  const results: ScaleStoreResult[] = [];
+  let busiest = { id: '', operations: 0 };
+  if (stores.includes('pglite')) {
+    const pglite = await onPglite(total, now);
+    results.push(pglite.result);
+    busiest = pglite.busiest;
+  }
+  if (stores.includes('postgres')) results.push(await onPostgres(total, now));
+  if (busiest.id === '') busiest = { id: projectIds[0] ?? '', operations: NaN };
+  return { operations: total, projects: PROJECTS, busiest, runs: RUNS, stores: results };
+}
+
+const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+
+export function reportScale(result: ScaleResult): void {
+  console.log(`\nThe whole record at scale: ${result.operations.toLocaleString('en')} operations, ${result.projects} projects, the busiest ${result.busiest.id} (${result.busiest.operations.toLocaleString('en')})`);
+  console.log(`  server time from the routes' Server-Timing; median and p95 of ${result.runs} after ${WARMUPS} warm-ups; round trip on loopback beside\n`);
+  for (const store of result.stores) {
+    console.log(`  ${store.store}: seeded in ${(store.seedMs / 1_000).toFixed(0)} s (${store.transitions.toLocaleString('en')} transitions), ${mib(store.sizeBytes)} on disk`);
+    for (const t of store.timings) {
+      const met = t.serverMedianMs <= t.targetMs ? 'ok' : 'MISSED';
+      console.log(
+        `    ${t.what.padEnd(46)} ${t.serverMedianMs.toFixed(1).padStart(7)} ms (p95 ${t.serverP95Ms.toFixed(1).padStart(7)}, round trip ${t.roundTripMedianMs.toFixed(1).padStart(7)}) ${String(t.rows).padStart(5)} rows  ≤ ${t.targetMs} ms ${met}`,
+      );
+    }
+  }
+}
