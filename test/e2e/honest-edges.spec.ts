@@ -41,6 +41,9 @@ test.describe('a session the server can no longer open', () => {
     await holdKey(context);
     await page.goto('/');
     await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
+    // A tab open a while: taken over, and what it asks once it has (the archive's figures) answered.
+    await untilTakenOver(page);
+    await page.waitForLoadState('networkidle');
     const [cookie] = (await context.cookies()).filter((c) => c.name === SESSION_COOKIE);
     await context.addCookies([{ ...cookie!, value: FOREIGN_COOKIE }]);
 

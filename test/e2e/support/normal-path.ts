@@ -14,6 +14,9 @@ export function watchForFailures(page: Page, origin: string): string[] {
   });
   page.on('pageerror', (error) => failures.push(`uncaught: ${error.message}`));
   page.on('requestfailed', (request) => {
+    // ERR_ABORTED is the page's own doing, not a failure: a navigation (a sign-in form posted while the key screen's
+    // icon or a screen's module still loads) or a query the page cancelled.
+    if (request.failure()?.errorText === 'net::ERR_ABORTED') return;
     if (own(request.url())) failures.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText ?? 'no reason'})`);
   });
   page.on('response', (response) => {
