@@ -330,7 +330,10 @@ describe('when the project is busy or the change is refused', () => {
     const project = projectWithCompute('Cancelled');
     sim.cp.setProjectLocked(project.id, true);
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Create branch' }));
+    // A person presses it once the page enables it (the branches are in).
+    const create = await screen.findByRole('button', { name: 'Create branch' });
+    await waitFor(() => expect(create).toBeEnabled());
+    await user.click(create);
     const dialog = screen.getByRole('dialog', { name: 'Create branch' });
     await user.type(within(dialog).getByLabelText('Branch name'), 'never');
     await user.click(within(dialog).getByRole('button', { name: 'Create branch' }));
