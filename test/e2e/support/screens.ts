@@ -102,6 +102,8 @@ export async function readOperationsTable(table: Locator): Promise<ShownOperatio
     window.scrollTo(0, (body?.getBoundingClientRect().top ?? 0) + window.scrollY);
     await nextFrame();
     const lastIndex = () => Number(rendered().at(-1)?.getAttribute('aria-rowindex') ?? 0);
+    // A window that has not moved for 5 s may be a busy machine rather than the end: given three chances.
+    let stalls = 0;
     for (let step = 0; step < 10_000 && byIndex.size < total; step++) {
       const rows = rendered();
       for (const row of rows) byIndex.set(Number(row.getAttribute('aria-rowindex')), read(row));
@@ -114,7 +116,9 @@ export async function readOperationsTable(table: Locator): Promise<ShownOperatio
       const deadline = performance.now() + 5_000;
       do await nextFrame();
       while (lastIndex() === reached && performance.now() < deadline);
-      if (window.scrollY === before && lastIndex() === reached) break;
+      if (window.scrollY === before && lastIndex() === reached) {
+        if (++stalls >= 3) break;
+      } else stalls = 0;
     }
     return [...byIndex].sort(([a], [b]) => a - b).map(([, row]) => row);
   });
