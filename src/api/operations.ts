@@ -2,7 +2,6 @@ import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient
 import * as z from 'zod/mini';
 import { newerCopy } from '../lib/operation-status';
 import type { ActivityFeed } from './activity-feed-schema';
-import { archivedPage, fetchArchivedOperations, nextArchiveCursor } from './archive';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';
 import { OperationResponseSchema, OperationsPageSchema, type Operation, type OperationsPage } from './schemas';
@@ -73,6 +72,8 @@ export const isKeptParam = (param: string | undefined): boolean => keptWhere(par
 
 /** A page of what the archive kept past `where.after`; each operation on it is marked kept (its `keptSince`). */
 async function fetchKeptPage(projectId: string, where: KeptWhere, limit: number, call: Call): Promise<HistoryPage> {
+  // The archive's client loads when a history first reaches the API's end, not in every page's first JavaScript.
+  const { archivedPage, fetchArchivedOperations, nextArchiveCursor } = await import('./archive');
   const page = archivedPage(await fetchArchivedOperations(projectId, { filters: { after: where.after }, cursor: where.cursor, limit, ...call }));
   // The archive does not cover the project (`archived: false`): the record ends where the API's list does.
   if (!page) return { operations: [], next: undefined };

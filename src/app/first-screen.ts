@@ -1,6 +1,5 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { matchPath } from 'react-router-dom';
-import { loadOperationArchiveFirst } from '../api/archive';
 import { authQueries } from '../api/auth';
 import { branchQueries } from '../api/branches';
 import { endpointQueries } from '../api/endpoints';
@@ -46,8 +45,9 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
       screen: 'operation',
       serverRendered: true,
       load: (client) => [
-        // A kept operation the API no longer lists comes from the archive, never as a 404 from the API.
-        loadOperationArchiveFirst(client, projectId, operationId),
+        // A kept operation the API no longer lists comes from the archive, never as a 404 from the API. The archive's
+        // client (and its schemas) load with this screen, not in every page's first JavaScript.
+        import('../api/archive').then(({ loadOperationArchiveFirst }) => loadOperationArchiveFirst(client, projectId, operationId)),
         client.query(projectQueries.detail(projectId)),
         client.query(branchQueries.list(projectId)),
         client.query(endpointQueries.list(projectId)),
