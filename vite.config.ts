@@ -25,7 +25,13 @@ export default defineConfig({
           // `npm test` runs the server's tests once, on Node 22 (test:node22, what production runs), and sets
           // SERVER_TESTS_ON_NODE22=1 here: on Node 20 the server is exercised by two browser lanes and the
           // production install check. Run alone, `npm run test:unit` still runs them on Node 20 too.
-          exclude: ['test/e2e/**', 'test/api/**', ...(process.env.SERVER_TESTS_ON_NODE22 === '1' ? ['test/server/**'] : [])],
+          // OUTAGE_TEST_APART=1: the database outage test runs beside the browser lanes (scripts/test.sh), not here.
+          exclude: [
+            'test/e2e/**',
+            'test/api/**',
+            ...(process.env.SERVER_TESTS_ON_NODE22 === '1' ? ['test/server/**'] : []),
+            ...(process.env.OUTAGE_TEST_APART === '1' ? ['test/server/store/database-outage.test.ts'] : []),
+          ],
           environment: 'node',
           // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).
           globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/pglite-global-setup.ts'],

@@ -26,7 +26,10 @@ const REPORTS = {
   'test:unit': [{ file: 'unit.json', read: vitest }],
   'test:e2e': [{ file: 'e2e.json', read: playwright }],
   'test:browser': [{ file: 'e2e.json', read: playwright }],
-  'test:node22': [{ file: 'node22-unit.json', read: vitest }],
+  'test:node22': [
+    { file: 'node22-unit.json', read: vitest },
+    { file: 'node22-outage.json', read: vitest },
+  ],
 };
 
 const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
