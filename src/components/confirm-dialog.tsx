@@ -1,0 +1,44 @@
+import { useId, useRef, type ReactNode } from 'react';
+import { ModalDialog } from './modal-dialog';
+
+interface ConfirmDialogProps {
+  /** The question, as the dialog's heading (its accessible name). */
+  title: ReactNode;
+  /** The heading's full text as its tooltip, and focusable, where the title may be cut (a long URL). */
+  fullTitle?: string | undefined;
+  /** What goes and what stays (the dialog's description). */
+  children: ReactNode;
+  confirmLabel: string;
+  pendingLabel: string;
+  /** Focus lands here once the thing is gone. */
+  fallbackFocus: HTMLElement | null;
+  pending: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+/** Asks before something is deleted, removed or revoked: Cancel has focus, so Enter right after opening cancels. */
+export function ConfirmDialog({ title, fullTitle, children, confirmLabel, pendingLabel, fallbackFocus, pending, onConfirm, onCancel }: ConfirmDialogProps) {
+  const titleId = useId();
+  const bodyId = useId();
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  return (
+    <ModalDialog role="alertdialog" labelledBy={titleId} describedBy={bodyId} initialFocus={cancelRef} fallbackFocus={fallbackFocus} onClose={onCancel}>
+      <h2 id={titleId} {...(fullTitle === undefined ? {} : { title: fullTitle, tabIndex: 0 })}>
+        {title}
+      </h2>
+      <div id={bodyId}>{children}</div>
+      <div className="modal__actions">
+        <button ref={cancelRef} type="button" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
+          {confirmLabel}
+        </button>
+        <span role="status" className="muted">
+          {pending ? pendingLabel : ''}
+        </span>
+      </div>
+    </ModalDialog>
+  );
+}
