@@ -4,6 +4,17 @@ import react from '@vitejs/plugin-react';
 import { precompress } from './scripts/precompress.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
+// The server tests that spend their time waiting (child servers started and stopped, Postgres stopped and killed,
+// takeovers timed out): `npm test` runs them on Node 22 beside the browser lanes (SERVER_TESTS=waiting, one
+// worker), the rest after them (SERVER_TESTS=rest); scripts/test.sh, docs/testing.md.
+const WAITING_SERVER_TESTS = [
+  'test/server/store/database-outage.test.ts',
+  'test/server/store/connection-faults.test.ts',
+  'test/server/store/store-down-at-start.test.ts',
+  'test/server/archive/instances.test.ts',
+];
+const serverTests = process.env.SERVER_TESTS;
+
 export default defineConfig({
   plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress()],
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
@@ -21,16 +32,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'node',
-          include: ['test/**/*.test.ts'],
+          include: serverTests === 'waiting' ? WAITING_SERVER_TESTS : ['test/**/*.test.ts'],
           // `npm test` runs the server's tests once, on Node 22 (test:node22, what production runs), and sets
           // SERVER_TESTS_ON_NODE22=1 here: on Node 20 the server is exercised by two browser lanes and the
           // production install check. Run alone, `npm run test:unit` still runs them on Node 20 too.
-          // OUTAGE_TEST_APART=1: the database outage test runs beside the browser lanes (scripts/test.sh), not here.
           exclude: [
             'test/e2e/**',
             'test/api/**',
             ...(process.env.SERVER_TESTS_ON_NODE22 === '1' ? ['test/server/**'] : []),
-            ...(process.env.OUTAGE_TEST_APART === '1' ? ['test/server/store/database-outage.test.ts'] : []),
+            ...(serverTests === 'rest' ? WAITING_SERVER_TESTS : []),
           ],
           environment: 'node',
           // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).

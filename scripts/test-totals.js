@@ -28,7 +28,7 @@ const REPORTS = {
   'test:browser': [{ file: 'e2e.json', read: playwright }],
   'test:node22': [
     { file: 'node22-unit.json', read: vitest },
-    { file: 'node22-outage.json', read: vitest },
+    { file: 'node22-waiting.json', read: vitest },
   ],
 };
 

@@ -26,18 +26,18 @@ done
 
 set -e
 npm run test:prod
-# The database outage test (Node 22) spends most of its minute waiting out a 25 s stop of Postgres: it runs
-# beside the browser lanes rather than after them, its report counted with the Node 22 step's.
+# The server tests that mostly wait (child servers, Postgres stopped and killed: vite.config.ts, WAITING_SERVER_TESTS)
+# run on Node 22 beside the browser lanes, one at a time; their report is counted with the Node 22 step's.
 scripts/node22.sh true # unpacks Node 22 once, before the two that use it start side by side
-scripts/node22.sh vitest run --project node test/server/store/database-outage.test.ts --reporter=default --reporter=json --outputFile.json=reports/node22-outage.json > reports/node22-outage.log 2>&1 &
-outage=$!
+SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
+waiting=$!
 set +e
 npm run test:browser
 browser=$?
-wait "$outage"
-outage_status=$?
+wait "$waiting"
+waiting_status=$?
 set -e
-cat reports/node22-outage.log
+cat reports/node22-waiting.log
 [ "$browser" = 0 ] || exit 1
-OUTAGE_TEST_APART=1 npm run test:node22
-[ "$outage_status" = 0 ] || exit 1
+SERVER_TESTS=rest npm run test:node22
+[ "$waiting_status" = 0 ] || exit 1
