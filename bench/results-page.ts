@@ -11,7 +11,7 @@ import { TARGET_PER_INTERVAL, TARGET_PER_SECOND, type measureRequests } from './
 import type { RowsResult } from './rows';
 import type { WalkResult } from './walk';
 
-export const TARGET_INITIAL_JS_KIB = 100;
+export const TARGET_INITIAL_JS_KIB = 120;
 export const TARGET_FIRST_ROW_RATIO = 1.5;
 
 /** The deep link's first row against the static page, the floor app and the static page with COOP (bench/run.ts). */

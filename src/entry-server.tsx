@@ -10,7 +10,7 @@ import { AppProviders } from './app/app-providers';
 import { createServerAppState, type AppState } from './app/app-state';
 import { firstScreenOf, type ScreenName } from './app/first-screen';
 import { AppRoutes } from './app/routes';
-import { renderedSources, screenModules } from './app/screen-modules';
+import { keyScreen, renderedSources, screenModules } from './app/screen-modules';
 
 // The console rendered on the server (server/pages/ streams it): a signed-in request's screen with its
 // first data, fetched through that request's own transport into that request's own query client. Nothing
@@ -69,13 +69,15 @@ export type ScreenRender =
  * Each screen's source files (its own, then the code its rendered HTML shows besides): the server looks
  * their chunks up in the client build's manifest to preload them.
  */
-export const screenSources = Object.fromEntries(
-  Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, renderedSources(module)]),
-) as Record<ScreenName, readonly string[]>;
+export const screenSources = {
+  ...(Object.fromEntries(Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, renderedSources(module)])) as Record<ScreenName, readonly string[]>),
+  /** The key screen, of every signed-out page: its code is not in the first load either. */
+  key: [keyScreen.source],
+};
 
 /** Loads every screen's code, so no page waits for it (the server calls this once, before it listens). */
 export async function loadScreens(): Promise<void> {
-  await Promise.all(Object.values(screenModules).map((screen) => screen.load()));
+  await Promise.all([...Object.values(screenModules).map((screen) => screen.load()), keyScreen.load()]);
 }
 
 /** The screen the server renders at `url` with its data, or null when the page is left to the browser. */
@@ -162,6 +164,7 @@ export async function renderKeyScreen({ url, data, signal, renderSlot }: KeyScre
   const transport: Transport = () => Promise.reject(new Error('The key screen reads nothing from the API'));
   const state = createServerAppState({ session: data.session, transport, signInProblem: data.signIn?.problem, endedBecause: data.sessionEnded });
   try {
+    await keyScreen.load();
     return await renderApp(state, { url, queries: dehydrateForPage(state.queryClient), signal, renderSlot });
   } catch (error) {
     return { kind: 'broken', error };

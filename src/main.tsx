@@ -5,6 +5,7 @@ import { holdEarlyClicks } from './app/early-clicks';
 import { noteEarlyEdits } from './app/early-edits';
 import { releaseHeldCode } from './app/held-code';
 import { startEarly } from './app/early-start';
+import { keyScreen } from './app/screen-modules';
 import { setApiTarget } from './config/api-target';
 import { openSessionChannel } from './features/session/session-channel';
 import './styles.css';
@@ -33,9 +34,10 @@ if (root) {
   const edits = renderedAt === null ? null : noteEarlyEdits(root);
   if (data.queries && renderedAt !== null) hydrateFromPage(state.queryClient, data.queries);
   // A signed-in deep link's requests and screen code start now, not after React has evaluated (what
-  // the server rendered with is fresh in the cache: only the screen's code is fetched then).
+  // the server rendered with is fresh in the cache: only the screen's code is fetched then); signed out,
+  // the key screen's code (preloaded by the server's page).
   const { pathname, search } = window.location;
-  const screen = state.session.getState().signedIn ? startEarly(`${pathname}${search}`, state.queryClient, data.session.keyKind) : null;
+  const screen = state.session.getState().signedIn ? startEarly(`${pathname}${search}`, state.queryClient, data.session.keyKind) : keyScreen.load();
   // Handled here too, so a failure before the app arrives is not reported as unhandled.
   void screen?.catch(() => undefined);
   import('./app/mount-app').then(

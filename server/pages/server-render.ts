@@ -11,6 +11,10 @@ import { escapeAttribute } from './template';
 
 export type EntryServer = Pick<typeof EntryServerModule, 'serverRenderedScreen' | 'renderScreen' | 'renderKeyScreen' | 'screenDataDeadlineMs'>;
 export type ScreenName = NonNullable<ReturnType<EntryServer['serverRenderedScreen']>>;
+/** What a page's head may preload the code of: a screen the server renders, or the key screen. */
+export type PreloadedScreen = keyof typeof EntryServerModule.screenSources;
+/** The key screen, rendered for a signed-out page: its code is preloaded like a screen's. */
+export const KEY_SCREEN: PreloadedScreen = 'key';
 
 /** A module loaded by Vite (dev), checked for what the server calls. */
 export function asEntryServer(module: Record<string, unknown>): EntryServer {
@@ -24,7 +28,7 @@ export function asEntryServer(module: Record<string, unknown>): EntryServer {
 export interface PageRendererOptions {
   entry: () => Promise<EntryServer>;
   /** The `<link>` tags for a screen's code; none in dev (Vite serves modules as they are asked for). */
-  headTags?: (screen: ScreenName) => string;
+  headTags?: (screen: PreloadedScreen) => string;
   /** Renders reused for the same inputs (render-memo.ts); none in dev, where an edit shows on the next reload. */
   memo?: RenderMemo;
 }
@@ -33,10 +37,10 @@ export function createPageRenderer({ entry, headTags = () => '', memo }: PageRen
   return async ({ url, session, data, fetchApi, fetchOwn, reactRenders }) => {
     const server = await entry();
     if (!session) {
-      // Signed out, the key screen stands in for the page asked for; it ships with the entry (no tags).
+      // Signed out, the key screen stands in for the page asked for.
       if (data.session.signedIn) return null;
       const location = data.signIn?.returnTo ?? url;
-      return { headTags: '', render: (signal) => server.renderKeyScreen({ url: location, data, signal, renderSlot: reactRenders }) };
+      return { headTags: headTags(KEY_SCREEN), render: (signal) => server.renderKeyScreen({ url: location, data, signal, renderSlot: reactRenders }) };
     }
     const screen = server.serverRenderedScreen(url, data.session);
     if (!screen) return null;
@@ -61,7 +65,7 @@ export function parseManifest(json: unknown): ClientManifest {
  * chunk they import, stylesheets for their CSS, leaving out what index.html loads already. A screen the
  * manifest does not know is an error at start-up, not a page that silently loads slower.
  */
-export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<ScreenName, readonly string[]>>): (screen: ScreenName) => string {
+export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<PreloadedScreen, readonly string[]>>): (screen: PreloadedScreen) => string {
   const tagsOf = (screenSources: readonly string[]): string => {
     for (const source of screenSources) if (!manifest[source]) throw new Error(`The client build's manifest has no ${source}`);
     const files = new Set<string>();

@@ -1,4 +1,4 @@
-type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
+export type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 
 /**
  * A server-rendered page can be typed in, and its boxes ticked, before React takes it over (early-clicks.ts
@@ -17,7 +17,7 @@ type Field = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
  *
  * `go` moves the page to an address of its own (by default as the router follows Back and Forward).
  */
-export function noteEarlyEdits(container: HTMLElement, go: (href: string) => void = followAddress): { replay: () => void } {
+export function noteEarlyEdits(container: HTMLElement, go?: (href: string) => void): { replay: () => Promise<void> } {
   const edits = new Map<Field, string[]>();
   /** Each edited GET form's address as it would send it after its last edit: the controls may be gone by then. */
   const sent = new Map<HTMLFormElement, string>();
@@ -37,13 +37,17 @@ export function noteEarlyEdits(container: HTMLElement, go: (href: string) => voi
   container.addEventListener('input', note, true);
   container.addEventListener('change', note, true);
   return {
-    replay: () => {
+    replay: async () => {
       container.removeEventListener('input', note, true);
       container.removeEventListener('change', note, true);
-      for (const href of sent.values()) if (!sameAddress(href, `${window.location.pathname}${window.location.search}`)) go(href);
-      for (const [field, value] of edits) if (field.isConnected && !field.disabled) tellReact(field, value);
+      const addresses = [...sent.values()];
+      const fields = [...edits];
       sent.clear();
       edits.clear();
+      // Most pages are taken over before anything is typed: the code that hands edits over loads only when there are some.
+      if (addresses.length === 0 && fields.length === 0) return;
+      const { replayEdits } = await import('./early-edits-replay');
+      replayEdits(addresses, fields, go);
     },
   };
 }
@@ -87,47 +91,9 @@ function addressOf(form: HTMLFormElement): string {
   return query ? `${window.location.pathname}?${query}` : window.location.pathname;
 }
 
-/** The same page and the same parameters, in whatever order. */
-function sameAddress(a: string, b: string): boolean {
-  const sorted = (href: string) => {
-    const url = new URL(href, 'http://console.invalid');
-    const params = [...url.searchParams].sort(([x, xv], [y, yv]) => x.localeCompare(y) || xv.localeCompare(yv));
-    return `${url.pathname}?${new URLSearchParams(params).toString()}`;
-  };
-  return sorted(a) === sorted(b);
-}
-
-/** A new history entry the router follows as it follows Back and Forward (it reads the address on `popstate`). */
-function followAddress(href: string): void {
-  window.history.pushState(null, '', href);
-  window.dispatchEvent(new PopStateEvent('popstate', { state: null }));
-}
-
 /** Fields whose value is text (a checkbox or a radio button is a click, which early-clicks.ts does not hold either). */
 const TEXT_TYPES = new Set(['text', 'search', 'email', 'url', 'tel', 'number', 'password', 'date', 'datetime-local', 'time', 'month', 'week']);
 
 function valueOf(field: Field): string[] {
   return field instanceof HTMLSelectElement ? [...field.selectedOptions].map((option) => option.value) : [field.value];
-}
-
-function tellReact(field: Field, value: readonly string[]): void {
-  if (field instanceof HTMLSelectElement) {
-    // A render since may have put the server's choice back; React reads the list's choice on `change`.
-    for (const option of field.options) option.selected = value.includes(option.value);
-    field.dispatchEvent(new Event('change', { bubbles: true }));
-    return;
-  }
-  const typed = value[0] ?? '';
-  if (typed === field.defaultValue) return;
-  // React fires onChange for a text field only when its value differs from the last one it saw, and it notes
-  // the value a field holds as it hydrates it. So the field first goes back to what the server sent, through
-  // its own setter (which React follows), and an input event makes React hydrate it now if it has not yet (a
-  // screen's part behind a Suspense boundary is taken over after the rest): React then holds the server's
-  // value. The typed value comes back through the element's setter (which React does not follow), and its
-  // input event is a change React acts on.
-  const prototype = field instanceof HTMLTextAreaElement ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-  field.value = field.defaultValue;
-  field.dispatchEvent(new Event('input', { bubbles: true }));
-  Reflect.set(prototype, 'value', typed, field);
-  field.dispatchEvent(new Event('input', { bubbles: true }));
 }

@@ -7,10 +7,10 @@ import type { AppState } from './app-state';
 export interface EarlyInput {
   releaseClicks: () => void;
   /** Run after React has taken the page over (once; later runs find nothing). */
-  replayEdits: () => void;
+  replayEdits: () => Promise<void>;
 }
 
-const NO_EARLY_INPUT: EarlyInput = { releaseClicks: () => undefined, replayEdits: () => undefined };
+const NO_EARLY_INPUT: EarlyInput = { releaseClicks: () => undefined, replayEdits: () => Promise.resolve() };
 
 /** Longest a first render waits for the deep-linked screen's code before showing a loading state. */
 const PRELOAD_WAIT_MS = 2_000;
@@ -30,7 +30,7 @@ function reportRecovered(error: unknown, { componentStack }: ErrorInfo): void {
  * tree's), in a task of its own, where an event dispatched to a part React has yet to hydrate makes it do so
  * at once (inside a commit it would not).
  */
-export function AfterTakeover({ then, children }: { then: () => void; children: ReactNode }) {
+export function AfterTakeover({ then, children }: { then: () => unknown; children: ReactNode }) {
   useEffect(() => {
     const timer = setTimeout(then, 0);
     return () => clearTimeout(timer);

@@ -10,7 +10,7 @@ import { screenModules } from './screen-modules';
 import { SessionGate } from './session-gate';
 import { Shell } from './shell';
 
-// Screens not needed at first paint load on demand; the key screen ships with the entry.
+// Screens not needed at first paint load on demand (the key screen too: session-gate.tsx).
 // Once a screen's code is in, it renders synchronously: a deep link loads it before the first render
 // (early-start.ts), so the page never shows (and React never throttles) a loading fallback.
 const ProjectsScreen = lazyComponent(screenModules.projects);

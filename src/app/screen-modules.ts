@@ -11,6 +11,13 @@ export interface ScreenModule extends CodeModule<ComponentType> {
   readonly alongside: readonly CodeModule<unknown>[];
 }
 
+/**
+ * The key screen: not in the first load of a signed-in page (most pages), so its code loads on demand too. A
+ * signed-out page loads it before it renders (main.tsx), its server preloads it (server/pages/server-render.ts),
+ * and a signed-in page fetches it once it has drawn (session-gate.tsx), so a sign-out never waits for it.
+ */
+export const keyScreen = codeModule('src/screens/sign-in/sign-in-screen.tsx', async () => (await import('../screens/sign-in/sign-in-screen')).SignInScreen);
+
 /** The source files of a screen's code, what it shows besides included, for the server to preload. */
 export function renderedSources(screen: ScreenModule): readonly string[] {
   return [screen.source, ...screen.alongside.map((code) => code.source)];

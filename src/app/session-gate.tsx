@@ -1,9 +1,13 @@
-import { useSyncExternalStore } from 'react';
+import { Suspense, useEffect, useSyncExternalStore } from 'react';
 import { Outlet } from 'react-router-dom';
 import type { SignInProblem } from '../api/page-data';
 import { apiTarget } from '../config/api-target';
 import { useSessionStore } from '../features/session/session-store';
-import { SignInScreen } from '../screens/sign-in/sign-in-screen';
+import { lazyComponent } from '../lib/code-module';
+import { keyScreen } from './screen-modules';
+
+const SignInScreen = lazyComponent(keyScreen);
+const noop = () => undefined;
 
 /**
  * Without a session, the key screen renders in place of the page asked for; the URL stays, so after
@@ -12,18 +16,30 @@ import { SignInScreen } from '../screens/sign-in/sign-in-screen';
 export function SessionGate({ formProblem }: { formProblem?: SignInProblem | undefined }) {
   const session = useSessionStore();
   const state = useSyncExternalStore(session.subscribe, session.getState, session.getState);
+  // Signed in, the key screen's code comes once the page is drawn: a sign-out (or a 401) later shows it at once.
+  useEffect(() => {
+    if (state.signedIn) keyScreen.load().catch(noop);
+  }, [state.signedIn]);
   if (!state.signedIn) {
     return (
-      <SignInScreen
-        apiTarget={apiTarget().label}
-        isSimulator={apiTarget().isSimulator}
-        signedOutBecause={state.signedOutBecause}
-        sessionsEndOnRestart={state.endsOnRestart}
-        signedOutElsewhere={state.signedOutElsewhere}
-        // Only the first key screen of the page: a later sign-out has its own reason.
-        initialProblem={state.signedOutBecause === null ? formProblem : undefined}
-        onSignIn={(key, remember, signal) => session.signIn(key, remember, signal)}
-      />
+      <Suspense
+        fallback={
+          <p className="muted" role="status">
+            Loading…
+          </p>
+        }
+      >
+        <SignInScreen
+          apiTarget={apiTarget().label}
+          isSimulator={apiTarget().isSimulator}
+          signedOutBecause={state.signedOutBecause}
+          sessionsEndOnRestart={state.endsOnRestart}
+          signedOutElsewhere={state.signedOutElsewhere}
+          // Only the first key screen of the page: a later sign-out has its own reason.
+          initialProblem={state.signedOutBecause === null ? formProblem : undefined}
+          onSignedIn={(opened) => session.signedIn(opened)}
+        />
+      </Suspense>
     );
   }
   return <Outlet />;

@@ -1,47 +1,7 @@
-import * as z from 'zod/mini';
-import { PageSessionSchema, SignInProblemKindSchema, type PageSession, type SignInProblem } from '../../api/page-data';
-import { ApiErrorBodySchema } from '../../api/schemas';
-import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../config/session';
+import { SIGN_OUT_PATH } from '../../config/session';
 
-// The console server's session routes (server/session/session-routes.ts), as the page calls them: the
-// key is posted once, here, and never kept; what comes back is what the page may know (PageSession).
-
-export type SignInResult = { ok: true; session: PageSession } | { ok: false; problem: SignInProblem };
-
-function problemFromBody(status: number, body: z.infer<typeof ApiErrorBodySchema> | undefined, requestId: string | null): SignInProblem {
-  const kind = SignInProblemKindSchema.safeParse(body?.code);
-  const id = requestId ?? body?.request_id;
-  const withId = id ? { requestId: id } : {};
-  if (kind.success && body) return { kind: kind.data, message: body.message, ...withId };
-  if (status === 401) return { kind: 'rejected', message: KEY_REJECTED_MESSAGE, ...withId };
-  return { kind: 'server', message: `The console’s server could not check the key (HTTP ${status}). Try again in a moment.`, ...withId };
-}
-
-/** Posts the key to the console's server, which checks it against the API and opens the session. */
-export async function postSignIn(key: string, remember: boolean, signal: AbortSignal): Promise<SignInResult> {
-  let response: Response;
-  try {
-    response = await fetch(SESSION_PATH, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify({ key, remember }),
-      credentials: 'same-origin',
-      cache: 'no-store',
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    return { ok: false, problem: { kind: 'unreachable', message: 'Could not reach the console’s server, so the key was not checked. Check the connection and try again.' } };
-  }
-  const json: unknown = await response.json().catch(() => null);
-  if (response.ok) {
-    const session = PageSessionSchema.safeParse(json);
-    if (session.success && session.data.signedIn) return { ok: true, session: session.data };
-    return { ok: false, problem: { kind: 'server', message: 'The console’s server answered the sign-in with something the console could not read.' } };
-  }
-  const body = ApiErrorBodySchema.safeParse(json);
-  return { ok: false, problem: problemFromBody(response.status, body.success ? body.data : undefined, response.headers.get('x-neon-ret-request-id')) };
-}
+// The console server's sign-out route (server/session/session-routes.ts), as the page calls it; the sign-in
+// is posted by the key screen (sign-in-post.ts).
 
 /** Ends the session on the server (it expires the cookie); failures are left alone: the page is signed out either way. */
 export async function postSignOut(): Promise<void> {

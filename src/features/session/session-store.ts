@@ -1,7 +1,7 @@
 import { createContext, useContext } from 'react';
-import { SIGNED_OUT, type KeyKind, type PageSession, type SignInProblem } from '../../api/page-data';
+import { SIGNED_OUT, type KeyKind, type PageSession } from '../../api/page-data';
 import type { SignOutReason } from '../../config/session';
-import { postSignIn, postSignOut } from './session-api';
+import { postSignOut } from './session-api';
 import type { SessionChannel } from './session-channel';
 
 // The page's view of the session the console's server holds (docs/session-and-security.md): whether one is open, its
@@ -25,8 +25,8 @@ export interface SessionState {
 export interface SessionStore {
   getState: () => SessionState;
   subscribe: (listener: () => void) => () => void;
-  /** Posts the key to the server; null once signed in, else why not. Aborting `signal` cancels the check. */
-  signIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
+  /** The server opened `session` (the key screen posted the key: sign-in-post.ts); every tab of this browser follows. */
+  signedIn: (session: PageSession) => void;
   /**
    * Ends the session. `by`: the person (or a screen that knows why), or the server's own 401 (a cookie that no
    * longer opens a session): one that comes while a rejection waits is that rejection's doing (the API's 401
@@ -93,12 +93,9 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async signIn(apiKey, remember, signal) {
-      const result = await postSignIn(apiKey, remember, signal);
-      if (!result.ok) return result.problem;
-      adopt(result.session);
-      channel?.post({ type: 'signed-in', session: result.session });
-      return null;
+    signedIn(session) {
+      adopt(session);
+      channel?.post({ type: 'signed-in', session });
     },
     signOut(reason, by = 'page') {
       if (!state.signedIn && reason !== 'signed-out') return;

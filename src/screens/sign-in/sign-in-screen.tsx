@@ -1,7 +1,8 @@
 import { useId, useState, type SyntheticEvent } from 'react';
 import { useLocation } from 'react-router-dom';
-import type { SignInProblem } from '../../api/page-data';
+import type { PageSession, SignInProblem } from '../../api/page-data';
 import { keyFormatProblem } from '../../features/session/key-format';
+import { postSignIn } from '../../features/session/sign-in-post';
 import { SESSION_ENDED_MESSAGES, SESSION_PATH, type SignOutReason } from '../../config/session';
 
 export interface SignInScreenProps {
@@ -14,8 +15,8 @@ export interface SignInScreenProps {
   signedOutElsewhere?: boolean;
   /** Why a sign-in posted before the script arrived (a plain form post) failed. */
   initialProblem?: SignInProblem | undefined;
-  /** Posts the key to the console's server; resolves null once signed in, else why not. */
-  onSignIn: (apiKey: string, remember: boolean, signal: AbortSignal) => Promise<SignInProblem | null>;
+  /** The console's server checked the key and opened this session. */
+  onSignedIn: (session: PageSession) => void;
 }
 
 function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewhere: boolean) {
@@ -57,7 +58,7 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
  * console's server (it works before the script has arrived, or without it); with the script, the key is
  * posted the same way by fetch, the check can be cancelled, and the person stays on the address they asked for.
  */
-export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, sessionsEndOnRestart = false, signedOutElsewhere = false, initialProblem, onSignIn }: SignInScreenProps) {
+export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, sessionsEndOnRestart = false, signedOutElsewhere = false, initialProblem, onSignedIn }: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
   const { pathname, search, hash } = useLocation();
@@ -82,9 +83,10 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, session
     setChecking(attempt);
     setProblem(null);
     try {
-      const refused = await onSignIn(key, remember, attempt.signal);
+      const result = await postSignIn(key, remember, attempt.signal);
       // Signed in: the gate renders the page asked for in place of this screen.
-      if (refused && !attempt.signal.aborted) setProblem(refused);
+      if (result.ok) onSignedIn(result.session);
+      else if (!attempt.signal.aborted) setProblem(result.problem);
     } catch {
       if (!attempt.signal.aborted) setProblem({ kind: 'other', message: 'The key could not be checked. Try again.' });
     } finally {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, type Locator, type Page } from '@playwright/test';
 import { projectCensus, type ApiOperation, type ControlApi, type ListedProject } from './api';
 
@@ -20,6 +21,14 @@ export function isTakenOver(page: Page): Promise<boolean> {
   return page.evaluate(() => Object.keys(document.getElementById('root') ?? {}).some((key) => key.startsWith('__reactContainer')));
 }
 
+/** The built chunk that mounts the app (chunks are named by their hash: the build's manifest says which it is). */
+function appCodeFile(): string {
+  const manifest = JSON.parse(readFileSync('dist/client/.vite/manifest.json', 'utf8')) as Record<string, { file?: string }>;
+  const file = manifest['src/app/mount-app.tsx']?.file;
+  if (!file) throw new Error('dist/client/.vite/manifest.json names no chunk for src/app/mount-app.tsx: build first');
+  return file;
+}
+
 /**
  * Holds React's code back (the chunk that mounts the app): the server's HTML is painted and can be used, but
  * nothing of React listens until the returned function lets the code through.
@@ -27,7 +36,7 @@ export function isTakenOver(page: Page): Promise<boolean> {
 export async function holdAppCode(page: Page): Promise<() => void> {
   let letThrough!: () => void;
   const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route(/\/assets\/mount-app-[\w-]+\.js$/, async (route) => {
+  await page.route((url) => url.pathname === `/${appCodeFile()}`, async (route) => {
     await held;
     await route.continue();
   });

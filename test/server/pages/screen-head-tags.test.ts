@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { screenSources } from '../../../src/entry-server';
-import { screenHeadTags, type ClientManifest } from '../../../server/pages/server-render';
+import { KEY_SCREEN, screenHeadTags, type ClientManifest } from '../../../server/pages/server-render';
 
 // What a server-rendered page's head preloads: the screen's chunks and, for a project, the timeline's too,
 // which its HTML shows at once and which the browser must have before it takes that HTML over.
@@ -30,6 +30,11 @@ describe('the head tags of a server-rendered screen', () => {
     const tags = screenHeadTags(manifestFor(screenSources), TEMPLATE, screenSources)('operation');
     expect(tags).toContain('/assets/operation-detail-screen.js');
     expect(tags).not.toContain('timeline');
+  });
+
+  it('preload the key screen for a signed-out page (it is not in the first load)', () => {
+    const tags = screenHeadTags(manifestFor(screenSources), TEMPLATE, screenSources)(KEY_SCREEN);
+    expect(tags).toContain('/assets/sign-in-screen.js');
   });
 
   it('refuse to start with a build that lacks a screen’s code', () => {
