@@ -2,12 +2,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import './archive.css';
 import { describeError } from '../../api/api-error';
-import { archiveQueries, sourcesRefetchInterval, useKeepHistory, useRemoveArchiveSource } from '../../api/archive';
+import { archiveQueries, sourcesRefetchInterval, useRemoveArchiveSource } from '../../api/archive';
 import type { ArchiveSource } from '../../api/archive-schemas';
 import { loadFailure } from '../../api/load-failure';
 import { ErrorCallout } from '../../components/error-callout';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
+import { useKeepHistoryAction } from '../../features/history/keep-history';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../lib/use-poll-interval';
@@ -31,10 +32,10 @@ export function ArchiveScreen() {
   const options = archiveQueries.sources();
   const sources = useQuery({ ...options, refetchInterval: sourcesRefetchInterval(intervalMs) });
   const failure = loadFailure(sources, options.queryKey);
-  const keep = useKeepHistory();
   const remove = useRemoveArchiveSource();
   const [confirming, setConfirming] = useState<RemoveTarget | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  const { keep, keepHistory } = useKeepHistoryAction(setAnnouncement);
   const reasonId = useId();
   const sourcesHeadingId = useId();
 
@@ -54,15 +55,6 @@ export function ArchiveScreen() {
     }
   }
 
-  async function keepHistory() {
-    setAnnouncement('');
-    try {
-      const source = await keep.mutateAsync();
-      setAnnouncement(`History is being kept with “${source.label}”: the archive is reading its projects’ whole history.`);
-    } catch {
-      // The callout below says why.
-    }
-  }
 
   return (
     <section className="archive">

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { describeError } from '../../api/api-error';
-import { useKeepHistory } from '../../api/archive';
 import { ErrorCallout } from '../../components/error-callout';
 import { paths } from '../../config/paths';
+import { useKeepHistoryAction } from '../../features/history/keep-history';
 
 /**
  * What the insights count comes from the history archive: where it holds nothing of what the page is about,
@@ -11,18 +11,8 @@ import { paths } from '../../config/paths';
  * read with from then on). Once the key is kept, it says the archive is reading instead.
  */
 export function KeepHistoryOffer({ ownKeyKept, what }: { ownKeyKept: boolean; what: string }) {
-  const keep = useKeepHistory();
   const [announcement, setAnnouncement] = useState('');
-
-  async function keepHistory() {
-    setAnnouncement('');
-    try {
-      const source = await keep.mutateAsync();
-      setAnnouncement(`History is being kept with “${source.label}”: the archive is reading its projects’ whole history.`);
-    } catch {
-      // The callout below says why.
-    }
-  }
+  const { keep, keepHistory } = useKeepHistoryAction(setAnnouncement);
 
   return (
     <div className="insights-offer">

@@ -6,6 +6,7 @@ import { isApiError } from '../../api/api-error';
 import { insightsCsvHref, insightsQueries, insightsRefetchInterval } from '../../api/insights';
 import { projectInsightsPath } from '../../api/insights-schemas';
 import { loadFailure } from '../../api/load-failure';
+import { ProjectNotFound } from '../../components/project-not-found';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableSkeleton } from '../../components/table-skeleton';
 import { paths } from '../../config/paths';
@@ -41,19 +42,7 @@ export function ProjectInsightsScreen() {
   useDocumentTitle(missing ? 'Project not found' : 'Insights', missing ? undefined : name);
   const buckets = useMemo(() => (data ? chartBuckets(data.buckets, data.bucket) : []), [data]);
 
-  if (missing) {
-    return (
-      <section>
-        <h1 tabIndex={-1}>Project not found</h1>
-        <p>
-          There is no project <code>{projectId}</code>, or it is outside what this API key can see.
-        </p>
-        <p>
-          <Link to={paths.insights(insightWindow)}>Back to the insights</Link>
-        </p>
-      </section>
-    );
-  }
+  if (missing) return <ProjectNotFound projectId={projectId} back={{ to: paths.insights(insightWindow), label: 'Back to the insights' }} />;
 
   return (
     <section className="insights">

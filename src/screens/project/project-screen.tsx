@@ -6,6 +6,7 @@ import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 import { loadFailure } from '../../api/load-failure';
 import { projectQueries } from '../../api/projects';
+import { ProjectNotFound } from '../../components/project-not-found';
 import { BusyBanner } from '../../components/busy-banner';
 import { CopyButton } from '../../components/copy-button';
 import { paths } from '../../config/paths';
@@ -39,7 +40,7 @@ export function ProjectScreen() {
   const missing = isApiError(project.error) && project.error.kind === 'http' && project.error.status === 404;
   useDocumentTitle(missing ? 'Project not found' : title, missing ? undefined : 'Operations');
 
-  if (missing) return <ProjectNotFound projectId={projectId} />;
+  if (missing) return <ProjectNotFound projectId={projectId} back={{ to: paths.home(), label: 'Back to your projects' }} />;
 
   return (
     <section>
@@ -80,21 +81,6 @@ export function ProjectScreen() {
         computeNames={computeNames}
         now={now}
       />
-    </section>
-  );
-}
-
-/** A project the API does not know (or this key cannot see): one page saying so, nothing to act on. */
-function ProjectNotFound({ projectId }: { projectId: string }) {
-  return (
-    <section>
-      <h1 tabIndex={-1}>Project not found</h1>
-      <p>
-        There is no project <code>{projectId}</code>, or it is outside what this API key can see.
-      </p>
-      <p>
-        <Link to={paths.home()}>Back to your projects</Link>
-      </p>
     </section>
   );
 }
