@@ -208,7 +208,7 @@ describe('fields typed in before the browser takes the page over (app/early-edit
         search.dispatchEvent(new Event('input', { bubbles: true }));
       },
       // As mount-app.tsx does: once React has taken the page over.
-      afterTakeover: () => edits?.replay(),
+      afterTakeover: () => void edits?.replay(),
     });
     expect(recovered).toEqual([]);
     expect(logged()).toEqual([]);
@@ -242,7 +242,7 @@ describe('filters chosen before the browser takes a history over (app/early-edit
         failed.dispatchEvent(new Event('input', { bubbles: true }));
         failed.dispatchEvent(new Event('change', { bubbles: true }));
       },
-      afterTakeover: () => edits?.replay(),
+      afterTakeover: () => void edits?.replay(),
     });
     expect(recovered).toEqual([]);
     expect(logged()).toEqual([]);

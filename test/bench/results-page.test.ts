@@ -12,7 +12,7 @@ const whole: BenchRecord = {
   commit: '062dfb1',
   loadAverage1m: 0.9,
   project: { id: 'proj-big', name: 'acme-analytics-prod', operations: 2406, firstPageRows: 100 },
-  initialJs: { gzipKiB: 119, targetKiB: 100, files: [] },
+  initialJs: { gzipKiB: 121.3, targetKiB: 120, files: [] },
   firstRow: {
     appMedianMs: 276,
     staticMedianMs: 134,
@@ -30,7 +30,7 @@ const whole: BenchRecord = {
     staticCoopSamplesMs: [136],
   },
   scripts: [
-    { file: '/assets/index-abc.js', how: 'entry', bytes: 40_000, gzipBytes: 20 * 1024 },
+    { file: '/assets/index-abc.js', how: 'entry', bytes: 40_000, gzipBytes: 22_835 },
     { file: '/assets/react-dom-def.js', how: 'modulepreload', bytes: 200_000, gzipBytes: 99 * 1024 },
   ],
   initialJsOrigins: { libraries: [{ name: 'react-dom', gzipBytes: 64 * 1024 }], ownGzipBytes: 20 * 1024, largestOwn: [{ file: 'src/lib/poll-sharing/poll-sharing.ts', gzipBytes: 1200 }], ownModules: 62 },
