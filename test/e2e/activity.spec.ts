@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { ControlApi, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { operationPath, projectPath } from './support/screens';
-import { watchForFailures, walkNormalPath } from './support/normal-path';
+import { failuresOnNormalPath } from './support/normal-path';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 test('a change started in one project appears on /activity and reaches OK there', async ({ page, context, request }) => {
@@ -65,11 +65,5 @@ test('opened in a fresh session, Activity shows its first row within 3 s', async
 
 test('the normal path without a kept key: no console error, no failed or refused request of the console’s own', async ({ browser, baseURL }) => {
   test.setTimeout(90_000);
-  if (!baseURL) throw new Error('baseURL is not set');
-  const context = await browser.newContext({ baseURL });
-  const page = await context.newPage();
-  const failures = watchForFailures(page, baseURL);
-  await walkNormalPath(page);
-  expect(failures).toEqual([]);
-  await context.close();
+  expect(await failuresOnNormalPath(browser, baseURL)).toEqual([]);
 });

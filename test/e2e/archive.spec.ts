@@ -5,7 +5,7 @@ import { ControlApi, sendWhenNotBusy, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
 import { layoutProblems, type LayoutProblem } from './support/layout';
-import { watchForFailures, walkNormalPath } from './support/normal-path';
+import { failuresOnNormalPath } from './support/normal-path';
 import { operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
 import { tourOfScreens } from './support/tour';
@@ -63,13 +63,7 @@ test('Keep history: the key is kept, every project backfilled, and a filter over
 
 test('the normal path with a kept key: no console error, no failed or refused request of the console’s own', async ({ browser, baseURL }) => {
   test.setTimeout(90_000);
-  if (!baseURL) throw new Error('baseURL is not set');
-  const context = await browser.newContext({ baseURL });
-  const page = await context.newPage();
-  const failures = watchForFailures(page, baseURL);
-  await walkNormalPath(page);
-  expect(failures).toEqual([]);
-  await context.close();
+  expect(await failuresOnNormalPath(browser, baseURL)).toEqual([]);
 });
 
 test('an operation the API stops listing stays in the history, marked as kept by the archive', async ({ page, request, context }) => {

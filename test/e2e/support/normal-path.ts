@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type Page } from '@playwright/test';
 import { signInThroughKeyScreen } from './session';
 
 // The console's normal path as a new person takes it (sign in, the projects, a history, a filter, an operation,
@@ -71,4 +71,18 @@ export async function walkNormalPath(page: Page): Promise<void> {
   await expect(page.getByRole('heading', { level: 1, name: 'Notifications' })).toBeVisible();
   await expect(page.getByRole('textbox', { name: 'Webhook URL' })).toBeVisible();
   await settled(page);
+}
+
+/** The normal path walked by a new person (a fresh context, signed out): whatever went wrong on it, in words (none expected). */
+export async function failuresOnNormalPath(browser: Browser, baseURL: string | undefined): Promise<string[]> {
+  if (!baseURL) throw new Error('baseURL is not set');
+  const context = await browser.newContext({ baseURL });
+  try {
+    const page = await context.newPage();
+    const failures = watchForFailures(page, baseURL);
+    await walkNormalPath(page);
+    return failures;
+  } finally {
+    await context.close();
+  }
 }
