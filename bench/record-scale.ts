@@ -309,24 +309,45 @@ async function busiestProject(db: Db): Promise<{ id: string; operations: number 
   return rows[0] ?? { id: projectIds[0] ?? '', operations: 0 };
 }
 
+/** Operations and transitions a store already holds (a kept store, seeded by an earlier run). */
+async function heldRows(db: Queryable): Promise<{ operations: number; transitions: number; seededAt: Date | null }> {
+  const { rows } = await db.query<{ operations: number; transitions: number; seeded_at: Date | null }>(
+    `SELECT (SELECT count(*)::int FROM operations) AS operations, (SELECT count(*)::int FROM operation_transitions) AS transitions,
+       (SELECT last_read_at FROM archive_sources WHERE id = 'scale-source') AS seeded_at`,
+    [],
+  );
+  const row = rows[0];
+  return { operations: row?.operations ?? 0, transitions: row?.transitions ?? 0, seededAt: row?.seeded_at ?? null };
+}
+
+/** The instant a kept store's seed ended, its windows timed from there (the seed's `now`); else `now`. */
+const timedAt = (held: { operations: number; seededAt: Date | null }, now: Date) => (held.operations > 0 && held.seededAt ? held.seededAt.getTime() : now.getTime());
+
+/**
+ * `BENCH_SCALE_PGLITE_DIR`: PGlite's DATA_DIR kept there rather than in a throwaway folder, seeded only when it holds
+ * no operations yet (its migrations applied on opening, as a console's would be): a store seeded once is timed again.
+ */
 async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreResult; busiest: { id: string; operations: number } }> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-bench-scale-'));
+  const kept = process.env.BENCH_SCALE_PGLITE_DIR;
+  const dataDir = kept ?? (await mkdtemp(path.join(tmpdir(), 'ops-console-bench-scale-')));
   try {
     const db = await openStore({ dataDir });
     try {
       const started = performance.now();
-      const transitions = await seed(db, total, now, progressLine('pglite', total, started));
+      const held = await heldRows(db);
+      const transitions = held.operations > 0 ? held.transitions : await seed(db, total, now, progressLine('pglite', total, started));
+      if (held.operations > 0) console.log(`  pglite: ${held.operations.toLocaleString('en')} operations kept in ${dataDir}, not seeded again`);
       // PGlite has no autovacuum and the console runs no ANALYZE: its store is measured as a running console holds it.
-      const seedMs = performance.now() - started;
+      const seedMs = held.operations > 0 ? NaN : performance.now() - started;
       const busiest = await busiestProject(db);
-      const timings = await measureRoutes(db, now.getTime(), busiest.id);
+      const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
       await db.close();
-      return { result: { store: 'pglite', operations: total, transitions, seedMs, sizeBytes: await folderBytes(dataDir), timings }, busiest };
+      return { result: { store: 'pglite', operations: held.operations || total, transitions, seedMs, sizeBytes: await folderBytes(dataDir), timings }, busiest };
     } finally {
       await db.close().catch(() => undefined);
     }
   } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    if (kept === undefined) await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -352,32 +373,42 @@ export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transactio
   };
 }
 
+/**
+ * `BENCH_SCALE_DATABASE_URL`: a Postgres server of the caller's own rather than a throwaway cluster, seeded only when
+ * it holds no operations yet and left as it is afterwards.
+ */
 async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
-  const cluster = await ownPostgres('console');
+  const kept = process.env.BENCH_SCALE_DATABASE_URL;
+  const cluster = kept === undefined ? await ownPostgres('console') : undefined;
+  const url = kept ?? cluster?.url ?? '';
   try {
-    const db = await openStore({ databaseUrl: cluster.url });
+    const db = await openStore({ databaseUrl: url });
     try {
       const started = performance.now();
-      const client = new pg.Client({ connectionString: cluster.url });
-      await client.connect();
-      let transitions: number;
-      try {
-        transitions = await seed(seedingClient(client), total, now, progressLine('postgres', total, started));
-        // What autovacuum does after a load like this (insert-driven vacuum, then analyze), done now rather than waited for.
-        await client.query('VACUUM ANALYZE');
-      } finally {
-        await client.end();
+      const held = await heldRows(db);
+      let transitions = held.transitions;
+      if (held.operations > 0) console.log(`  postgres: ${held.operations.toLocaleString('en')} operations kept, not seeded again`);
+      else {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          transitions = await seed(seedingClient(client), total, now, progressLine('postgres', total, started));
+          // What autovacuum does after a load like this (insert-driven vacuum, then analyze), done now rather than waited for.
+          await client.query('VACUUM ANALYZE');
+        } finally {
+          await client.end();
+        }
       }
-      const seedMs = performance.now() - started;
+      const seedMs = held.operations > 0 ? NaN : performance.now() - started;
       const busiest = await busiestProject(db);
-      const timings = await measureRoutes(db, now.getTime(), busiest.id);
+      const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
       const { rows } = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes', []);
-      return { store: 'postgres', operations: total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings };
+      return { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings };
     } finally {
       await db.close();
     }
   } finally {
-    await cluster.remove();
+    await cluster?.remove();
   }
 }
 
@@ -411,7 +442,7 @@ export function reportScale(result: ScaleResult): void {
   console.log(`\nThe whole record at scale: ${result.operations.toLocaleString('en')} operations, ${result.projects} projects, the busiest ${result.busiest.id} (${result.busiest.operations.toLocaleString('en')})`);
   console.log(`  server time from the routes' Server-Timing; median and p95 of ${result.runs} after ${WARMUPS} warm-ups; round trip on loopback beside\n`);
   for (const store of result.stores) {
-    console.log(`  ${store.store}: seeded in ${(store.seedMs / 1_000).toFixed(0)} s (${store.transitions.toLocaleString('en')} transitions), ${mib(store.sizeBytes)} on disk`);
+    console.log(`  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${mib(store.sizeBytes)} on disk`);
     for (const t of store.timings) {
       const met = t.serverMedianMs <= t.targetMs ? 'ok' : 'MISSED';
       console.log(
