@@ -77,7 +77,8 @@ const ACTIONS = ['start_compute', 'suspend_compute', 'apply_config', 'create_bra
 /**
  * One chunk of operations [lo, hi) of `total`, created in time order from `start` over `span` seconds, and the
  * transitions the collector records for them: three in ten followed live (scheduling, running, then how they
- * ended, the queue a second to a minute), the rest first seen ended. Statuses as the platform gives them: mostly
+ * ended, the queue a second to a minute: the first sightings of scheduling and running kept on the operation too, as
+ * upsertOperations keeps them), the rest first seen ended. Statuses as the platform gives them: mostly
  * finished, some failed, error, cancelled, skipped; those still going at `now` running. Older than 30 days: gone
  * from the API's list, kept here.
  */
@@ -101,6 +102,8 @@ WITH raw AS (
   SELECT s.*,
     CASE WHEN created_at + (queue_ms + duration_ms) * interval '1 ms' > $8::timestamptz THEN 'running' ELSE ended END AS status,
     created_at + (queue_ms + duration_ms) * interval '1 ms' AS updated_at,
+    CASE WHEN live THEN created_at + interval '1 s' END AS waiting_seen_at,
+    CASE WHEN live THEN created_at + (1000 + queue_ms) * interval '1 ms' END AS running_seen_at,
     'br-' || substr(md5(project_id || ' branch ' || branch), 1, 12) AS branch_id,
     'ep-' || substr(md5(project_id || ' compute ' || branch), 1, 12) AS endpoint_id
   FROM shaped s
@@ -112,16 +115,18 @@ WITH raw AS (
     ) || CASE WHEN status IN ('failed', 'error') THEN '{"error": "the compute did not become ready in time"}'::jsonb ELSE '{}'::jsonb END AS body
   FROM ops o
 ), kept AS (
-  INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at, gone_at)
+  INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, first_seen_at, last_listed_at, gone_at,
+    waiting_seen_at, running_seen_at)
   SELECT project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, body, created_at + interval '1 s',
-    least($8::timestamptz, created_at + interval '30 days'), CASE WHEN created_at + interval '30 days' < $8::timestamptz THEN created_at + interval '30 days' END
+    least($8::timestamptz, created_at + interval '30 days'), CASE WHEN created_at + interval '30 days' < $8::timestamptz THEN created_at + interval '30 days' END,
+    waiting_seen_at, running_seen_at
   FROM bodies
 )
 INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation, dispatched_at)
 SELECT b.project_id, b.id, t.status, t.previous_status, t.seen_at, false, b.body || jsonb_build_object('status', t.status), t.seen_at
 FROM bodies b CROSS JOIN LATERAL (VALUES
-  (1, 'scheduling', NULL, b.created_at + interval '1 s'),
-  (2, 'running', 'scheduling', b.created_at + (1000 + b.queue_ms) * interval '1 ms'),
+  (1, 'scheduling', NULL, b.waiting_seen_at),
+  (2, 'running', 'scheduling', b.running_seen_at),
   (3, b.status, CASE WHEN b.live THEN 'running' END, b.updated_at + interval '1 s')
 ) AS t(n, status, previous_status, seen_at)
 WHERE (b.live OR t.n = 3) AND NOT (t.n = 3 AND b.status = 'running')

@@ -9,7 +9,6 @@ import {
   FAILED_STATUSES,
   FINISHED_STATUSES,
   insightRange,
-  QUEUE_STATUSES,
   rangeFilters,
   statusFilters,
   UNCOUNTED_STATUSES,
@@ -38,7 +37,6 @@ function conditionsFor(range: ReturnType<typeof insightRange>): FigureConditions
     failed: statusFilters(FAILED_STATUSES),
     uncounted: statusFilters(UNCOUNTED_STATUSES),
     finished: statusFilters(FINISHED_STATUSES),
-    queue: { ...QUEUE_STATUSES, since: range.previous.from },
   };
 }
 

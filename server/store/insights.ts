@@ -1,5 +1,5 @@
-// Insights' SQL over operations and operation_transitions: figures per project or per action over two time
-// ranges, and a range's operations per bucket of time by status. Every condition is one of the history's
+// Insights' SQL over operations: figures per project or per action over two time ranges, and a range's
+// operations per bucket of time by status. Every condition is one of the history's
 // filters in its own SQL form (src/features/history/filters: sqlCondition), handed in by the caller
 // (server/insights/, from src/features/history/insights/insight-figures.ts): what a figure counts is what
 // the history filtered the same way lists.
@@ -15,8 +15,6 @@ export interface FigureConditions {
   uncounted: HistoryFilters;
   /** Whose `total_duration_ms` the percentiles are of. */
   finished: HistoryFilters;
-  /** The queue is first seen `waiting` to first seen `running`, by operation_transitions; `since`: the earlier range's start. */
-  queue: { waiting: string; running: string; since: string };
 }
 
 export interface FigureRow {
@@ -57,9 +55,8 @@ function spanOf({ current, previous }: Pick<FigureConditions, 'current' | 'previ
 
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by
- * range, the queue's with them: two statements, neither joining the whole window to the transitions (the
- * embedded store keeps no planner statistics, and a join it costs as one row a side ran once per operation).
- * A group with no operation in a range has no row for it.
+ * range, the queue's with them, in one statement over the window's index (operations_window). A group with no
+ * operation in a range has no row for it.
  */
 export async function figureRows(db: Queryable, projectIds: readonly string[], groupBy: 'project' | 'action', where: FigureConditions): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
@@ -73,58 +70,21 @@ export async function figureRows(db: Queryable, projectIds: readonly string[], g
   const finished = condition(where.finished);
   const span = spanOf(where);
   const within = span ? ` AND ${condition(span)}` : '';
-  const figures = db.query<Omit<FigureRow, 'queue_p50_ms' | 'queued'>>(
+  // The queue of an operation seen waiting and then running (the waiting first): between the first sighting of each,
+  // which upsertOperations keeps on the operation (migration 008); null otherwise, and left out of its median.
+  const { rows } = await db.query<FigureRow>(
     `SELECT key, period, count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed, count(*) FILTER (WHERE uncounted)::int AS uncounted,
        count(*) FILTER (WHERE retried)::int AS retried,
        percentile_disc(0.5) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p50_ms,
-       percentile_disc(0.95) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p95_ms
+       percentile_disc(0.95) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p95_ms,
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY queue_ms) AS queue_p50_ms, count(queue_ms)::int AS queued
      FROM (
        SELECT ${key} AS key, CASE WHEN ${current} THEN 'current' ELSE 'previous' END AS period, ${failed} AS failed, ${uncounted} AS uncounted,
-         ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried
+         ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried,
+         CASE WHEN running_seen_at >= waiting_seen_at THEN extract(epoch FROM running_seen_at - waiting_seen_at)::float8 * 1000 END AS queue_ms
        FROM operations WHERE project_id = ANY($1::text[]) AND (${current} OR ${previous})${within}
      ) o
      GROUP BY key, period ORDER BY key, period`,
-    values,
-  );
-  // Both at once: a Postgres server answers them on two connections (PGlite, one at a time).
-  const [{ rows }, queues] = await Promise.all([figures, queueRows(db, projectIds, key, where)]);
-  const queueOf = new Map(queues.map((row) => [`${row.period}\u0000${row.key}`, row]));
-  return rows.map((row) => {
-    const queue = queueOf.get(`${row.period}\u0000${row.key}`);
-    return { ...row, queue_p50_ms: queue?.queue_p50_ms ?? null, queued: queue?.queued ?? 0 };
-  });
-}
-
-/**
- * The queue per group and range: for each operation created in either range whose status was seen both waiting
- * and running (the waiting first), the time between the first sighting of each; their median. Driven by those
- * transitions (few: what the collector saw change), each operation found by its key.
- */
-async function queueRows(db: Queryable, projectIds: readonly string[], key: 'project_id' | 'action', where: FigureConditions): Promise<Pick<FigureRow, 'key' | 'period' | 'queue_p50_ms' | 'queued'>[]> {
-  const values: SqlValue[] = [projectIds];
-  const condition = conditions(values);
-  const current = condition(where.current);
-  const previous = condition(where.previous);
-  // Without the span of figureRows: with it, a planner without statistics (PGlite) finds each operation by its
-  // project and time range rather than by its key, reading the whole window once per transition.
-  // An operation's status is seen after it is created: no transition of one created in either range is older than both.
-  values.push(where.queue.waiting, where.queue.running, where.queue.since);
-  const [waiting, running, since] = [`$${values.length - 2}`, `$${values.length - 1}`, `$${values.length}::timestamptz`];
-  const { rows } = await db.query<Pick<FigureRow, 'key' | 'period' | 'queue_p50_ms' | 'queued'>>(
-    `SELECT key, period, percentile_disc(0.5) WITHIN GROUP (ORDER BY queue_ms) AS queue_p50_ms, count(*)::int AS queued
-     FROM (
-       SELECT o.${key} AS key, CASE WHEN ${current} THEN 'current' ELSE 'previous' END AS period,
-         extract(epoch FROM q.running_at - q.waiting_at)::float8 * 1000 AS queue_ms
-       FROM (
-         SELECT t.project_id, t.operation_id, min(t.seen_at) FILTER (WHERE t.status = ${waiting}) AS waiting_at, min(t.seen_at) FILTER (WHERE t.status = ${running}) AS running_at
-         FROM operation_transitions t
-         WHERE t.project_id = ANY($1::text[]) AND t.status IN (${waiting}, ${running}) AND t.seen_at >= ${since}
-         GROUP BY t.project_id, t.operation_id
-       ) q
-       JOIN operations o ON o.project_id = q.project_id AND o.id = q.operation_id
-       WHERE q.running_at >= q.waiting_at AND (${current} OR ${previous})
-     ) measured
-     GROUP BY key, period`,
     values,
   );
   return rows;

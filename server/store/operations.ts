@@ -4,6 +4,7 @@
 // and "in flight" with the status rules' (lib/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
 import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
+import { QUEUE_STATUSES } from '../../src/features/history/insights/insight-figures';
 import { inFlightSql } from '../../src/lib/operation-status';
 import { sqlParams } from '../../src/lib/sql-params';
 import type { Queryable, SqlValue } from './db';
@@ -57,7 +58,8 @@ async function pageRanks(db: Queryable, projectId: string, listed: readonly List
  * Records a page of operations: new ones inserted, known ones updated (and no longer gone), and one
  * transition for each first sighting or changed status, in one statement; then the order of the seconds
  * the page touches, as the API listed them (`rank`). `follows`: the page goes on from a previous page of
- * the same read (by its cursor).
+ * the same read (by its cursor). The statement also keeps the queue's two sightings on the operation
+ * (`waiting_seen_at`, `running_seen_at`: the first transition to each of QUEUE_STATUSES, migration 008).
  */
 export async function upsertOperations(
   db: Queryable,
@@ -93,11 +95,15 @@ export async function upsertOperations(
        SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
      ),
      upserted AS (
-       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, first_seen_at, last_listed_at)
-       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, $3, $3 FROM incoming
+       INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, first_seen_at, last_listed_at,
+         waiting_seen_at, running_seen_at)
+       SELECT $1, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, $3, $3,
+         CASE WHEN status = $5 THEN $3::timestamptz END, CASE WHEN status = $6 THEN $3::timestamptz END FROM incoming
        ON CONFLICT (project_id, id) DO UPDATE SET action = EXCLUDED.action, status = EXCLUDED.status, branch_id = EXCLUDED.branch_id,
          endpoint_id = EXCLUDED.endpoint_id, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, retry_at = EXCLUDED.retry_at, body = EXCLUDED.body,
-         rank = EXCLUDED.rank, last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL
+         rank = EXCLUDED.rank, last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL,
+         -- The first sighting of each stays, as the earliest of its transitions does.
+         waiting_seen_at = coalesce(operations.waiting_seen_at, EXCLUDED.waiting_seen_at), running_seen_at = coalesce(operations.running_seen_at, EXCLUDED.running_seen_at)
        RETURNING id
      ),
      -- A data-modifying WITH runs whether or not it is read.
@@ -110,7 +116,7 @@ export async function upsertOperations(
      )
      SELECT (SELECT count(*)::int FROM incoming) - (SELECT count(*)::int FROM previous) AS added,
        (SELECT count(*)::int FROM changed) AS transitions`,
-    [projectId, rows, seenAt, duringBackfill],
+    [projectId, rows, seenAt, duringBackfill, QUEUE_STATUSES.waiting, QUEUE_STATUSES.running],
   );
   // The store's other operations of those seconds, placed again around the page's.
   const moved = [...ranks].filter(([id]) => !pageIds.has(id)).map(([id, rank]) => ({ id, rank }));

@@ -7,12 +7,14 @@ import {
   failedFilters,
   FINISHED_STATUSES,
   insightRange,
+  QUEUE_STATUSES,
   rangeFilters,
   runsFilters,
   UNCOUNTED_STATUSES,
 } from '../../../src/features/history/insights/insight-figures';
 import { readOverview, readProjectInsights } from '../../../server/insights/insight-reads';
 import type { Db } from '../../../server/store';
+import { loadMigrations, migrate } from '../../../server/store/migrations';
 import { operationsPage, upsertOperations, type ListedOperation } from '../../../server/store/operations';
 import { DRIVERS, openTestStore } from './store-drivers';
 
@@ -219,5 +221,78 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     expect(insights.archive).toBeNull();
     expect(insights.actions).toEqual([]);
     expect(insights.buckets.every((bucket) => Object.keys(bucket.statuses).length === 0)).toBe(true);
+  });
+});
+
+describe.each(DRIVERS)('the queue kept on each operation on %s', (driver) => {
+  let db: Db;
+  const QUEUE_PROJECT = 'p-queue';
+  /** What the collector saw of each operation, page by page: its status and when, after yesterday's noon. */
+  const SIGHTINGS: Record<string, readonly [string, number][]> = {
+    'waited, ran, finished': [['scheduling', 1_000], ['running', 6_000], ['finished', 9_000]],
+    'waited twice': [['scheduling', 1_000], ['scheduling', 2_000], ['running', 4_000], ['scheduling', 5_000], ['running', 8_000], ['finished', 9_000]],
+    'seen running first': [['running', 1_000], ['scheduling', 3_000], ['running', 4_000], ['finished', 6_000]],
+    'never seen waiting': [['running', 1_000], ['finished', 5_000]],
+    'first seen ended': [['finished', 1_000]],
+  };
+
+  beforeAll(async () => {
+    ({ db } = await openTestStore(driver));
+    for (const [id, sightings] of Object.entries(SIGHTINGS)) {
+      for (const [status, seenAfter] of sightings) {
+        const op = operation(id, { project_id: QUEUE_PROJECT, action: 'start_compute', status, created_at: iso(NOW - DAY) });
+        await upsertOperations(db, QUEUE_PROJECT, [{ operation: op, body: op }], new Date(NOW - DAY + seenAfter), false);
+      }
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  /** Each operation's two sightings as kept on it, and as its transitions say them (the first of each status), in ms. */
+  async function sightings(): Promise<Record<string, { kept: [number | null, number | null]; transitions: [number | null, number | null] }>> {
+    const { rows } = await db.query<{ id: string; waiting: number | null; running: number | null; first_waiting: number | null; first_running: number | null }>(
+      `SELECT o.id, (extract(epoch FROM o.waiting_seen_at) * 1000)::float8 AS waiting, (extract(epoch FROM o.running_seen_at) * 1000)::float8 AS running,
+         (SELECT (extract(epoch FROM min(t.seen_at)) * 1000)::float8 FROM operation_transitions t WHERE t.project_id = o.project_id AND t.operation_id = o.id AND t.status = $2) AS first_waiting,
+         (SELECT (extract(epoch FROM min(t.seen_at)) * 1000)::float8 FROM operation_transitions t WHERE t.project_id = o.project_id AND t.operation_id = o.id AND t.status = $3) AS first_running
+       FROM operations o WHERE o.project_id = $1`,
+      [QUEUE_PROJECT, QUEUE_STATUSES.waiting, QUEUE_STATUSES.running],
+    );
+    return Object.fromEntries(rows.map((row) => [row.id, { kept: [row.waiting, row.running], transitions: [row.first_waiting, row.first_running] }]));
+  }
+
+  it('keeps the first sighting of waiting and of running on the operation, as its transitions say them', async () => {
+    const since = NOW - DAY;
+    const expected: Record<string, [number | null, number | null]> = {
+      'waited, ran, finished': [since + 1_000, since + 6_000],
+      'waited twice': [since + 1_000, since + 4_000],
+      'seen running first': [since + 3_000, since + 1_000],
+      'never seen waiting': [null, since + 1_000],
+      'first seen ended': [null, null],
+    };
+    const kept = await sightings();
+    expect(Object.fromEntries(Object.entries(kept).map(([id, { kept: pair }]) => [id, pair]))).toEqual(expected);
+    for (const [id, { kept: pair, transitions }] of Object.entries(kept)) expect(pair, id).toEqual(transitions);
+  });
+
+  it('counts the queue of those seen waiting and then running only', async () => {
+    const insights = await readProjectInsights(db, { id: QUEUE_PROJECT, name: 'queue' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true);
+    const compute = insights.actions.find((row) => row.key === 'start_compute');
+    expect(compute?.current.queued).toBe(2);
+    // 5 s and 3 s: the lower median (nearest rank) of two.
+    expect(compute?.current.queueP50Ms).toBe(3_000);
+  });
+
+  it('fills the sightings of operations kept before its migration from their transitions', async () => {
+    const before = await sightings();
+    // The store as it was before migration 008: no columns, 006's indexes, not recorded.
+    await db.query('ALTER TABLE operations DROP COLUMN waiting_seen_at, DROP COLUMN running_seen_at');
+    await db.query('CREATE INDEX operations_window ON operations (project_id, created_at) INCLUDE (action, status, total_duration_ms, failures_count, id)');
+    await db.query('CREATE INDEX operation_transitions_queue ON operation_transitions (project_id, status, seen_at) INCLUDE (operation_id)');
+    await db.query('DELETE FROM schema_migrations WHERE version = 8');
+
+    expect(await migrate(db, await loadMigrations())).toEqual([8]);
+    expect(await sightings()).toEqual(before);
   });
 });

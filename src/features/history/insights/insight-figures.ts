@@ -68,7 +68,7 @@ export const FAILED_STATUSES = choice('Error');
 export const UNCOUNTED_STATUSES = [...choice('Cancelled'), ...choice('Skipped')];
 /** Durations are those of finished operations (the history's OK filter). */
 export const FINISHED_STATUSES = choice('OK');
-/** The queue: from the status first seen as waiting to the one first seen as running (operation_transitions). */
+/** The queue: from the status first seen as waiting to the one first seen as running (the collector's sightings, kept per operation by server/store/operations.ts). */
 export const QUEUE_STATUSES = { waiting: 'scheduling', running: 'running' } as const;
 
 const inRange = (range: TimeRange): HistoryFilters => ({ ...NO_FILTERS, from: range.from, to: range.to });
