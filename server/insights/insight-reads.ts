@@ -14,7 +14,7 @@ import {
   UNCOUNTED_STATUSES,
 } from '../../src/features/history/insights/insight-figures';
 import type { Coverage } from '../store/archive-projects';
-import type { Queryable } from '../store/db';
+import type { Db } from '../store/db';
 import { bucketRows, figureRows, type FigureConditions, type FigureRow } from '../store/insights';
 
 /** A project the session's key can read: its id and its name as the API gave it. */
@@ -50,7 +50,7 @@ function rowsOf(rows: readonly FigureRow[], nameOf: (key: string) => string): In
 }
 
 /** Every project in `projects` (all readable by the session's key and archived), one row each, those without runs too. */
-export async function readOverview(db: Queryable | undefined, projects: readonly NamedProject[], window: InsightWindow, now: number, ownKeyKept: boolean): Promise<InsightsOverview> {
+export async function readOverview(db: Db | undefined, projects: readonly NamedProject[], window: InsightWindow, now: number, ownKeyKept: boolean): Promise<InsightsOverview> {
   const range = insightRange(window, now);
   const rows = db ? await figureRows(db, projects.map((p) => p.id), 'project', conditionsFor(range)) : [];
   const names = new Map(projects.map((p) => [p.id, p.name]));
@@ -61,7 +61,7 @@ export async function readOverview(db: Queryable | undefined, projects: readonly
 
 /** One project's figures per action and its operations per bucket; without coverage, the window and nothing counted. */
 export async function readProjectInsights(
-  db: Queryable | undefined,
+  db: Db | undefined,
   project: NamedProject,
   coverage: Coverage | undefined,
   window: InsightWindow,
