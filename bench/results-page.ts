@@ -286,6 +286,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
   if (!scale) return [];
   const rows = scale.stores.flatMap((store) => [
     [store.store, 'Seed', `${Number.isNaN(store.seedMs) ? 'kept from an earlier run' : `${fixed(store.seedMs / 1_000)} s`} (${store.transitions.toLocaleString('en')} transitions)`, '', ''],
+    ...(store.upkeepMs === undefined ? [] : [[store.store, 'Upkeep (vacuum and analyze)', `${fixed(store.upkeepMs / 1_000)} s`, '', '']]),
     [store.store, 'Size on disk', `${fixed(store.sizeBytes / 1024 ** 2)} MiB`, '', ''],
     ...store.timings.map((t) => [store.store, t.what, `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`, `≤ ${t.targetMs} ms`, verdict(t.serverMedianMs <= t.targetMs)]),
   ]);

@@ -28,6 +28,8 @@ export interface CollectorOptions {
   refreshMs?: number;
   clock?: Clock;
   log: Log;
+  /** A project's whole history was read for the first time (the store's upkeep comes sooner: store-upkeep.ts). */
+  onBackfilled?: () => void;
 }
 
 export interface Collector {
@@ -76,6 +78,7 @@ export function startCollector(options: CollectorOptions): Collector {
         intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
         fullReadMs: options.fullReadMs ?? DEFAULT_FULL_READ_MS,
         log,
+        ...(options.onBackfilled ? { onBackfilled: options.onBackfilled } : {}),
       };
       const done = readSource(reader, signal)
         .catch((error: unknown) => log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`, { event: 'archive.source_stopped', level: 'error', source: source.id }))

@@ -39,6 +39,8 @@ export interface SourceReaderOptions {
   /** How often each project's whole history is read again (what was not listed is then gone). */
   fullReadMs: number;
   log: Log;
+  /** A project's whole history was read for the first time. */
+  onBackfilled?: () => void;
 }
 
 class KeyRejected extends Error {}
@@ -133,6 +135,7 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
     project.checkedAt = clock.now();
     project.fullReadAt = clock.now();
     project.busy = busy;
+    if (kind === 'backfill') options.onBackfilled?.();
   };
 
   /** The newest page (and more while every operation on it is new). */

@@ -13,6 +13,7 @@ import { serveArchiveRoute } from '../archive/archive-routes';
 import { startCollector } from '../collector/collector';
 import { createInsights } from '../insights/insights-routes';
 import { leadWhereThisInstanceMay, type Leader } from '../collector/leader';
+import { startStoreUpkeep } from '../collector/store-upkeep';
 import { linkBase } from '../notify/links';
 import { createNotifications } from '../notify/notifications';
 import { sendWebhook } from '../notify/send-webhook';
@@ -143,13 +144,25 @@ export async function startServer({ mode, env = process.env, print = (line) => v
     lockRetryMs: config.archiveLockRetryMs,
     log,
     start: (db) => {
-      const collector = startCollector({ db, read: collectorReads.read, seal, budgetPerMinute: config.archiveBudget, intervalMs: config.archiveIntervalMs, fullReadMs: config.archiveFullReadMs, log });
+      // PGlite runs no autovacuum: its upkeep runs beside the collector (a Postgres server's does it by itself).
+      const upkeep = store.kind === 'pglite' ? startStoreUpkeep({ db, log }) : undefined;
+      const collector = startCollector({
+        db,
+        read: collectorReads.read,
+        seal,
+        budgetPerMinute: config.archiveBudget,
+        intervalMs: config.archiveIntervalMs,
+        fullReadMs: config.archiveFullReadMs,
+        log,
+        ...(upkeep ? { onBackfilled: upkeep.wake } : {}),
+      });
       const stopNotifying = notifications.start();
       return {
         collector,
         stop: async () => {
           await collector.stop();
           await stopNotifying();
+          await upkeep?.stop();
         },
       };
     },

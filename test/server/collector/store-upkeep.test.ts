@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { Clock } from '../../../server/collector/pacer';
+import { startStoreUpkeep } from '../../../server/collector/store-upkeep';
+import type { Queryable } from '../../../server/store/db';
+
+// PGlite's upkeep on a simulated clock: when it vacuums the record, and that a failure is told and waited out.
+
+const MINUTE = 60_000;
+
+/** A clock moved by hand: waits end when it passes their deadline, or when their signal aborts. */
+function manualClock(): Clock & { advance: (ms: number) => Promise<void> } {
+  let now = 0;
+  const waits: { until: number; resolve: () => void }[] = [];
+  const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+  return {
+    now: () => now,
+    wait: (ms, signal) =>
+      new Promise<void>((resolve) => {
+        if (signal.aborted) {
+          resolve();
+          return;
+        }
+        waits.push({ until: now + ms, resolve });
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      }),
+    async advance(ms) {
+      const end = now + ms;
+      for (;;) {
+        await settle();
+        const next = waits.filter((w) => w.until <= end).sort((a, b) => a.until - b.until)[0];
+        if (!next) break;
+        waits.splice(waits.indexOf(next), 1);
+        now = Math.max(now, next.until);
+        next.resolve();
+      }
+      now = end;
+      await settle();
+    },
+  };
+}
+
+/** A store that notes when each statement came (in simulated minutes), and fails while `failing` says so. */
+function notingStore(clock: Clock, failing: { now: boolean } = { now: false }): Queryable & { at: number[]; statements: string[] } {
+  const at: number[] = [];
+  const statements: string[] = [];
+  return {
+    at,
+    statements,
+    query(text: string) {
+      if (failing.now) return Promise.reject(new Error('the store is down'));
+      at.push(clock.now() / MINUTE);
+      statements.push(text);
+      return Promise.resolve({ rows: [] as never[] });
+    },
+  };
+}
+
+describe('the embedded store’s upkeep', () => {
+  it('vacuums and analyzes both tables of the record five minutes after the store opens, then every hour', async () => {
+    const clock = manualClock();
+    const db = notingStore(clock);
+    const upkeep = startStoreUpkeep({ db, clock, log: () => undefined });
+    await clock.advance(3 * 60 * MINUTE);
+    await upkeep.stop();
+    expect(db.statements.slice(0, 2)).toEqual(['VACUUM (ANALYZE) operations', 'VACUUM (ANALYZE) operation_transitions']);
+    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([5, 65, 125]);
+  });
+
+  it('comes at once when a backfill ends, and no sooner than ten minutes after the previous run', async () => {
+    const clock = manualClock();
+    const db = notingStore(clock);
+    const upkeep = startStoreUpkeep({ db, clock, log: () => undefined });
+    await clock.advance(2 * MINUTE);
+    upkeep.wake();
+    await clock.advance(1 * MINUTE);
+    upkeep.wake();
+    await clock.advance(20 * MINUTE);
+    await upkeep.stop();
+    // Woken at 2 (the first run, earlier than 5), again at 3: held until 12; then the hour from there.
+    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([2, 12]);
+  });
+
+  it('tells a failed run once and tries again at the next hour', async () => {
+    const clock = manualClock();
+    const failing = { now: true };
+    const db = notingStore(clock, failing);
+    const lines: string[] = [];
+    const upkeep = startStoreUpkeep({ db, clock, log: (line) => lines.push(line) });
+    await clock.advance(6 * MINUTE);
+    failing.now = false;
+    await clock.advance(60 * MINUTE);
+    await upkeep.stop();
+    expect(lines[0]).toBe('Store upkeep: could not vacuum the record (the store is down); trying again in 60 min');
+    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([65]);
+    expect(lines[1]).toMatch(/^Store upkeep: the record vacuumed and analyzed in \d+\.\d s$/);
+  });
+});
