@@ -88,4 +88,46 @@ describe('a source whose store goes away', () => {
     stop.abort();
     await reading;
   });
+
+  it('tells when each project’s whole history has been read the first time, and not for its re-reads', { timeout: 30_000 }, async () => {
+    let now = Date.parse('2026-11-27T09:00:00Z');
+    const clock: Clock = {
+      now: () => now,
+      wait: async (ms, signal) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (!signal.aborted) now += Math.max(0, ms);
+      },
+    };
+    const backend = createApiBackend({ simApiKey: KEY, simRateLimits: false });
+    const read = createApiReader(backend.fetch);
+    await keepSource(store, { id: 'src-2', fingerprint: 'fp-2', sealedKey: 'sealed', keyKind: 'personal', label: 'Demo', now: new Date(now) });
+    const stop = new AbortController();
+    let backfilled = 0;
+    const reading = readSource(
+      {
+        db: store,
+        sourceId: 'src-2',
+        read: (path, schema, signal) => read(KEY, path, schema, { signal }),
+        pacer: createPacer(700, clock),
+        clock,
+        budgetPerMinute: 700,
+        intervalMs: 5_000,
+        fullReadMs: 60_000,
+        log: () => undefined,
+        onBackfilled: () => backfilled++,
+      },
+      stop.signal,
+    );
+    const deadline = performance.now() + 20_000;
+    // Read to their ends, then five minutes of the reader's time: each project read whole again (every minute).
+    let backfilledAt: number | undefined;
+    while (backfilledAt === undefined || now < backfilledAt + 5 * 60_000) {
+      if (performance.now() > deadline) throw new Error(`waited 20 s for the backfill (${String(backfilledAt)}) and five minutes of reading (${now})`);
+      if (backfilledAt === undefined && (await sourceSummary(store, 'src-2'))?.backfilled) backfilledAt = now;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    stop.abort();
+    await reading;
+    expect(backfilled).toBe((await sourceSummary(store, 'src-2'))?.projects);
+  });
 });
