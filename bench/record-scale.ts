@@ -170,8 +170,8 @@ async function setIndexesAside(db: Queryable): Promise<() => Promise<void>> {
   return async () => {
     for (const key of keys) await db.query(`ALTER TABLE operations ADD CONSTRAINT ${key.name} ${key.definition}`);
     for (const index of indexes) await db.query(index.definition);
-    // Building an index counts the table's rows for the planner, which a store written row by row never has
-    // (PGlite runs no autovacuum, the console no ANALYZE): the count is forgotten again, as it stood.
+    // Building an index counts the table's rows for the planner, which a store written row by row has only once
+    // it is analyzed (autovacuum on Postgres, the console's upkeep on PGlite): forgotten again, as it stood.
     await db.query(
       `UPDATE pg_class SET reltuples = -1 WHERE oid IN ('operations'::regclass, 'operation_transitions'::regclass)
          OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid IN ('operations'::regclass, 'operation_transitions'::regclass))`,
