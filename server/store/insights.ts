@@ -1,8 +1,8 @@
 // Insights' SQL over operations: figures per project or per action over two time ranges, and a range's
-// operations per bucket of time by status. Every condition is one of the history's
-// filters in its own SQL form (src/features/history/filters: sqlCondition), handed in by the caller
-// (server/insights/, from src/features/history/insights/insight-figures.ts): what a figure counts is what
-// the history filtered the same way lists.
+// operations per bucket of time by status. Every condition is one of the history's filters in its own SQL form
+// (src/features/history/filters: sqlCondition), handed in by the caller (server/insights/, from
+// src/features/history/insights/insight-figures.ts): what a figure counts is what the history filtered the same
+// way lists.
 import { NO_FILTERS, sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
 import type { Db, Queryable, SqlValue } from './db';
 
@@ -57,7 +57,7 @@ function spanOf({ current, previous }: Pick<FigureConditions, 'current' | 'previ
  * The memory a figures statement may sort in: over every project's 180 days at a million operations its sort
  * holds some 20 MB, which at the default 4 MB went to disk (docs/benchmarks.md, "The whole record at scale").
  */
-export const FIGURES_WORK_MEM = '64MB';
+const FIGURES_WORK_MEM = '64MB';
 
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by
