@@ -3,6 +3,7 @@
 // one transaction under an advisory lock, so two instances starting together apply them once.
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { QUEUE_STATUSES } from '../../src/features/history/insights/insight-figures';
 import type { Db } from './db';
 
 export interface Migration {
@@ -48,6 +49,15 @@ export async function loadMigrations(): Promise<Migration[]> {
   return fromFiles(files);
 }
 
+/**
+ * What a migration's SQL may read of the console's own rules, by `current_setting(name)`, set for the migrations'
+ * transaction: a file takes no parameters, and no status is written into SQL by hand (008 fills the queue's sightings).
+ */
+const MIGRATION_SETTINGS: Readonly<Record<string, string>> = {
+  'ops_console.queue_waiting': QUEUE_STATUSES.waiting,
+  'ops_console.queue_running': QUEUE_STATUSES.running,
+};
+
 /** Applies the migrations not yet recorded; returns the versions it applied. */
 export async function migrate(db: Db, migrations: readonly Migration[]): Promise<number[]> {
   return db.transaction(async (tx) => {
@@ -56,6 +66,7 @@ export async function migrate(db: Db, migrations: readonly Migration[]): Promise
     const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
     const done = new Set(rows.map((row) => row.version));
     const applied: number[] = [];
+    for (const [name, value] of Object.entries(MIGRATION_SETTINGS)) await tx.query('SELECT set_config($1, $2, true)', [name, value]);
     for (const migration of migrations) {
       if (done.has(migration.version)) continue;
       // Each file may hold several statements: sent as one simple query (no parameters), which both drivers run whole.

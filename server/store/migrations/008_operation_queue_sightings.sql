@@ -7,11 +7,13 @@ ALTER TABLE operations ADD COLUMN waiting_seen_at timestamptz, ADD COLUMN runnin
 DROP INDEX operations_window;
 
 -- Rows kept before: from the transitions recorded so far. The two statuses are QUEUE_STATUSES
--- (src/features/history/insights/insight-figures.ts) as they stand now: a migration's SQL takes no parameters.
+-- (src/features/history/insights/insight-figures.ts), set for the migrations' transaction by migrate()
+-- (server/store/migrations.ts): a migration's SQL takes no parameters, and writes no status of its own.
 UPDATE operations o SET waiting_seen_at = q.waiting_at, running_seen_at = q.running_at
 FROM (
-  SELECT project_id, operation_id, min(seen_at) FILTER (WHERE status = 'scheduling') AS waiting_at, min(seen_at) FILTER (WHERE status = 'running') AS running_at
-  FROM operation_transitions WHERE status IN ('scheduling', 'running')
+  SELECT project_id, operation_id, min(seen_at) FILTER (WHERE status = current_setting('ops_console.queue_waiting')) AS waiting_at,
+    min(seen_at) FILTER (WHERE status = current_setting('ops_console.queue_running')) AS running_at
+  FROM operation_transitions WHERE status IN (current_setting('ops_console.queue_waiting'), current_setting('ops_console.queue_running'))
   GROUP BY project_id, operation_id
 ) q
 WHERE o.project_id = q.project_id AND o.id = q.operation_id;
