@@ -25,19 +25,26 @@ for step in test:unit typecheck lint; do
 done
 
 set -e
-npm run test:prod
-# The server tests that mostly wait (child servers, Postgres stopped and killed: vite.config.ts, WAITING_SERVER_TESTS)
-# run on Node 22 beside the browser lanes, one at a time; their report is counted with the Node 22 step's.
+npm run -s build
+# Beside the browser lanes, each leaving its exit code in reports/<step>.status, their output printed once the
+# lanes have ended: the production install check (an `npm ci --omit=dev` and one start of the built server), and on
+# Node 22, one at a time, the server tests that mostly wait (child servers, Postgres stopped and killed:
+# vite.config.ts, WAITING_SERVER_TESTS), whose report is counted with the Node 22 step's.
+(npm run test:install > reports/test:install.log 2>&1; echo $? > reports/test:install.status) &
+install=$!
 scripts/node22.sh true # unpacks Node 22 once, before the two that use it start side by side
 SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
 waiting=$!
 set +e
 npm run test:browser
 browser=$?
+echo "$browser" > reports/test:browser.status
+wait "$install"
 wait "$waiting"
 waiting_status=$?
 set -e
-cat reports/node22-waiting.log
+cat reports/test:install.log reports/node22-waiting.log
+[ "$(cat reports/test:install.status)" = 0 ] || exit 1
 [ "$browser" = 0 ] || exit 1
 SERVER_TESTS=rest npm run test:node22
 [ "$waiting_status" = 0 ] || exit 1
