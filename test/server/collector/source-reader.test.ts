@@ -15,6 +15,18 @@ import { openTestStore } from '../store/store-drivers';
 
 const KEY = 'source-reader-key-000000000000000000';
 
+/** A clock whose every wait passes at once, moving its time on by what was waited for (unless the wait was aborted). */
+function jumpingClock(start: number): Clock {
+  let now = start;
+  return {
+    now: () => now,
+    wait: async (ms, signal) => {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!signal.aborted) now += Math.max(0, ms);
+    },
+  };
+}
+
 describe('a source whose store goes away', () => {
   let store: Db;
   beforeAll(async () => {
@@ -25,18 +37,11 @@ describe('a source whose store goes away', () => {
   });
 
   it('reads nothing from the API while the store is down, and reads again within a probe of its return', { timeout: 30_000 }, async () => {
-    let now = Date.parse('2026-11-27T09:00:00Z');
-    const clock: Clock = {
-      now: () => now,
-      wait: async (ms, signal) => {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (!signal.aborted) now += Math.max(0, ms);
-      },
-    };
+    const clock = jumpingClock(Date.parse('2026-11-27T09:00:00Z'));
     let down: { since: number; failedAt?: number } | undefined;
     const gone = () => {
       if (!down) return;
-      down.failedAt ??= now;
+      down.failedAt ??= clock.now();
       throw new StoreUnavailableError("The console's store is unavailable: the test stopped it.");
     };
     const db: Db = {
@@ -47,14 +52,14 @@ describe('a source whose store goes away', () => {
     const backend = createApiBackend({ simApiKey: KEY, simRateLimits: false });
     const read = createApiReader(backend.fetch);
     const reads: number[] = [];
-    await keepSource(store, { id: 'src-1', fingerprint: 'fp-1', sealedKey: 'sealed', keyKind: 'personal', label: 'Demo', now: new Date(now) });
+    await keepSource(store, { id: 'src-1', fingerprint: 'fp-1', sealedKey: 'sealed', keyKind: 'personal', label: 'Demo', now: new Date(clock.now()) });
     const stop = new AbortController();
     const reading = readSource(
       {
         db,
         sourceId: 'src-1',
         read: (path, schema, signal) => {
-          reads.push(now);
+          reads.push(clock.now());
           return read(KEY, path, schema, { signal });
         },
         pacer: createPacer(700, clock),
@@ -75,14 +80,14 @@ describe('a source whose store goes away', () => {
     };
     await until('the source to be listed', async () => ((await sourceSummary(store, 'src-1'))?.projects ?? 0) > 0);
 
-    down = { since: now };
+    down = { since: clock.now() };
     // Two of the API's 30-second pauses of the reader's time, the store down throughout.
-    await until('a minute of the store down', () => down?.failedAt !== undefined && now - down.failedAt > 60_000);
+    await until('a minute of the store down', () => down?.failedAt !== undefined && clock.now() - down.failedAt > 60_000);
     const failedAt = down.failedAt ?? 0;
     expect(reads.filter((at) => at > failedAt)).toEqual([]);
 
     down = undefined;
-    const back = now;
+    const back = clock.now();
     await until('a read after the store is back', () => reads.some((at) => at >= back));
     expect(reads.find((at) => at >= back)! - back).toBeLessThanOrEqual(STORE_PROBE_MS);
     stop.abort();
@@ -90,17 +95,10 @@ describe('a source whose store goes away', () => {
   });
 
   it('tells when each project’s whole history has been read the first time, and not for its re-reads', { timeout: 30_000 }, async () => {
-    let now = Date.parse('2026-11-27T09:00:00Z');
-    const clock: Clock = {
-      now: () => now,
-      wait: async (ms, signal) => {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (!signal.aborted) now += Math.max(0, ms);
-      },
-    };
+    const clock = jumpingClock(Date.parse('2026-11-27T09:00:00Z'));
     const backend = createApiBackend({ simApiKey: KEY, simRateLimits: false });
     const read = createApiReader(backend.fetch);
-    await keepSource(store, { id: 'src-2', fingerprint: 'fp-2', sealedKey: 'sealed', keyKind: 'personal', label: 'Demo', now: new Date(now) });
+    await keepSource(store, { id: 'src-2', fingerprint: 'fp-2', sealedKey: 'sealed', keyKind: 'personal', label: 'Demo', now: new Date(clock.now()) });
     const stop = new AbortController();
     let backfilled = 0;
     const reading = readSource(
@@ -121,9 +119,9 @@ describe('a source whose store goes away', () => {
     const deadline = performance.now() + 20_000;
     // Read to their ends, then five minutes of the reader's time: each project read whole again (every minute).
     let backfilledAt: number | undefined;
-    while (backfilledAt === undefined || now < backfilledAt + 5 * 60_000) {
-      if (performance.now() > deadline) throw new Error(`waited 20 s for the backfill (${String(backfilledAt)}) and five minutes of reading (${now})`);
-      if (backfilledAt === undefined && (await sourceSummary(store, 'src-2'))?.backfilled) backfilledAt = now;
+    while (backfilledAt === undefined || clock.now() < backfilledAt + 5 * 60_000) {
+      if (performance.now() > deadline) throw new Error(`waited 20 s for the backfill (${String(backfilledAt)}) and five minutes of reading (${clock.now()})`);
+      if (backfilledAt === undefined && (await sourceSummary(store, 'src-2'))?.backfilled) backfilledAt = clock.now();
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     stop.abort();
