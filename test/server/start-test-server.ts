@@ -2,14 +2,14 @@
 // client in a temp folder; what it prints and logs is kept for the test to read: its JSON log lines as they
 // were written (server/log/logger.ts), and the events' messages among them.
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger } from '../../server/log/logger';
 import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
 import { createStaticAssets } from '../../server/http/static-assets';
 import { pgliteDataDir } from '../support/pglite-template';
 import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
+import { testTempDir } from '../support/test-tmp';
 
 export const TEST_HTML =
   '<!doctype html><html><head><title>Ops Console</title><script type="module" src="/assets/app-abc123.js"></script></head><body><div id="root"><!--app-html--></div></body></html>';
@@ -37,7 +37,7 @@ let clientDir: Promise<string> | undefined;
 /** A built client: index.html, one hashed script with its precompressed copies, and a public file. */
 export function testClientDir(): Promise<string> {
   clientDir ??= (async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'ops-console-client-'));
+    const dir = await testTempDir('ops-console-client-');
     await mkdir(path.join(dir, 'assets'), { recursive: true });
     await writeFile(path.join(dir, 'index.html'), TEST_HTML);
     await writeFile(path.join(dir, 'assets', 'app-abc123.js'), 'console.log("app");\n'.repeat(100));

@@ -12,9 +12,8 @@
 // the store between tests wakes it), and the notifications' loop stops for the rest of the file (no file that
 // puts a fake clock on needs it afterwards). A frozen clock holds the server's timers as it holds the page's.
 import type { IncomingMessage } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { KeyKind, PageSession } from '../../src/api/page-data';
 import type { ApiFetch } from '../../server/http/node-bridge';
@@ -27,6 +26,7 @@ import { createSessions } from '../../server/session/sessions';
 import { STORE_DIR } from '../../server/store';
 import type { Db } from '../../server/store/db';
 import { copyMigratedStore, pgliteDataDir } from './pglite-template';
+import { testTempDir } from './test-tmp';
 
 /** The tests' SESSION_SECRET: the server seals its cookies with it, and so does holdSession. */
 export const TEST_SESSION_SECRET = 'component-tests-session-secret-not-for-production';
@@ -241,7 +241,7 @@ const TEST_TABLES = 'archive_sources, archive_projects, operations, operation_tr
 const IDLE_WAIT_MS = 1_000;
 
 export async function startConsoleServer({ store, env = {}, backend, fetchDirect }: ConsoleServerOptions): Promise<ConsoleServer> {
-  const dataDir = store ? await pgliteDataDir() : await mkdtemp(path.join(tmpdir(), 'ops-console-data-'));
+  const dataDir = store ? await pgliteDataDir() : await testTempDir('ops-console-data-');
   const printed: string[] = [];
   const logged: string[] = [];
   const running = await startServer({

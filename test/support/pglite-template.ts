@@ -5,11 +5,11 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openStore, STORE_DIR } from '../../server/store';
 import { loadMigrations } from '../../server/store/migrations';
+import { testTempDir } from './test-tmp';
 
 const CACHE = path.resolve('node_modules/.cache/ops-console-pglite');
 const run = promisify(execFile);
@@ -62,7 +62,7 @@ async function copyFolder(from: string, to: string): Promise<void> {
 
 /** A DATA_DIR holding a migrated, empty PGlite store (DATA_DIR/store), for one test. */
 export async function pgliteDataDir(): Promise<string> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'ops-console-data-'));
+  const dataDir = await testTempDir('ops-console-data-');
   await copyMigratedStore(dataDir);
   return dataDir;
 }

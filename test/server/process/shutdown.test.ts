@@ -1,12 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { close, listen, rawRequest } from '../http-helpers';
+import { testTempDir } from '../../support/test-tmp';
 
 // Graceful shutdown of a real server process: SIGTERM while a request waits on a slow API lets that
 // request finish, refuses new ones (health check says draining until the socket closes), then exits 0.
@@ -33,7 +31,7 @@ beforeEach(() => {
 async function startServerProcess() {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     // A DATA_DIR of its own: the store's folder is one process's (server/store/data-dir-lock.ts).
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_URL: apiUrl, DATA_DIR: await mkdtemp(path.join(tmpdir(), 'ops-console-drain-')) },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_URL: apiUrl, DATA_DIR: await testTempDir('ops-console-drain-') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,10 +1,10 @@
-import { mkdtemp, rm, stat, writeFile, readFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat, writeFile, readFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES, SESSION_PATH } from '../../../src/config/session';
 import { resolveSessionSecret, SESSION_SECRET_FILE } from '../../../server/session/session-secret';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
+import { testTempDir } from '../../support/test-tmp';
 
 // A restart of the console's server: without SESSION_SECRET it keeps a generated secret in DATA_DIR, so
 // sessions outlive it; a cookie that cannot be opened (a new secret) is told apart from a key the API
@@ -15,7 +15,7 @@ const SECRET = 'a-session-secret-that-is-long-enough-000';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'ops-console-data-'));
+  const dir = await testTempDir('ops-console-data-');
   dirs.push(dir);
   return dir;
 }
