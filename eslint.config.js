@@ -34,7 +34,13 @@ const featureOf = (/** @type {string} */ file) => {
  * @type {import('eslint').Rule.RuleModule}
  */
 const noCrossFeatureImport = {
-  meta: { type: 'problem', schema: [], messages: { cross: 'Features never import each other: {{from}} imports {{to}}. Move what both need to api/, components/ or lib/, or wire them in a screen.' } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: {
+      cross: 'Features never import each other: {{from}} imports {{to}}. Move what both need to api/, components/ or lib/, or wire them in a screen.',
+    },
+  },
   create(context) {
     const from = featureOf(context.filename);
     /** @param {{ source?: { value?: unknown } | null } & import('estree').Node} node */
@@ -92,7 +98,7 @@ const serverRooms = {
     schema: [],
     messages: {
       room: 'server/{{from}}/ may not import server/{{to}}/ (rooms import one way: docs/architecture.md). Move what both need to the lower room.',
-      src: 'The server reaches src/ only through api/, config/, lib/, features\' pure rules (.ts) and entry-server: not {{to}}.',
+      src: "The server reaches src/ only through api/, config/, lib/, features' pure rules (.ts) and entry-server: not {{to}}.",
     },
   },
   create(context) {
@@ -186,10 +192,7 @@ export default tseslint.config(
   {
     files: ['src/api/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'components'], 'The wire layer knows no UI.')] },
-      ],
+      'no-restricted-imports': ['error', { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'components'], 'The wire layer knows no UI.')] }],
     },
   },
   {
@@ -217,7 +220,12 @@ export default tseslint.config(
       'server/rooms': 'error',
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(\\.\\./)+(test|bench|scripts)(/|$)', message: 'The server never imports the tests, the bench or the scripts.' }, { regex: '\\.tsx$', message: 'The server imports no .tsx module by its file name.' }] },
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+(test|bench|scripts)(/|$)', message: 'The server never imports the tests, the bench or the scripts.' },
+            { regex: '\\.tsx$', message: 'The server imports no .tsx module by its file name.' },
+          ],
+        },
       ],
     },
   },

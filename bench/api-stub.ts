@@ -10,7 +10,9 @@ export type StubAnswers = Record<string, { status: number; body: string }>;
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: api-stub.ts <answers.json>');
-const answers = new Map(Object.entries(JSON.parse(readFileSync(file, 'utf8')) as StubAnswers).map(([path, { status, body }]) => [path, { status, body: Buffer.from(body) }]));
+const answers = new Map(
+  Object.entries(JSON.parse(readFileSync(file, 'utf8')) as StubAnswers).map(([path, { status, body }]) => [path, { status, body: Buffer.from(body) }]),
+);
 const notFound = Buffer.from('{"code":"","message":"not recorded"}');
 
 const server = http.createServer((req, res) => {

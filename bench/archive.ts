@@ -65,7 +65,13 @@ async function watchActivity(port: number, cookies: readonly string[], origin: s
   return ((sent() - before) * 60_000) / (performance.now() - started);
 }
 
-function call(port: number, method: string, target: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function call(
+  port: number,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: target, headers }, (res) => {
       const chunks: Buffer[] = [];
@@ -87,7 +93,11 @@ export async function measureArchive(): Promise<ArchiveResult> {
     mode: 'production',
     env: { HOST: '127.0.0.1', PORT: '0', API_URL: counted.apiUrl, DATA_DIR: dataDir },
     print: () => undefined,
-    serving: () => Promise.resolve({ template: { html: () => Promise.resolve('<html><head></head><body><div id="root"><!--app-html--></div></body></html>') }, assets: (_req, _res, next) => next() }),
+    serving: () =>
+      Promise.resolve({
+        template: { html: () => Promise.resolve('<html><head></head><body><div id="root"><!--app-html--></div></body></html>') },
+        assets: (_req, _res, next) => next(),
+      }),
   });
   const port = Number(new URL(running.url).port);
   const origin = `http://127.0.0.1:${port}`;
@@ -137,7 +147,14 @@ export async function measureArchive(): Promise<ArchiveResult> {
       );
       activity.push({ viewers, apiRequestsPerMinute: await watchActivity(port, cookies, origin, counted.sent) });
     }
-    return { storeOpenMs, backfillMs, backfillRequests, operations: count.rows[0]?.n ?? 0, filter: { search, matches, serverMs: median(serverMs), totalMs: median(totalMs) }, activity };
+    return {
+      storeOpenMs,
+      backfillMs,
+      backfillRequests,
+      operations: count.rows[0]?.n ?? 0,
+      filter: { search, matches, serverMs: median(serverMs), totalMs: median(totalMs) },
+      activity,
+    };
   } finally {
     running.server.closeAllConnections();
     await running.stop();
@@ -149,9 +166,15 @@ export async function measureArchive(): Promise<ArchiveResult> {
 export function reportArchive(result: ArchiveResult): void {
   console.log('\nArchive (PGlite store, SIM_HUGE_PROJECT=1, ARCHIVE_BUDGET 300/min)');
   console.log(`  store first open (PGlite initdb + migrations): ${Math.round(result.storeOpenMs)} ms`);
-  console.log(`  backfill of every project: ${(result.backfillMs / 1_000).toFixed(1)} s, ${result.backfillRequests} API requests; ${result.operations} operations in the big project`);
-  console.log(`  ?${result.filter.search} over it from the store: ${result.filter.matches} matches, ${result.filter.serverMs.toFixed(1)} ms server time, ${result.filter.totalMs.toFixed(1)} ms round trip (median of ${FILTER_RUNS})`);
+  console.log(
+    `  backfill of every project: ${(result.backfillMs / 1_000).toFixed(1)} s, ${result.backfillRequests} API requests; ${result.operations} operations in the big project`,
+  );
+  console.log(
+    `  ?${result.filter.search} over it from the store: ${result.filter.matches} matches, ${result.filter.serverMs.toFixed(1)} ms server time, ${result.filter.totalMs.toFixed(1)} ms round trip (median of ${FILTER_RUNS})`,
+  );
   for (const { viewers, apiRequestsPerMinute } of result.activity) {
-    console.log(`  Activity with ${viewers} ${viewers === 1 ? 'viewer' : 'viewers'} reading the archive: ${apiRequestsPerMinute.toFixed(0)} API requests a minute (everything the server sent the API, collector included)`);
+    console.log(
+      `  Activity with ${viewers} ${viewers === 1 ? 'viewer' : 'viewers'} reading the archive: ${apiRequestsPerMinute.toFixed(0)} API requests a minute (everything the server sent the API, collector included)`,
+    );
   }
 }

@@ -29,10 +29,13 @@ if (cluster.isPrimary) {
 } else {
   const agent = new http.Agent({ keepAlive: true });
   const server = http.createServer((req, res) => {
-    const outgoing = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { accept: req.headers.accept ?? '*/*' }, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const outgoing = http.request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { accept: req.headers.accept ?? '*/*' }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     outgoing.on('error', () => res.destroy());
     outgoing.end();
   });

@@ -83,10 +83,14 @@ export async function initialJsOrigins(sourcemapDir: string): Promise<InitialJsO
       const end = line === last.line ? column : (lines[last.line - 1]?.length ?? last.column);
       chars.set(last.source, (chars.get(last.source) ?? 0) + Math.max(0, end - last.column));
     };
-    new SourceMapConsumer(JSON.parse(map) as RawSourceMap).eachMapping((mapping) => {
-      close(mapping.generatedLine, mapping.generatedColumn);
-      last = mapping.source ? { source: mapping.source, line: mapping.generatedLine, column: mapping.generatedColumn } : undefined;
-    }, undefined, SourceMapConsumer.GENERATED_ORDER);
+    new SourceMapConsumer(JSON.parse(map) as RawSourceMap).eachMapping(
+      (mapping) => {
+        close(mapping.generatedLine, mapping.generatedColumn);
+        last = mapping.source ? { source: mapping.source, line: mapping.generatedLine, column: mapping.generatedColumn } : undefined;
+      },
+      undefined,
+      SourceMapConsumer.GENERATED_ORDER,
+    );
     close(Number.MAX_SAFE_INTEGER, 0);
     const written = [...chars.values()].reduce((sum, n) => sum + n, 0);
     for (const [source, n] of chars) {

@@ -126,7 +126,9 @@ async function startHelper(script: string, args: string[]): Promise<{ port: numb
 /** Runs a bench script in a process of its own with JSON options; resolves with the JSON line it prints last. */
 function runJson<T>(script: string, options: object): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.on('exit', (code) => {
@@ -136,7 +138,13 @@ function runJson<T>(script: string, options: object): Promise<T> {
   });
 }
 
-function generate(options: { url: string; connections: number; seconds: number; headers: Record<string, string>; countBodiesWith?: string }): Promise<LoadFigures> {
+function generate(options: {
+  url: string;
+  connections: number;
+  seconds: number;
+  headers: Record<string, string>;
+  countBodiesWith?: string;
+}): Promise<LoadFigures> {
   return runJson<LoadFigures>('load-generator.ts', options);
 }
 
@@ -160,7 +168,10 @@ async function heapAfterGcMiB(pids: number[], file: string): Promise<number> {
     for (let tries = 0; ; tries++) {
       if (tries > 100) throw new Error(`the heap probe of process ${pid} did not answer`);
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const probe = await readFile(`${file}.${pid}`, 'utf8').then((text) => JSON.parse(text) as { heapUsed: number; at: number }, () => null);
+      const probe = await readFile(`${file}.${pid}`, 'utf8').then(
+        (text) => JSON.parse(text) as { heapUsed: number; at: number },
+        () => null,
+      );
       if (probe && probe.at >= asked) {
         total += probe.heapUsed;
         break;
@@ -176,7 +187,16 @@ async function recordAnswers(env: NodeJS.ProcessEnv, apiKey: string): Promise<{ 
   try {
     const big = await apiClient(server.origin, apiKey).bigProject();
     const id = encodeURIComponent(big.id);
-    const paths = ['/auth', '/users/me', '/users/me/organizations', '/projects', `/projects/${id}`, `/projects/${id}/operations`, `/projects/${id}/branches`, `/projects/${id}/endpoints`];
+    const paths = [
+      '/auth',
+      '/users/me',
+      '/users/me/organizations',
+      '/projects',
+      `/projects/${id}`,
+      `/projects/${id}/operations`,
+      `/projects/${id}/branches`,
+      `/projects/${id}/endpoints`,
+    ];
     const answers: StubAnswers = {};
     for (const path of paths) {
       const query = path.endsWith('/operations') ? `?limit=${OPERATIONS_PAGE_SIZE}` : path === '/projects' ? '?limit=400' : '';
@@ -222,7 +242,12 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     const before = await memory();
     const id = encodeURIComponent(projectId);
     const scenarios = [
-      { what: 'proxied /api/v2 read (100 operations)', path: `/api/v2/projects/${id}/operations?limit=100`, headers: { cookie, accept: 'application/json' }, connections: LOAD_CONNECTIONS },
+      {
+        what: 'proxied /api/v2 read (100 operations)',
+        path: `/api/v2/projects/${id}/operations?limit=100`,
+        headers: { cookie, accept: 'application/json' },
+        connections: LOAD_CONNECTIONS,
+      },
       { what: 'rendered deep link page', path: `/projects/${id}`, headers: { cookie, accept: 'text/html' }, connections: LOAD_CONNECTIONS },
     ];
     const runs: LoadRun[] = [];
@@ -237,21 +262,39 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
       if (LOAD_WARMUP_SECONDS > 0) await generate({ url, connections: scenario.connections, seconds: LOAD_WARMUP_SECONDS, headers: scenario.headers });
       const trials: LoadFigures[] = [];
       for (let trial = 0; trial < LOAD_TRIALS; trial++) {
-        trials.push(await generate({ url, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers, ...(page ? { countBodiesWith: RENDERED } : {}) }));
+        trials.push(
+          await generate({
+            url,
+            connections: scenario.connections,
+            seconds: LOAD_SECONDS,
+            headers: scenario.headers,
+            ...(page ? { countBodiesWith: RENDERED } : {}),
+          }),
+        );
       }
       const figures = medianRun(trials);
       const bytesFile = `${scratch}-bytes`;
       await writeFile(bytesFile, sampleBytes);
       const bare = await startHelper('bare-server.ts', [bytesFile, sample.headers.get('content-type') ?? 'application/octet-stream']);
       helpers.push(bare.child);
-      const bareFigures = await generate({ url: `http://127.0.0.1:${bare.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });
+      const bareFigures = await generate({
+        url: `http://127.0.0.1:${bare.port}${scenario.path}`,
+        connections: scenario.connections,
+        seconds: LOAD_SECONDS,
+        headers: scenario.headers,
+      });
       bare.child.kill();
       // A proxy pays for a hop the bare server does not make: the bare proxy shows what that hop costs here.
       let bareProxy: LoadFigures | undefined;
       if (!page) {
         const proxy = await startHelper('bare-proxy.ts', [`http://127.0.0.1:${stub.port}`, String(Math.max(1, pids.length - 1))]);
         helpers.push(proxy.child);
-        bareProxy = await generate({ url: `http://127.0.0.1:${proxy.port}${scenario.path}`, connections: scenario.connections, seconds: LOAD_SECONDS, headers: scenario.headers });
+        bareProxy = await generate({
+          url: `http://127.0.0.1:${proxy.port}${scenario.path}`,
+          connections: scenario.connections,
+          seconds: LOAD_SECONDS,
+          headers: scenario.headers,
+        });
         proxy.child.kill();
       }
       runs.push({ ...scenario, ...figures, bare: bareFigures, ...(bareProxy ? { bareProxy } : {}), ...(page ? { rendered: figures.counted } : {}), trials });
@@ -260,7 +303,13 @@ export async function measureLoad(env: NodeJS.ProcessEnv, apiKey: string): Promi
     process.stdout.write(`load: ${OVERLOAD_CONNECTIONS} connections × ${LOAD_SECONDS} s on the deep link, /healthz beside it… `);
     const overloadPath = `/projects/${id}`;
     const [overload, health, arrivals] = await Promise.all([
-      generate({ url: `${server.origin}${overloadPath}`, connections: OVERLOAD_CONNECTIONS, seconds: LOAD_SECONDS, headers: { cookie, accept: 'text/html' }, countBodiesWith: RENDERED }),
+      generate({
+        url: `${server.origin}${overloadPath}`,
+        connections: OVERLOAD_CONNECTIONS,
+        seconds: LOAD_SECONDS,
+        headers: { cookie, accept: 'text/html' },
+        countBodiesWith: RENDERED,
+      }),
       generate({ url: `${server.origin}/healthz`, connections: 1, seconds: LOAD_SECONDS, headers: {} }),
       // Those 200 connections are people already there; these arrive while they are served.
       new Promise((resolve) => setTimeout(resolve, ARRIVALS_AFTER_MS)).then(() =>
@@ -300,22 +349,28 @@ function beside(run: LoadRun, limit: LoadFigures, what: string, short: string): 
 
 export function reportLoad(load: LoadResult): void {
   console.log(
-    `\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; the 50-connection loads ${LOAD_TRIALS} times, the median run shown; ${load.workers} server ${load.workers === 1 ? "process" : "instances on one Postgres"}; autocannon, the API stub and the bare server each in a process of their own):\n`,
+    `\nThe server under load (${load.seconds} s each after ${LOAD_WARMUP_SECONDS} s of the same, not counted; the 50-connection loads ${LOAD_TRIALS} times, the median run shown; ${load.workers} server ${load.workers === 1 ? 'process' : 'instances on one Postgres'}; autocannon, the API stub and the bare server each in a process of their own):\n`,
   );
   for (const run of load.runs) {
     console.log(
       `  ${run.what.padEnd(38)} ${String(run.connections).padStart(3)} conn. ${run.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${run.p50Ms.toFixed(0).padStart(4)} ms  p99 ${run.p99Ms.toFixed(0).padStart(4)} ms  max ${run.maxMs.toFixed(0).padStart(5)} ms  (${run.requests} requests, ${run.non2xx} non-2xx, ${run.errors} errors${run.rendered === undefined ? '' : `, ${run.rendered} rendered`})`,
     );
-    if (run.trials && run.trials.length > 1) console.log(`      each run: ${run.trials.map((trial) => `${trial.requestsPerSecond.toFixed(0)} req/s p99 ${trial.p99Ms.toFixed(0)} ms`).join('; ')}`);
+    if (run.trials && run.trials.length > 1)
+      console.log(`      each run: ${run.trials.map((trial) => `${trial.requestsPerSecond.toFixed(0)} req/s p99 ${trial.p99Ms.toFixed(0)} ms`).join('; ')}`);
     if (run.bare) console.log(beside(run, run.bare, 'bare node:http, same bytes', 'bare'));
     if (run.bareProxy) console.log(beside(run, run.bareProxy, 'bare node:http proxy, same stub', 'proxy'));
   }
-  console.log(`  /healthz beside the overload: p99 ${load.health.p99Ms.toFixed(0)} ms, max ${load.health.maxMs.toFixed(0)} ms (${load.health.requests} requests, ${load.health.non2xx + load.health.errors} failed)`);
+  console.log(
+    `  /healthz beside the overload: p99 ${load.health.p99Ms.toFixed(0)} ms, max ${load.health.maxMs.toFixed(0)} ms (${load.health.requests} requests, ${load.health.non2xx + load.health.errors} failed)`,
+  );
   const { arrivals } = load;
   console.log(
     `  ${arrivals.count} people arriving ${ARRIVALS_AFTER_MS / 1_000} s into it, at once: connected within ${arrivals.connectMaxMs.toFixed(0)} ms, first byte p50 ${arrivals.firstByteP50Ms.toFixed(0)} ms, p90 ${arrivals.firstByteP90Ms.toFixed(0)} ms, max ${arrivals.firstByteMaxMs.toFixed(0)} ms (${arrivals.failed} failed)`,
   );
-  for (const [what, { before, after }] of [['RSS', load.rssMiB], ['live heap after a full GC', load.heapMiB]] as const) {
+  for (const [what, { before, after }] of [
+    ['RSS', load.rssMiB],
+    ['live heap after a full GC', load.heapMiB],
+  ] as const) {
     console.log(`  server ${what} (all processes): ${before.toFixed(0)} MiB before, ${after.toFixed(0)} MiB after`);
   }
 }
@@ -330,9 +385,27 @@ export function loadTargets(load: LoadResult): [string, string, string, boolean]
   const lines: [string, string, string, boolean][] = [];
   // How many of those answers were rendered pages rather than the shell (what a page becomes past the render cap), per second.
   const renderedPerSecond = page?.rendered === undefined ? '' : ` (${(page.rendered / load.seconds).toFixed(0)}/s rendered)`;
-  if (page) lines.push([`Load: rendered deep link, ${page.connections} conn.`, `${page.requestsPerSecond.toFixed(0)} req/s${renderedPerSecond}, p99 ${page.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`, page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms]);
-  if (api) lines.push([`Load: proxied read, ${api.connections} conn.`, `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`, `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`, api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms]);
-  if (overload) lines.push([`Load: ${overload.connections} conn., slowest answer`, `${overload.maxMs.toFixed(0)} ms`, `≤ ${TARGETS.overloadMaxMs} ms`, overload.maxMs <= TARGETS.overloadMaxMs]);
+  if (page)
+    lines.push([
+      `Load: rendered deep link, ${page.connections} conn.`,
+      `${page.requestsPerSecond.toFixed(0)} req/s${renderedPerSecond}, p99 ${page.p99Ms.toFixed(0)} ms`,
+      `≥ ${TARGETS.pageRps}, ≤ ${TARGETS.pageP99Ms} ms`,
+      page.requestsPerSecond >= TARGETS.pageRps && page.p99Ms <= TARGETS.pageP99Ms,
+    ]);
+  if (api)
+    lines.push([
+      `Load: proxied read, ${api.connections} conn.`,
+      `${api.requestsPerSecond.toFixed(0)} req/s, p99 ${api.p99Ms.toFixed(0)} ms`,
+      `≥ ${TARGETS.apiRps}, ≤ ${TARGETS.apiP99Ms} ms`,
+      api.requestsPerSecond >= TARGETS.apiRps && api.p99Ms <= TARGETS.apiP99Ms,
+    ]);
+  if (overload)
+    lines.push([
+      `Load: ${overload.connections} conn., slowest answer`,
+      `${overload.maxMs.toFixed(0)} ms`,
+      `≤ ${TARGETS.overloadMaxMs} ms`,
+      overload.maxMs <= TARGETS.overloadMaxMs,
+    ]);
   // An answer that never came (refused, or past 30 s) is no answer at all: missed, not fast.
   const arrived = load.arrivals.failed === 0;
   lines.push([
@@ -349,7 +422,12 @@ export function loadTargets(load: LoadResult): [string, string, string, boolean]
     `< ${TARGETS.healthMaxMs} ms`,
     healthAnswered && load.health.maxMs < TARGETS.healthMaxMs,
   ]);
-  lines.push(['Load: live heap after full GC, before → after', `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.after.toFixed(0)} MiB`, `+≤ ${load.boundMiB} MiB`, heapWithinBound(load)]);
+  lines.push([
+    'Load: live heap after full GC, before → after',
+    `${load.heapMiB.before.toFixed(0)} → ${load.heapMiB.after.toFixed(0)} MiB`,
+    `+≤ ${load.boundMiB} MiB`,
+    heapWithinBound(load),
+  ]);
   const failed = [...load.runs, load.health].reduce((sum, run) => sum + run.non2xx + run.errors, 0);
   lines.push(['Load: non-2xx answers, errors and timeouts', String(failed), '0', failed === 0]);
   return lines;

@@ -240,7 +240,10 @@ const serverTime = (answer: Answer) => [...String(answer.headers['server-timing'
 async function routesOver(db: Db, now: number): Promise<{ port: number; cookie: string; close: () => Promise<void> }> {
   const seal = createSeal(undefined);
   const sessions = createSessions({ seal });
-  const access: ProjectAccess = { check: (_who, _key, projectId) => Promise.resolve({ kind: 'readable', project: { id: projectId, name: `project ${projectId.slice(-2)}`, orgId: undefined } }) };
+  const access: ProjectAccess = {
+    check: (_who, _key, projectId) =>
+      Promise.resolve({ kind: 'readable', project: { id: projectId, name: `project ${projectId.slice(-2)}`, orgId: undefined } }),
+  };
   const store = { db: () => Promise.resolve(db), forReading: () => Promise.resolve(db) };
   const insights = createInsights({ store, sessions, seal, access, now: () => now });
   const read = () => Promise.reject(new Error('The scale bench reads no API.'));
@@ -292,12 +295,40 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
     const { port, cookie } = routes;
     const project = encodeURIComponent(busiest);
     return [
-      await timeRoute(port, cookie, "90-day insights, the busiest project's", `/archive/projects/${project}/insights?window=90d`, TARGET_INSIGHTS_MS, lengthOf('actions')),
+      await timeRoute(
+        port,
+        cookie,
+        "90-day insights, the busiest project's",
+        `/archive/projects/${project}/insights?window=90d`,
+        TARGET_INSIGHTS_MS,
+        lengthOf('actions'),
+      ),
       await timeRoute(port, cookie, '90-day insights, every project (/insights)', '/archive/insights?window=90d', TARGET_INSIGHTS_MS, lengthOf('projects')),
-      await timeRoute(port, cookie, "History's first page, the busiest project's", `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
-      await timeRoute(port, cookie, 'History filtered, ?status=failed', `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+      await timeRoute(
+        port,
+        cookie,
+        "History's first page, the busiest project's",
+        `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`,
+        TARGET_HISTORY_PAGE_MS,
+        lengthOf('operations'),
+      ),
+      await timeRoute(
+        port,
+        cookie,
+        'History filtered, ?status=failed',
+        `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`,
+        TARGET_HISTORY_PAGE_MS,
+        lengthOf('operations'),
+      ),
       // The Status filter's Error choice: two statuses.
-      await timeRoute(port, cookie, 'History filtered, ?status=failed,error', `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`, TARGET_HISTORY_PAGE_MS, lengthOf('operations')),
+      await timeRoute(
+        port,
+        cookie,
+        'History filtered, ?status=failed,error',
+        `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`,
+        TARGET_HISTORY_PAGE_MS,
+        lengthOf('operations'),
+      ),
     ];
   } finally {
     await routes.close();
@@ -313,7 +344,10 @@ function progressLine(store: ScaleStore, total: number, started: number) {
 }
 
 async function busiestProject(db: Db): Promise<{ id: string; operations: number }> {
-  const { rows } = await db.query<{ id: string; operations: number }>('SELECT project_id AS id, count(*)::int AS operations FROM operations GROUP BY 1 ORDER BY 2 DESC LIMIT 1', []);
+  const { rows } = await db.query<{ id: string; operations: number }>(
+    'SELECT project_id AS id, count(*)::int AS operations FROM operations GROUP BY 1 ORDER BY 2 DESC LIMIT 1',
+    [],
+  );
   return rows[0] ?? { id: projectIds[0] ?? '', operations: 0 };
 }
 
@@ -329,7 +363,8 @@ async function heldRows(db: Queryable): Promise<{ operations: number; transition
 }
 
 /** The instant a kept store's seed ended, its windows timed from there (the seed's `now`); else `now`. */
-const timedAt = (held: { operations: number; seededAt: Date | null }, now: Date) => (held.operations > 0 && held.seededAt ? held.seededAt.getTime() : now.getTime());
+const timedAt = (held: { operations: number; seededAt: Date | null }, now: Date) =>
+  held.operations > 0 && held.seededAt ? held.seededAt.getTime() : now.getTime();
 
 /**
  * `BENCH_SCALE_PGLITE_DIR`: PGlite's DATA_DIR kept there rather than in a throwaway folder, seeded only when it holds
@@ -353,7 +388,10 @@ async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreR
       const busiest = await busiestProject(db);
       const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
       await db.close();
-      return { result: { store: 'pglite', operations: held.operations || total, transitions, seedMs, upkeepMs, sizeBytes: await folderBytes(dataDir), timings }, busiest };
+      return {
+        result: { store: 'pglite', operations: held.operations || total, transitions, seedMs, upkeepMs, sizeBytes: await folderBytes(dataDir), timings },
+        busiest,
+      };
     } finally {
       await db.close().catch(() => undefined);
     }
@@ -367,7 +405,9 @@ async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreR
  * which building an index over a million rows on a busy machine may need more than.
  */
 export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transaction'> {
-  const query: Queryable['query'] = async (text, params) => ({ rows: (await client.query(text, params === undefined ? undefined : [...params])).rows as never[] });
+  const query: Queryable['query'] = async (text, params) => ({
+    rows: (await client.query(text, params === undefined ? undefined : [...params])).rows as never[],
+  });
   return {
     query,
     async transaction(fn) {
@@ -450,10 +490,14 @@ export async function measureScale(total: number, stores: readonly ScaleStore[] 
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
 
 export function reportScale(result: ScaleResult): void {
-  console.log(`\nThe whole record at scale: ${result.operations.toLocaleString('en')} operations, ${result.projects} projects, the busiest ${result.busiest.id} (${result.busiest.operations.toLocaleString('en')})`);
+  console.log(
+    `\nThe whole record at scale: ${result.operations.toLocaleString('en')} operations, ${result.projects} projects, the busiest ${result.busiest.id} (${result.busiest.operations.toLocaleString('en')})`,
+  );
   console.log(`  server time from the routes' Server-Timing; median and p95 of ${result.runs} after ${WARMUPS} warm-ups; round trip on loopback beside\n`);
   for (const store of result.stores) {
-    console.log(`  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk`);
+    console.log(
+      `  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk`,
+    );
     for (const t of store.timings) {
       const met = t.serverMedianMs <= t.targetMs ? 'ok' : 'MISSED';
       console.log(

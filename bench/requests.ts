@@ -51,7 +51,10 @@ export function maxInAnySecond(times: readonly number[]): number {
 async function post(origin: string, apiKey: string, path: string): Promise<Operation[]> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const response = await fetch(new URL(`/api/v2${path}`, origin), { method: 'POST', headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' } });
+    const response = await fetch(new URL(`/api/v2${path}`, origin), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
+    });
     if (response.status === 423 && Date.now() < deadline) {
       await sleep(250);
       continue;
@@ -126,7 +129,13 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
       pages.push(page);
     };
     const projectPath = `/projects/${encodeURIComponent(big.id)}`;
-    await open(projectPath, (p) => p.getByRole('table', { name: /^Operations/ }).locator('tbody tr').first().waitFor());
+    await open(projectPath, (p) =>
+      p
+        .getByRole('table', { name: /^Operations/ })
+        .locator('tbody tr')
+        .first()
+        .waitFor(),
+    );
     if (tabs === 3) {
       await open(`${projectPath}/operations/${encodeURIComponent(live.id)}`, (p) => p.getByTestId('operation-status').waitFor());
       await open('/', (p) => p.getByRole('heading', { level: 1, name: 'Projects' }).waitFor());
@@ -139,7 +148,10 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
     const start = Date.now() - WINDOW_INTERVALS * POLL_MS;
     const all = times.length - from;
     const inWindow = polls.slice(pollsFrom);
-    const buckets = Array.from({ length: WINDOW_INTERVALS }, (_, i) => inWindow.filter((t) => t >= start + i * POLL_MS && t < start + (i + 1) * POLL_MS).length);
+    const buckets = Array.from(
+      { length: WINDOW_INTERVALS },
+      (_, i) => inWindow.filter((t) => t >= start + i * POLL_MS && t < start + (i + 1) * POLL_MS).length,
+    );
 
     for (const page of pages) await hide(page);
     await sleep(POLL_MS);
@@ -184,7 +196,12 @@ export function reportRequests(result: Awaited<ReturnType<typeof measureRequests
   const rows: [string, string, string, string][] = [['metric', 'value', 'target', '']];
   for (const s of result.scenarios) {
     const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
-    rows.push([`${tabs}: polls / interval`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, mark(s.busiestInterval <= TARGET_PER_INTERVAL)]);
+    rows.push([
+      `${tabs}: polls / interval`,
+      `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`,
+      `≤ ${TARGET_PER_INTERVAL}`,
+      mark(s.busiestInterval <= TARGET_PER_INTERVAL),
+    ]);
     rows.push([`${tabs}: all requests / interval`, s.allPerInterval.toFixed(2), '', '']);
     rows.push([`${tabs}: most in any 1 s`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, mark(s.maxPerSecond <= TARGET_PER_SECOND)]);
     rows.push([`${tabs}: while hidden`, String(s.hidden), '0', mark(s.hidden === 0)]);
@@ -192,6 +209,10 @@ export function reportRequests(result: Awaited<ReturnType<typeof measureRequests
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(32)} ${b.padStart(14)}  ${c.padEnd(8)} ${d}`);
   console.log('  (all requests also count the branch and compute lists refetched when a watched operation ends)');
   for (const s of result.scenarios) {
-    console.log(`  ${s.tabs} tab(s), every request by path: ${Object.entries(s.paths).map(([p, n]) => `${p} ×${n}`).join(', ')}`);
+    console.log(
+      `  ${s.tabs} tab(s), every request by path: ${Object.entries(s.paths)
+        .map(([p, n]) => `${p} ×${n}`)
+        .join(', ')}`,
+    );
   }
 }

@@ -98,7 +98,12 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
     lines.push(['Initial JS, gzip', `${gzip.toFixed(1)} KiB`, `≤ ${TARGET_INITIAL_JS_KIB} KiB`, gzip <= TARGET_INITIAL_JS_KIB]);
   }
   if (firstRow) {
-    lines.push(['First row: floor React app / static page', `${fixed(firstRow.floorRatio, 2)} (${fixed(firstRow.floorMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`, '', undefined]);
+    lines.push([
+      'First row: floor React app / static page',
+      `${fixed(firstRow.floorRatio, 2)} (${fixed(firstRow.floorMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`,
+      '',
+      undefined,
+    ]);
     lines.push([
       'First row: console / static page',
       `${fixed(firstRow.ratio, 2)} (${fixed(firstRow.appMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`,
@@ -113,7 +118,12 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
   if (heaviest) lines.push([`At ${heaviest.rows} rows: heap, DOM`, `${heaviest.jsHeapUsedMiB.toFixed(1)} MiB, ${heaviest.domNodes} el.`, 'bounded', undefined]);
   for (const s of requests?.scenarios ?? []) {
     const tabs = s.tabs === 1 ? '1 tab' : `${s.tabs} tabs`;
-    lines.push([`Polls per interval, ${tabs}`, `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, `≤ ${TARGET_PER_INTERVAL}`, s.busiestInterval <= TARGET_PER_INTERVAL]);
+    lines.push([
+      `Polls per interval, ${tabs}`,
+      `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`,
+      `≤ ${TARGET_PER_INTERVAL}`,
+      s.busiestInterval <= TARGET_PER_INTERVAL,
+    ]);
     lines.push([`Most requests in 1 s, ${tabs}`, String(s.maxPerSecond), `≤ ${TARGET_PER_SECOND}`, s.maxPerSecond <= TARGET_PER_SECOND]);
     lines.push([`Requests while hidden, ${tabs}`, String(s.hidden), '0', s.hidden === 0]);
   }
@@ -121,12 +131,23 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
     const slowest = Math.max(...walk.runs.map((r) => r.ms));
     const busiest = Math.max(...walk.runs.map((r) => r.maxPerSecond));
     const found = walk.runs.every((r) => r.matches === walk.failedByApi && r.rateLimited === 0);
-    lines.push(['Walk: every failed op of 20,000 (median)', `${walk.medianMs} ms (max ${slowest})`, `< ${walk.targetMs} ms`, walk.medianMs < walk.targetMs && found]);
-    lines.push(['Walk: requests (list, of 1,000), most in 1 s', `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`, `≤ ${walk.targetPerSecond}/s`, busiest <= walk.targetPerSecond]);
+    lines.push([
+      'Walk: every failed op of 20,000 (median)',
+      `${walk.medianMs} ms (max ${slowest})`,
+      `< ${walk.targetMs} ms`,
+      walk.medianMs < walk.targetMs && found,
+    ]);
+    lines.push([
+      'Walk: requests (list, of 1,000), most in 1 s',
+      `${walk.runs[0]?.listRequests ?? 0} (${walk.runs[0]?.walkRequests ?? 0}), ${busiest}`,
+      `≤ ${walk.targetPerSecond}/s`,
+      busiest <= walk.targetPerSecond,
+    ]);
   }
   for (const line of load ? loadTargets(load) : []) lines.push(line);
   for (const store of record.scale?.stores ?? []) {
-    for (const t of store.timings) lines.push([`Scale, ${store.store}: ${t.what}`, `${t.serverMedianMs.toFixed(1)} ms`, `≤ ${t.targetMs} ms`, t.serverMedianMs <= t.targetMs]);
+    for (const t of store.timings)
+      lines.push([`Scale, ${store.store}: ${t.what}`, `${t.serverMedianMs.toFixed(1)} ms`, `≤ ${t.targetMs} ms`, t.serverMedianMs <= t.targetMs]);
   }
   return lines;
 }
@@ -140,7 +161,15 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
 const verdict = (met: boolean | undefined) => (met === undefined ? '' : met ? 'met' : '**missed**');
 
 function loadRow(what: string, connections: number, figures: LoadFigures, rendered?: number): string[] {
-  const cells = [what, String(connections), fixed(figures.requestsPerSecond), fixed(figures.p50Ms), fixed(figures.p99Ms), fixed(figures.maxMs), fixed(figures.non2xx + figures.errors)];
+  const cells = [
+    what,
+    String(connections),
+    fixed(figures.requestsPerSecond),
+    fixed(figures.p50Ms),
+    fixed(figures.p99Ms),
+    fixed(figures.maxMs),
+    fixed(figures.non2xx + figures.errors),
+  ];
   return [...cells, rendered === undefined ? '' : fixed(rendered)];
 }
 
@@ -149,12 +178,21 @@ function firstRowSection({ firstRow, project }: BenchRecord): string[] {
   const rows: string[][] = [
     ['Console (rendered by its server in ' + `${firstRow.appServerRendered} of ${firstRow.runs})`, fixed(firstRow.appMedianMs), ''],
     ['Static page, same rows', fixed(firstRow.staticMedianMs), ''],
-    ['Static page with the console\'s COOP', fixed(firstRow.staticCoopMedianMs), ''],
+    ["Static page with the console's COOP", fixed(firstRow.staticCoopMedianMs), ''],
     ['Floor React app (bench/floor)', fixed(firstRow.floorMedianMs), `${fixed(firstRow.floorRatio, 2)} × the static page`],
     ['Console / static page', fixed(firstRow.ratio, 2), `target ≤ ${firstRow.targetRatio.toFixed(1)}: ${verdict(firstRow.ratio <= firstRow.targetRatio)}`],
   ];
-  const where = project ? `a deep link to ${project.name} (${project.operations.toLocaleString('en')} operations, ${project.firstPageRows} rows on its first page)` : 'a deep link to the big project';
-  return ['## First row', '', `From navigation to the frame after the first operation link is in the DOM, ${where}; median of ${firstRow.runs} runs after ${firstRow.warmups} warm-ups, the four pages interleaved.`, '', table(['Page', 'ms', ''], rows), ''];
+  const where = project
+    ? `a deep link to ${project.name} (${project.operations.toLocaleString('en')} operations, ${project.firstPageRows} rows on its first page)`
+    : 'a deep link to the big project';
+  return [
+    '## First row',
+    '',
+    `From navigation to the frame after the first operation link is in the DOM, ${where}; median of ${firstRow.runs} runs after ${firstRow.warmups} warm-ups, the four pages interleaved.`,
+    '',
+    table(['Page', 'ms', ''], rows),
+    '',
+  ];
 }
 
 function initialJsSection({ scripts, initialJsOrigins: origins }: BenchRecord): string[] {
@@ -162,24 +200,46 @@ function initialJsSection({ scripts, initialJsOrigins: origins }: BenchRecord): 
   const lines = ['## Initial JS', ''];
   if (scripts) {
     const name = (file: string) => (file.startsWith('/') ? `\`${file}\`` : file);
-    lines.push(table(['File', 'Loaded as', 'KiB', 'KiB gzip'], scripts.map((s) => [name(s.file), s.how, fixed(kib(s.bytes), 1), fixed(kib(s.gzipBytes), 1)])), '');
+    lines.push(
+      table(
+        ['File', 'Loaded as', 'KiB', 'KiB gzip'],
+        scripts.map((s) => [name(s.file), s.how, fixed(kib(s.bytes), 1), fixed(kib(s.gzipBytes), 1)]),
+      ),
+      '',
+    );
   }
   if (origins) {
     const libraries = origins.libraries.reduce((sum, library) => sum + library.gzipBytes, 0);
     lines.push(
       `Where it comes from (gzip, each script's share by the characters each source wrote): the libraries ${fixed(kib(libraries), 1)} KiB, the console's own code ${fixed(kib(origins.ownGzipBytes), 1)} KiB in ${origins.ownModules} modules.`,
       '',
-      table(['Library', 'KiB gzip'], origins.libraries.map((library) => [library.name, fixed(kib(library.gzipBytes), 1)])),
+      table(
+        ['Library', 'KiB gzip'],
+        origins.libraries.map((library) => [library.name, fixed(kib(library.gzipBytes), 1)]),
+      ),
       '',
     );
-    if (origins.largestOwn.length > 0) lines.push(table(["The console's largest modules", 'KiB gzip'], origins.largestOwn.map((module) => [`\`${module.file}\``, fixed(kib(module.gzipBytes), 1)])), '');
+    if (origins.largestOwn.length > 0)
+      lines.push(
+        table(
+          ["The console's largest modules", 'KiB gzip'],
+          origins.largestOwn.map((module) => [`\`${module.file}\``, fixed(kib(module.gzipBytes), 1)]),
+        ),
+        '',
+      );
   }
   return lines;
 }
 
 function requestsSection({ requests }: BenchRecord): string[] {
   if (!requests) return [];
-  const rows = requests.scenarios.map((s) => [String(s.tabs), `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`, s.allPerInterval.toFixed(2), String(s.maxPerSecond), String(s.hidden)]);
+  const rows = requests.scenarios.map((s) => [
+    String(s.tabs),
+    `${s.perInterval.toFixed(2)} (max ${s.busiestInterval})`,
+    s.allPerInterval.toFixed(2),
+    String(s.maxPerSecond),
+    String(s.hidden),
+  ]);
   return [
     '## Request budget',
     '',
@@ -192,7 +252,14 @@ function requestsSection({ requests }: BenchRecord): string[] {
 
 function rowsSection({ rows }: BenchRecord): string[] {
   if (!rows) return [];
-  const phases = rows.phases.map((p) => [p.phase, String(p.interactions), fixed(p.medianMs), fixed(p.p98Ms), fixed(p.maxMs), p.judged ? `p98 < ${rows.targetInpMs} ms: ${verdict(p.p98Ms < rows.targetInpMs)}` : '']);
+  const phases = rows.phases.map((p) => [
+    p.phase,
+    String(p.interactions),
+    fixed(p.medianMs),
+    fixed(p.p98Ms),
+    fixed(p.maxMs),
+    p.judged ? `p98 < ${rows.targetInpMs} ms: ${verdict(p.p98Ms < rows.targetInpMs)}` : '',
+  ]);
   const snapshots = rows.snapshots.map((s) => [s.rows.toLocaleString('en'), fixed(s.jsHeapUsedMiB, 1), String(s.domNodes), String(s.renderedRows)]);
   return [
     '## Rows responsiveness',
@@ -208,7 +275,16 @@ function rowsSection({ rows }: BenchRecord): string[] {
 
 function walkSection({ walk }: BenchRecord): string[] {
   if (!walk) return [];
-  const runs = walk.runs.map((r, i) => [String(i + 1), String(r.ms), `${r.matches} of ${walk.failedByApi}`, String(r.listRequests), String(r.walkRequests), String(r.allRequests), String(r.maxPerSecond), String(r.rateLimited)]);
+  const runs = walk.runs.map((r, i) => [
+    String(i + 1),
+    String(r.ms),
+    `${r.matches} of ${walk.failedByApi}`,
+    String(r.listRequests),
+    String(r.walkRequests),
+    String(r.allRequests),
+    String(r.maxPerSecond),
+    String(r.rateLimited),
+  ]);
   return [
     '## Filter walk',
     '',
@@ -241,10 +317,25 @@ function loadSection({ load }: BenchRecord): string[] {
     '',
     table(
       ['People arriving during the overload', 'Connected within, ms', 'First byte p50, ms', 'p90, ms', 'max, ms', 'Failed'],
-      [[String(arrivals.count), fixed(arrivals.connectMaxMs), fixed(arrivals.firstByteP50Ms), fixed(arrivals.firstByteP90Ms), fixed(arrivals.firstByteMaxMs), String(arrivals.failed)]],
+      [
+        [
+          String(arrivals.count),
+          fixed(arrivals.connectMaxMs),
+          fixed(arrivals.firstByteP50Ms),
+          fixed(arrivals.firstByteP90Ms),
+          fixed(arrivals.firstByteMaxMs),
+          String(arrivals.failed),
+        ],
+      ],
     ),
     '',
-    table(['Every server process', 'Before, MiB', 'After, MiB'], [['Resident', fixed(load.rssMiB.before), fixed(load.rssMiB.after)], ['Live heap after a full GC', fixed(load.heapMiB.before), fixed(load.heapMiB.after)]]),
+    table(
+      ['Every server process', 'Before, MiB', 'After, MiB'],
+      [
+        ['Resident', fixed(load.rssMiB.before), fixed(load.rssMiB.after)],
+        ['Live heap after a full GC', fixed(load.heapMiB.before), fixed(load.heapMiB.after)],
+      ],
+    ),
     '',
   ];
 }
@@ -274,8 +365,14 @@ function archiveSection({ archive }: BenchRecord): string[] {
   if (!archive) return [];
   const rows: string[][] = [
     ['Store first open (PGlite initdb and migrations)', `${fixed(archive.storeOpenMs)} ms`],
-    ['Backfill of every project', `${fixed(archive.backfillMs / 1000, 1)} s in ${archive.backfillRequests} API requests (${archive.operations.toLocaleString('en')} operations in the big project)`],
-    [`\`?${archive.filter.search}\` from the store`, `${archive.filter.matches} matches, ${fixed(archive.filter.serverMs, 1)} ms server time, ${fixed(archive.filter.totalMs, 1)} ms round trip`],
+    [
+      'Backfill of every project',
+      `${fixed(archive.backfillMs / 1000, 1)} s in ${archive.backfillRequests} API requests (${archive.operations.toLocaleString('en')} operations in the big project)`,
+    ],
+    [
+      `\`?${archive.filter.search}\` from the store`,
+      `${archive.filter.matches} matches, ${fixed(archive.filter.serverMs, 1)} ms server time, ${fixed(archive.filter.totalMs, 1)} ms round trip`,
+    ],
     ...archive.activity.map(({ viewers, apiRequestsPerMinute }) => [`API requests a minute, ${viewers} on Activity`, fixed(apiRequestsPerMinute, 1)]),
   ];
   return ['## History archive', '', table(['What', 'Measured'], rows), ''];
@@ -285,10 +382,22 @@ function archiveSection({ archive }: BenchRecord): string[] {
 function scaleSection({ scale }: BenchRecord): string[] {
   if (!scale) return [];
   const rows = scale.stores.flatMap((store) => [
-    [store.store, 'Seed', `${Number.isNaN(store.seedMs) ? 'kept from an earlier run' : `${fixed(store.seedMs / 1_000)} s`} (${store.transitions.toLocaleString('en')} transitions)`, '', ''],
+    [
+      store.store,
+      'Seed',
+      `${Number.isNaN(store.seedMs) ? 'kept from an earlier run' : `${fixed(store.seedMs / 1_000)} s`} (${store.transitions.toLocaleString('en')} transitions)`,
+      '',
+      '',
+    ],
     ...(store.upkeepMs === undefined ? [] : [[store.store, 'Upkeep (vacuum and analyze)', `${fixed(store.upkeepMs / 1_000)} s`, '', '']]),
     [store.store, 'Size on disk', `${fixed(store.sizeBytes / 1024 ** 2)} MiB`, '', ''],
-    ...store.timings.map((t) => [store.store, t.what, `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`, `≤ ${t.targetMs} ms`, verdict(t.serverMedianMs <= t.targetMs)]),
+    ...store.timings.map((t) => [
+      store.store,
+      t.what,
+      `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`,
+      `≤ ${t.targetMs} ms`,
+      verdict(t.serverMedianMs <= t.targetMs),
+    ]),
   ]);
   return [
     '## The whole record at scale',
@@ -319,7 +428,9 @@ export function resultsPage(record: BenchRecord, machine: MachineFacts, provenan
   const when = record.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
   const missing = PARTS.filter(([, has]) => !has(record)).map(([name]) => name);
   // A figure the record lacks (NaN) is a dash, and its target is not judged.
-  const targets = targetLines(record).map(([what, value, target, met]) => (value.includes('NaN') ? [what, value.replaceAll('NaN', '–'), target, ''] : [what, value, target, verdict(met)]));
+  const targets = targetLines(record).map(([what, value, target, met]) =>
+    value.includes('NaN') ? [what, value.replaceAll('NaN', '–'), target, ''] : [what, value, target, verdict(met)],
+  );
   const lines = [
     '> Written by `npm run bench` (bench/results-page.ts) at the end of a whole run; not edited by hand. What each figure measures: [benchmarks.md](benchmarks.md).',
     '',

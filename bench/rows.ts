@@ -89,9 +89,7 @@ function phase(
     medianMs: quantile(durations, 0.5),
     p98Ms: quantile(durations, 0.98),
     maxMs: Math.max(...durations),
-    ...(loads
-      ? { rowsPaintedMedianMs: quantile(loads.paintedMs, 0.5), rowsPaintedMaxMs: Math.max(...loads.paintedMs), missedClicks: loads.missedClicks }
-      : {}),
+    ...(loads ? { rowsPaintedMedianMs: quantile(loads.paintedMs, 0.5), rowsPaintedMaxMs: Math.max(...loads.paintedMs), missedClicks: loads.missedClicks } : {}),
     judged,
   };
 }
@@ -124,16 +122,17 @@ async function loadMoreUntil(page: Page, target: number): Promise<{ clicks: numb
       const started = await page.evaluate<number>('performance.now()');
       await loadMore.click();
       clicks++;
-      const painted = await page
-        .waitForFunction(ROWS_PAINTED(before), null, { timeout: 10_000, polling: 'raf' })
-        .catch(() => null);
+      const painted = await page.waitForFunction(ROWS_PAINTED(before), null, { timeout: 10_000, polling: 'raf' }).catch(() => null);
       if (painted) {
         paintedMs.push(Number(await painted.jsonValue()) - started);
         break;
       }
       missedClicks++;
       if (attempt === 3) {
-        const footer = await page.locator('main .table-footer').textContent().catch(() => null);
+        const footer = await page
+          .locator('main .table-footer')
+          .textContent()
+          .catch(() => null);
         throw new Error(`"Load more" at ${before} rows: no new rows after 4 clicks; the footer reads: ${footer ?? '(none)'}`);
       }
     }

@@ -89,7 +89,13 @@ async function measure(env: NodeJS.ProcessEnv, scripts: ScriptSize[]) {
   }
 }
 
-async function measureFirstRows(origin: string, staticUrl: string, big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>, firstPageRows: number, scripts: ScriptSize[]): Promise<FirstRows> {
+async function measureFirstRows(
+  origin: string,
+  staticUrl: string,
+  big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>,
+  firstPageRows: number,
+  scripts: ScriptSize[],
+): Promise<FirstRows> {
   const urls = {
     app: `${origin}/projects/${encodeURIComponent(big.id)}`,
     static: staticUrl,
@@ -162,9 +168,15 @@ function reportScripts(scripts: readonly ScriptSize[]): void {
 function reportOrigins(origins: InitialJsOrigins): void {
   const libraries = origins.libraries.reduce((sum, library) => sum + library.gzipBytes, 0);
   console.log(`\nWhere the initial JS comes from (gzip, each script's share by the characters each source wrote):`);
-  console.log(`  libraries ${kib(libraries).toFixed(1)} KiB: ${origins.libraries.map((library) => `${library.name} ${kib(library.gzipBytes).toFixed(1)}`).join(', ')}`);
-  console.log(`  the console's own code ${kib(origins.ownGzipBytes).toFixed(1)} KiB in ${origins.ownModules} modules; the largest: ${origins.largestOwn.map((module) => `${module.file} ${kib(module.gzipBytes).toFixed(1)}`).join(', ')}`);
-  console.log(`  the libraries alone leave ${(TARGET_INITIAL_JS_KIB - kib(libraries)).toFixed(1)} KiB of the ${TARGET_INITIAL_JS_KIB} KiB target for the console's own code`);
+  console.log(
+    `  libraries ${kib(libraries).toFixed(1)} KiB: ${origins.libraries.map((library) => `${library.name} ${kib(library.gzipBytes).toFixed(1)}`).join(', ')}`,
+  );
+  console.log(
+    `  the console's own code ${kib(origins.ownGzipBytes).toFixed(1)} KiB in ${origins.ownModules} modules; the largest: ${origins.largestOwn.map((module) => `${module.file} ${kib(module.gzipBytes).toFixed(1)}`).join(', ')}`,
+  );
+  console.log(
+    `  the libraries alone leave ${(TARGET_INITIAL_JS_KIB - kib(libraries)).toFixed(1)} KiB of the ${TARGET_INITIAL_JS_KIB} KiB target for the console's own code`,
+  );
 }
 
 function report(result: FirstRows): void {
@@ -280,7 +292,16 @@ async function main(): Promise<void> {
   if (archive) reportArchive(archive);
   if (scale) reportScale(scale);
   const { firstRows, ...rest } = results;
-  const record: BenchRecord = { at: new Date().toISOString(), commit: gitCommit(), loadAverage1m: loadavg()[0] ?? 0, ...firstRows, ...rest, activity, archive, scale };
+  const record: BenchRecord = {
+    at: new Date().toISOString(),
+    commit: gitCommit(),
+    loadAverage1m: loadavg()[0] ?? 0,
+    ...firstRows,
+    ...rest,
+    activity,
+    archive,
+    scale,
+  };
   reportTargets(parts.has('bundle') ? record : { ...record, scripts: undefined });
   await mkdir(RESULTS, { recursive: true });
   const whole = DEFAULT_PARTS.every((part) => parts.has(part));

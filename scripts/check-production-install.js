@@ -22,10 +22,20 @@ let child;
 try {
   for (const file of ['package.json', 'package-lock.json', '.npmrc']) await cp(path.join(ROOT, file), path.join(dir, file));
   await cp(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
-  execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-  check(!existsSync(path.join(dir, 'node_modules', 'vite')) && !existsSync(path.join(dir, 'node_modules', 'tsx')), 'the production install has no devDependency (no vite, no tsx)');
+  execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  check(
+    !existsSync(path.join(dir, 'node_modules', 'vite')) && !existsSync(path.join(dir, 'node_modules', 'tsx')),
+    'the production install has no devDependency (no vite, no tsx)',
+  );
 
-  child = spawn(process.execPath, ['dist/server/main.js'], { cwd: dir, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SIM_API_KEY: KEY }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, ['dist/server/main.js'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SIM_API_KEY: KEY },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -44,7 +54,10 @@ try {
   check(projects.status === 200 && (await projects.json()).projects.length === 1, 'the simulator answers /api/v2 through the session');
   const page = await (await fetch(`${origin}/`, { headers: { cookie } })).text();
   check(page.includes('"signedIn":true') && !page.includes(KEY), 'the page says signed in, without the key');
-  check(page.includes('<h1 tabindex="-1">Projects</h1>') && page.includes('"renderedAt":'), 'the page comes rendered by the server, with the data it was rendered from');
+  check(
+    page.includes('<h1 tabindex="-1">Projects</h1>') && page.includes('"renderedAt":'),
+    'the page comes rendered by the server, with the data it was rendered from',
+  );
   child.kill('SIGTERM');
   check((await exited) === 0, 'SIGTERM stops it cleanly (exit 0)');
 } catch (error) {

@@ -137,7 +137,10 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     simRateLimits: env.SIM_RATE_LIMITS !== 'off',
     sessionSecret,
     publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),
-    allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '').split(',').map((host) => host.trim()).filter(Boolean),
+    allowedHosts: (optional(env.ALLOWED_HOSTS) ?? '')
+      .split(',')
+      .map((host) => host.trim())
+      .filter(Boolean),
     dataDir: optional(env.DATA_DIR) ?? '.data',
     databaseUrl,
     archiveBudget: wholeNumber('ARCHIVE_BUDGET', optional(env.ARCHIVE_BUDGET), 300, 1, 700),
@@ -145,7 +148,8 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), 5_000, 100, 10 * 60_000),
     archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
-    webConcurrency: optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
+    webConcurrency:
+      optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
     apiIsSimulator: apiUrl !== undefined && env[API_IS_SIMULATOR_ENV] === '1',
     metricsToken: parseMetricsToken(optional(env.METRICS_TOKEN)),
     logFormat: parseLogFormat(optional(env.LOG_FORMAT)),

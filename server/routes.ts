@@ -163,7 +163,10 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       fetchApi: backend.fetch,
       fetchOwn: options.insights?.fetch,
       // A cookie that no longer opens a session: the key screen says why (a restart is not the key's fault).
-      data: { ...(data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) }), ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}) },
+      data: {
+        ...(data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) }),
+        ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+      },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
       // The API refused the key while the page was rendered: the session ends here as on any 401.
       endSession: () => void sessions.end(req, 'rejected'),
@@ -171,7 +174,11 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
       ...(ops ? { sent: ops.metrics.page } : {}),
     });
   };
-  const sessionContext = { sessions, read: options.read, servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status) };
+  const sessionContext = {
+    sessions,
+    read: options.read,
+    servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => page(req, res, data, status),
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of headers) res.setHeader(name, value);

@@ -186,7 +186,12 @@ export function withUnknownValues(body: unknown, fault: Extract<Fault, { type: '
 export function withoutOperations(body: unknown, fault: Extract<Fault, { type: 'hide-operations' }>): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('operations' in body) || !Array.isArray(body.operations)) return body;
   const hidden = new Set(fault.ids);
-  return { ...body, operations: body.operations.filter((op: unknown) => !(typeof op === 'object' && op !== null && 'id' in op && typeof op.id === 'string' && hidden.has(op.id))) };
+  return {
+    ...body,
+    operations: body.operations.filter(
+      (op: unknown) => !(typeof op === 'object' && op !== null && 'id' in op && typeof op.id === 'string' && hidden.has(op.id)),
+    ),
+  };
 }
 
 // ---- the control route ---------------------------------------------------------------------------------

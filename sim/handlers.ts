@@ -108,13 +108,9 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
       const body = objectBody(await readJson(request), 'request body');
       return ok(cp.createPersonalApiKey(principal, requiredString(body, 'key_name')));
     }),
-    route('delete', '/api_keys/:keyId', ({ principal, params }) =>
-      ok(cp.revokePersonalApiKey(principal, integerParam(params, 'keyId', 'key_id'))),
-    ),
+    route('delete', '/api_keys/:keyId', ({ principal, params }) => ok(cp.revokePersonalApiKey(principal, integerParam(params, 'keyId', 'key_id')))),
 
-    route('get', '/organizations/:orgId/api_keys', ({ principal, params }) =>
-      ok(cp.listOrgApiKeys(principal, stringParam(params, 'orgId'))),
-    ),
+    route('get', '/organizations/:orgId/api_keys', ({ principal, params }) => ok(cp.listOrgApiKeys(principal, stringParam(params, 'orgId')))),
     route('post', '/organizations/:orgId/api_keys', async ({ principal, params, request }) => {
       const body = objectBody(await readJson(request), 'request body');
       const projectId = optionalString(body, 'project_id');
@@ -139,9 +135,7 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
       return { status: 201, body: cp.createProject(principal, projectCreateInput(body)) };
     }),
     route('get', '/projects/:projectId', ({ principal, params }) => ok(cp.getProject(principal, stringParam(params, 'projectId')))),
-    route('delete', '/projects/:projectId', ({ principal, params }) =>
-      ok(cp.deleteProject(principal, stringParam(params, 'projectId'))),
-    ),
+    route('delete', '/projects/:projectId', ({ principal, params }) => ok(cp.deleteProject(principal, stringParam(params, 'projectId')))),
 
     route('get', '/projects/:projectId/operations', ({ principal, params, url }) =>
       ok(
@@ -183,9 +177,7 @@ export function createHandlers(cp: ControlPlane, { faults, rateLimits }: Handler
       return result === null ? { status: 204 } : ok(result);
     }),
 
-    route('get', '/projects/:projectId/endpoints', ({ principal, params }) =>
-      ok(cp.listEndpoints(principal, stringParam(params, 'projectId'))),
-    ),
+    route('get', '/projects/:projectId/endpoints', ({ principal, params }) => ok(cp.listEndpoints(principal, stringParam(params, 'projectId')))),
     route('post', '/projects/:projectId/endpoints/:endpointId/start', ({ principal, params }) =>
       ok(cp.startEndpoint(principal, stringParam(params, 'projectId'), stringParam(params, 'endpointId'))),
     ),
@@ -228,10 +220,7 @@ function authenticate(cp: ControlPlane, request: Request): Principal {
 // ---- responses ----------------------------------------------------------------------------------------
 
 function errorResponse(error: unknown, requestId: string): Response {
-  const failure =
-    error instanceof ApiFailure
-      ? error
-      : new ApiFailure(500, `simulator error: ${error instanceof Error ? error.message : String(error)}`);
+  const failure = error instanceof ApiFailure ? error : new ApiFailure(500, `simulator error: ${error instanceof Error ? error.message : String(error)}`);
   const body: WireErrorBody = { code: failure.code, message: failure.message, request_id: requestId };
   const headers: Record<string, string> = { [REQUEST_ID_HEADER]: requestId };
   if (failure.options.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.options.retryAfterSeconds);

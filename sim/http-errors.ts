@@ -26,5 +26,4 @@ export const notFound = (message: string) => new ApiFailure(404, message);
 export const conflict = (message: string) => new ApiFailure(409, message);
 export const locked = (message: string) => new ApiFailure(423, message);
 export const notImplemented = (message: string) => new ApiFailure(501, message);
-export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new ApiFailure(429, message, { retryAfterSeconds });
+export const tooManyRequests = (message: string, retryAfterSeconds: number) => new ApiFailure(429, message, { retryAfterSeconds });

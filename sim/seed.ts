@@ -278,7 +278,7 @@ function addHistory(cp: ControlPlane, random: Random, projectId: string, plan: H
   if (withCompute.length === 0) throw new Error('seed: history needs a branch with a compute');
   // Each event below writes ~1.32 operations on average; spread them evenly over the period.
   const meanGapMs = ((plan.toMs - plan.fromMs) * 1.32) / plan.count;
-  for (let t = plan.fromMs; ; ) {
+  for (let t = plan.fromMs; ;) {
     t += Math.max(5_000, Math.round(-Math.log(1 - random()) * meanGapMs));
     if (t > plan.toMs) break;
     const roll = random();
@@ -334,17 +334,9 @@ function addHistory(cp: ControlPlane, random: Random, projectId: string, plan: H
   }
 }
 
-function entry(
-  random: Random,
-  action: string,
-  atMs: number,
-  branchId: string,
-  endpointId: string | undefined,
-  durationMs: number,
-): HistoryEntry {
+function entry(random: Random, action: string, atMs: number, branchId: string, endpointId: string | undefined, durationMs: number): HistoryEntry {
   const roll = random();
   // Rare outcomes other than success, as seen on the platform.
-  const status: OperationStatus =
-    roll < 0.006 ? 'failed' : roll < 0.011 ? 'error' : roll < 0.015 ? 'cancelled' : roll < 0.021 ? 'skipped' : 'finished';
+  const status: OperationStatus = roll < 0.006 ? 'failed' : roll < 0.011 ? 'error' : roll < 0.015 ? 'cancelled' : roll < 0.021 ? 'skipped' : 'finished';
   return { action, atMs, branchId, ...(endpointId === undefined ? {} : { endpointId }), status, durationMs };
 }

@@ -1,28 +1,10 @@
 // The response shapes the simulator emits. They start from the console's wire types (src/api/schemas.ts,
 // written once) and add the fields the platform's OpenAPI document requires but the console ignores.
-import type {
-  ApiKey,
-  ApiKeyCreated,
-  AuthDetails,
-  Branch,
-  Endpoint,
-  Operation,
-  Organization,
-  Project,
-} from '../src/api/schemas';
+import type { ApiKey, ApiKeyCreated, AuthDetails, Branch, Endpoint, Operation, Organization, Project } from '../src/api/schemas';
 
 export type { ApiKey, ApiKeyCreated, AuthDetails, Branch, Endpoint, Operation, Organization, Project };
 
-export const OPERATION_STATUSES = [
-  'scheduling',
-  'running',
-  'finished',
-  'failed',
-  'error',
-  'cancelling',
-  'cancelled',
-  'skipped',
-] as const;
+export const OPERATION_STATUSES = ['scheduling', 'running', 'finished', 'failed', 'error', 'cancelling', 'cancelled', 'skipped'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
 
 /** Statuses after which an operation never changes again (`failed` may still be retried by the platform). */

@@ -70,7 +70,10 @@ export type ScreenRender =
  * their chunks up in the client build's manifest to preload them.
  */
 export const screenSources = {
-  ...(Object.fromEntries(Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, renderedSources(module)])) as Record<ScreenName, readonly string[]>),
+  ...(Object.fromEntries(Object.entries(screenModules).map(([screen, module]): [string, readonly string[]] => [screen, renderedSources(module)])) as Record<
+    ScreenName,
+    readonly string[]
+  >),
   /** The key screen, of every signed-out page: its code is not in the first load either. */
   key: [keyScreen.source],
 };

@@ -5,7 +5,17 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
-import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_API_PATH, ARCHIVE_PROJECTS_PATH, ARCHIVE_SOURCES_PATH, type ArchiveCoverage, type ArchivedOperation, type ArchivedProjects, type ArchiveSource, type NotArchived } from '../../src/api/archive-schemas';
+import {
+  ARCHIVE_ACTIVITY_PATH,
+  ARCHIVE_API_PATH,
+  ARCHIVE_PROJECTS_PATH,
+  ARCHIVE_SOURCES_PATH,
+  type ArchiveCoverage,
+  type ArchivedOperation,
+  type ArchivedProjects,
+  type ArchiveSource,
+  type NotArchived,
+} from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/features/history/filters/filters';
 import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
@@ -251,7 +261,15 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
       return;
     }
     const reach = await sourceProjects(db, mine.id);
-    const figures = new Map((await projectSummaries(db, reach.map((p) => p.project_id), new Date(now()))).map((row) => [row.project_id, row]));
+    const figures = new Map(
+      (
+        await projectSummaries(
+          db,
+          reach.map((p) => p.project_id),
+          new Date(now()),
+        )
+      ).map((row) => [row.project_id, row]),
+    );
     const answer: ArchivedProjects = {
       projects: reach.map((p) => {
         const row = figures.get(p.project_id);
@@ -286,9 +304,20 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
     const mine = (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at);
     const reach = mine ? new Set((await sourceProjects(db, mine.id)).map((p) => p.project_id)) : new Set<string>();
     const projects = (await coveredProjects(db)).filter((p) => reach.has(p.id));
-    const rows = await recentOperations(db, projects.map((p) => p.id), new Date(since), new Date(at), ACTIVITY_MAX_OPERATIONS);
+    const rows = await recentOperations(
+      db,
+      projects.map((p) => p.id),
+      new Date(since),
+      new Date(at),
+      ACTIVITY_MAX_OPERATIONS,
+    );
     sendJson(res, 200, {
-      projects: projects.map((p) => ({ id: p.id, name: p.name, ...(p.org_name ? { orgName: p.org_name } : {}), lastReadAt: p.last_read_at?.toISOString() ?? null })),
+      projects: projects.map((p) => ({
+        id: p.id,
+        name: p.name,
+        ...(p.org_name ? { orgName: p.org_name } : {}),
+        lastReadAt: p.last_read_at?.toISOString() ?? null,
+      })),
       operations: rows.map((row) => operationOnWire(row)).filter((op) => op !== undefined),
     });
     return;
@@ -296,4 +325,3 @@ export async function serveArchiveRoute(req: IncomingMessage, res: ServerRespons
 
   sendError(res, 404, `No archive route at ${path}.`);
 }
-

@@ -81,7 +81,13 @@ export function startCollector(options: CollectorOptions): Collector {
         ...(options.onBackfilled ? { onBackfilled: options.onBackfilled } : {}),
       };
       const done = readSource(reader, signal)
-        .catch((error: unknown) => log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`, { event: 'archive.source_stopped', level: 'error', source: source.id }))
+        .catch((error: unknown) =>
+          log(`Archive: source ${source.id} stopped: ${error instanceof Error ? error.message : String(error)}`, {
+            event: 'archive.source_stopped',
+            level: 'error',
+            source: source.id,
+          }),
+        )
         .finally(() => {
           finished += pacer.count();
           if (running.get(source.id)?.done === done) running.delete(source.id);
@@ -96,7 +102,10 @@ export function startCollector(options: CollectorOptions): Collector {
     while (!stopped.signal.aborted) {
       await refresh().then(
         () => unreadable.recovered(),
-        (error: unknown) => unreadable.failed(`Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again every ${(options.refreshMs ?? DEFAULT_REFRESH_MS) / 1_000} s`),
+        (error: unknown) =>
+          unreadable.failed(
+            `Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again every ${(options.refreshMs ?? DEFAULT_REFRESH_MS) / 1_000} s`,
+          ),
       );
       const woken = new AbortController();
       wake = () => woken.abort();

@@ -51,9 +51,15 @@ export interface LeaseOptions<W extends Work> {
   clock?: Clock;
 }
 
-export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DEFAULT_LEASE_RETRY_MS, start, log, clock = realClock }: LeaseOptions<W>): Lease<W> {
+export function workWhileHoldingLock<W extends Work>({
+  databaseUrl,
+  retryMs = DEFAULT_LEASE_RETRY_MS,
+  start,
+  log,
+  clock = realClock,
+}: LeaseOptions<W>): Lease<W> {
   const stopped = new AbortController();
-  const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: 'Archive: the collector lock\'s connection works again' });
+  const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: "Archive: the collector lock's connection works again" });
   let collector: W | undefined;
   let client: pg.Client | undefined;
   // A function, not the property: each await may have stopped it.
@@ -106,11 +112,15 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
       const waitMs = await takeoverWaitMs(on, SILENT_STOP_MS);
       await endSessionWhenSilent(on, SERVER_SILENCE_MS);
       const startAt = clock.now() + waitMs;
-      if (waitMs > 0) log(`Archive: this instance took the collector lock; it collects in ${Math.ceil(waitMs / 1_000)} s, once the previous holder has surely stopped`, { event: 'archive.lock_taken', wait_ms: waitMs });
+      if (waitMs > 0)
+        log(`Archive: this instance took the collector lock; it collects in ${Math.ceil(waitMs / 1_000)} s, once the previous holder has surely stopped`, {
+          event: 'archive.lock_taken',
+          wait_ms: waitMs,
+        });
       for (;;) {
         if (isOver()) break;
         if (!(await beatCollectorLease(on))) {
-          stepDown('the lock is no longer this connection\'s');
+          stepDown("the lock is no longer this connection's");
           break;
         }
         if (isOver()) break;
@@ -127,7 +137,11 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
         await clearCollectorLease(on).catch(() => undefined);
       }
     } catch (error) {
-      stepDown(error instanceof Late ? `a query on its connection got no answer within ${HEARTBEAT_DEADLINE_MS / 1_000} s` : `a query on its connection failed (${error instanceof Error ? error.message : String(error)})`);
+      stepDown(
+        error instanceof Late
+          ? `a query on its connection got no answer within ${HEARTBEAT_DEADLINE_MS / 1_000} s`
+          : `a query on its connection failed (${error instanceof Error ? error.message : String(error)})`,
+      );
     } finally {
       connection.off('error', onError);
       connection.off('end', onEnd);
@@ -136,8 +150,13 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
       await stopping;
     }
     if (isStopped() || why === undefined) return;
-    if (held) log(`Archive: stepped down from the collector lock: ${why}; the connection is destroyed and the lock taken again when it is free`, { event: 'archive.lock_lost', level: 'warn' });
-    else unreachable.failed(`Archive: the collector lock's connection was lost while waiting for the lock: ${why}; connecting again every ${retryMs / 1_000} s`);
+    if (held)
+      log(`Archive: stepped down from the collector lock: ${why}; the connection is destroyed and the lock taken again when it is free`, {
+        event: 'archive.lock_lost',
+        level: 'warn',
+      });
+    else
+      unreachable.failed(`Archive: the collector lock's connection was lost while waiting for the lock: ${why}; connecting again every ${retryMs / 1_000} s`);
   };
 
   const loop = (async () => {
@@ -157,7 +176,10 @@ export function workWhileHoldingLock<W extends Work>({ databaseUrl, retryMs = DE
         unreachable.recovered();
       } catch (error) {
         destroy(connection);
-        if (!isStopped()) unreachable.failed(`Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again every ${retryMs / 1_000} s`);
+        if (!isStopped())
+          unreachable.failed(
+            `Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again every ${retryMs / 1_000} s`,
+          );
         await clock.wait(retryMs, stopped.signal);
         continue;
       }

@@ -25,7 +25,8 @@ export const FAILURE_PAUSE_MS = 30_000;
 /** While the console's store does not answer, it is asked this often; the reading starts over once it answers. */
 export const STORE_PROBE_MS = 2_000;
 
-export const KEY_REJECTED = 'The API rejected this key (401: revoked or invalid), so the archive stopped reading with it. Keep history again with a working key.';
+export const KEY_REJECTED =
+  'The API rejected this key (401: revoked or invalid), so the archive stopped reading with it. Keep history again with a working key.';
 
 export interface SourceReaderOptions {
   db: Db;
@@ -130,7 +131,13 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       cursor = page.cursor;
     }
     const gone = await markGone(db, project.id, start, now());
-    if (gone > 0) log(`Archive: ${gone} operation(s) of project ${project.id} are no longer listed by the API; kept, marked gone`, { event: 'archive.marked_gone', source: sourceId, project: project.id, operations: gone });
+    if (gone > 0)
+      log(`Archive: ${gone} operation(s) of project ${project.id} are no longer listed by the API; kept, marked gone`, {
+        event: 'archive.marked_gone',
+        source: sourceId,
+        project: project.id,
+        operations: gone,
+      });
     await recordProjectRead(db, sourceId, project.id, now(), kind);
     project.checkedAt = clock.now();
     project.fullReadAt = clock.now();
@@ -185,7 +192,13 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
     while (!isAborted()) {
       await clock.wait(STORE_PROBE_MS, signal);
       if (isAborted()) return;
-      if (await sourceProjects(db, sourceId).then(() => true, () => false)) return;
+      if (
+        await sourceProjects(db, sourceId).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
     }
   };
 
@@ -194,7 +207,16 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       await refreshProjects();
       while (!isAborted()) {
         const { sent, slowDown } = pacer.state();
-        const plan = planNext({ now: clock.now(), budgetPerMinute: options.budgetPerMinute, intervalMs: options.intervalMs, projects, listedAt, listing: false, sent, slowDown });
+        const plan = planNext({
+          now: clock.now(),
+          budgetPerMinute: options.budgetPerMinute,
+          intervalMs: options.intervalMs,
+          projects,
+          listedAt,
+          listing: false,
+          sent,
+          slowDown,
+        });
         if (plan.at > clock.now()) await clock.wait(plan.at - clock.now(), signal);
         if (isAborted()) return;
         if (plan.step.kind === 'list') {
@@ -213,7 +235,11 @@ export async function readSource(options: SourceReaderOptions, signal: AbortSign
       if (isAborted()) return;
       if (error instanceof KeyRejected) {
         await recordSourceError(db, sourceId, error.message, now(), true);
-        log(`Archive: source ${sourceId}: the API rejected its key (401); the source is disabled until its key is kept again`, { event: 'archive.key_rejected', level: 'warn', source: sourceId });
+        log(`Archive: source ${sourceId}: the API rejected its key (401); the source is disabled until its key is kept again`, {
+          event: 'archive.key_rejected',
+          level: 'warn',
+          source: sourceId,
+        });
         return;
       }
       const message = error instanceof Error ? error.message : String(error);

@@ -28,7 +28,14 @@ export interface StoreUpkeep {
   stop: () => Promise<void>;
 }
 
-export function startStoreUpkeep({ db, log, clock = realClock, firstMs = UPKEEP_FIRST_MS, everyMs = UPKEEP_EVERY_MS, spacingMs = UPKEEP_SPACING_MS }: StoreUpkeepOptions): StoreUpkeep {
+export function startStoreUpkeep({
+  db,
+  log,
+  clock = realClock,
+  firstMs = UPKEEP_FIRST_MS,
+  everyMs = UPKEEP_EVERY_MS,
+  spacingMs = UPKEEP_SPACING_MS,
+}: StoreUpkeepOptions): StoreUpkeep {
   const stopped = new AbortController();
   let woken = new AbortController();
   // Set by wake(), from outside the loop.
@@ -48,9 +55,15 @@ export function startStoreUpkeep({ db, log, clock = realClock, firstMs = UPKEEP_
       const started = performance.now();
       try {
         await vacuumRecord(db);
-        log(`Store upkeep: the record vacuumed and analyzed in ${((performance.now() - started) / 1_000).toFixed(1)} s`, { event: 'store.upkeep', durationMs: Math.round(performance.now() - started) });
+        log(`Store upkeep: the record vacuumed and analyzed in ${((performance.now() - started) / 1_000).toFixed(1)} s`, {
+          event: 'store.upkeep',
+          durationMs: Math.round(performance.now() - started),
+        });
       } catch (error) {
-        log(`Store upkeep: could not vacuum the record (${error instanceof Error ? error.message : String(error)}); trying again in ${everyMs / 60_000} min`, { event: 'store.upkeep_failed', level: 'warn' });
+        log(`Store upkeep: could not vacuum the record (${error instanceof Error ? error.message : String(error)}); trying again in ${everyMs / 60_000} min`, {
+          event: 'store.upkeep_failed',
+          level: 'warn',
+        });
       }
     }
   })();

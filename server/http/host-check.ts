@@ -5,7 +5,8 @@
 // name of the attacker's, never one of these, and a TLS proxy in front may use any port.
 import { networkInterfaces } from 'node:os';
 
-export const MISDIRECTED = 'This console does not answer for that host name (a page of another site may be trying to reach it). Its operator can add the name to ALLOWED_HOSTS.';
+export const MISDIRECTED =
+  'This console does not answer for that host name (a page of another site may be trying to reach it). Its operator can add the name to ALLOWED_HOSTS.';
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);

@@ -106,7 +106,12 @@ export async function sendFetchResponse(res: ServerResponse, response: Response,
       return done ? { done: true, value: undefined } : { done: false, value };
     },
   };
-  await sendChunks(res, () => writeHead(res, response), chunks, () => void reader.cancel().catch(() => undefined));
+  await sendChunks(
+    res,
+    () => writeHead(res, response),
+    chunks,
+    () => void reader.cancel().catch(() => undefined),
+  );
 }
 
 /**

@@ -84,7 +84,16 @@ export function beginRequest(req: IncomingMessage, res: ServerResponse, { log, a
     // The API's id for this answer (x-neon-ret-request-id passed on), when it is not the console's own.
     const theirs = res.getHeader(REQUEST_ID_HEADER);
     const apiRequestId = typeof theirs === 'string' && theirs !== context.id ? theirs : undefined;
-    log.request({ requestId: context.id, method, route: context.route, status, durationMs, apiRequestId, aborted: !res.writableFinished, quiet: QUIET.has(context.route) });
+    log.request({
+      requestId: context.id,
+      method,
+      route: context.route,
+      status,
+      durationMs,
+      apiRequestId,
+      aborted: !res.writableFinished,
+      quiet: QUIET.has(context.route),
+    });
     answered?.({ route: context.route, method, status, seconds: durationMs / 1_000 });
   });
   return context;

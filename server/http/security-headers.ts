@@ -16,7 +16,20 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ');
 
 /** Powerful features the console never uses, off for it and anything it could ever embed (the clipboard stays: Copy buttons). */
-export const PERMISSIONS_POLICY = ['accelerometer', 'camera', 'display-capture', 'geolocation', 'gyroscope', 'magnetometer', 'microphone', 'midi', 'payment', 'usb'].map((feature) => `${feature}=()`).join(', ');
+export const PERMISSIONS_POLICY = [
+  'accelerometer',
+  'camera',
+  'display-capture',
+  'geolocation',
+  'gyroscope',
+  'magnetometer',
+  'microphone',
+  'midi',
+  'payment',
+  'usb',
+]
+  .map((feature) => `${feature}=()`)
+  .join(', ');
 
 /** A private console asks search engines not to index or follow anything it serves: this header on every answer, and /robots.txt. */
 export const ROBOTS_TAG = 'noindex, nofollow';

@@ -27,7 +27,16 @@ const NO_FIGURES: Figures = { runs: 0, failed: 0, uncounted: 0, retried: 0, p50M
 
 function figuresOf(row: FigureRow | undefined): Figures {
   if (!row) return NO_FIGURES;
-  return { runs: row.runs, failed: row.failed, uncounted: row.uncounted, retried: row.retried, p50Ms: row.p50_ms, p95Ms: row.p95_ms, queueP50Ms: row.queue_p50_ms, queued: row.queued };
+  return {
+    runs: row.runs,
+    failed: row.failed,
+    uncounted: row.uncounted,
+    retried: row.retried,
+    p50Ms: row.p50_ms,
+    p95Ms: row.p95_ms,
+    queueP50Ms: row.queue_p50_ms,
+    queued: row.queued,
+  };
 }
 
 function conditionsFor(range: ReturnType<typeof insightRange>): FigureConditions {
@@ -50,12 +59,27 @@ function rowsOf(rows: readonly FigureRow[], nameOf: (key: string) => string): In
 }
 
 /** Every project in `projects` (all readable by the session's key and archived), one row each, those without runs too. */
-export async function readOverview(db: Db | undefined, projects: readonly NamedProject[], window: InsightWindow, now: number, ownKeyKept: boolean): Promise<InsightsOverview> {
+export async function readOverview(
+  db: Db | undefined,
+  projects: readonly NamedProject[],
+  window: InsightWindow,
+  now: number,
+  ownKeyKept: boolean,
+): Promise<InsightsOverview> {
   const range = insightRange(window, now);
-  const rows = db ? await figureRows(db, projects.map((p) => p.id), 'project', conditionsFor(range)) : [];
+  const rows = db
+    ? await figureRows(
+        db,
+        projects.map((p) => p.id),
+        'project',
+        conditionsFor(range),
+      )
+    : [];
   const names = new Map(projects.map((p) => [p.id, p.name]));
   const seen = rowsOf(rows, (id) => names.get(id) ?? id);
-  const quiet = projects.filter((p) => !seen.some((row) => row.key === p.id)).map((p) => ({ key: p.id, name: p.name, current: NO_FIGURES, previous: NO_FIGURES }));
+  const quiet = projects
+    .filter((p) => !seen.some((row) => row.key === p.id))
+    .map((p) => ({ key: p.id, name: p.name, current: NO_FIGURES, previous: NO_FIGURES }));
   return { range, projects: [...seen, ...quiet.sort((a, b) => a.name.localeCompare(b.name))], ownKeyKept };
 }
 
@@ -72,7 +96,10 @@ export async function readProjectInsights(
   const unit = bucketUnitOf(window);
   const size = BUCKET_MS[unit];
   const archive = coverage ? { backfilled: coverage.backfilled, lastReadAt: coverage.lastReadAt?.toISOString() ?? null } : null;
-  const [rows, counts] = db && coverage ? await Promise.all([figureRows(db, [project.id], 'action', conditionsFor(range)), bucketRows(db, project.id, rangeFilters(range.current), size)]) : [[], []];
+  const [rows, counts] =
+    db && coverage
+      ? await Promise.all([figureRows(db, [project.id], 'action', conditionsFor(range)), bucketRows(db, project.id, rangeFilters(range.current), size)])
+      : [[], []];
   const byBucket = new Map<number, Record<string, number>>();
   for (const count of counts) byBucket.set(count.bucket, { ...byBucket.get(count.bucket), [count.status]: count.operations });
   const buckets = bucketRanges(range.current, unit).map((bucket) => ({ ...bucket, statuses: byBucket.get(Math.floor(Date.parse(bucket.from) / size)) ?? {} }));

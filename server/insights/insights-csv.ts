@@ -20,7 +20,9 @@ export function insightsCsv(rows: readonly InsightRow[], range: InsightRange, ke
   const windows = [range.current.from, range.current.to, range.previous.from, range.previous.to];
   return (
     line(header) +
-    rows.map((row) => line([...(keyedBy === 'action' ? [row.key] : [row.key, row.name]), ...figureCells(row.current), ...figureCells(row.previous), ...windows])).join('')
+    rows
+      .map((row) => line([...(keyedBy === 'action' ? [row.key] : [row.key, row.name]), ...figureCells(row.current), ...figureCells(row.previous), ...windows]))
+      .join('')
   );
 }
 

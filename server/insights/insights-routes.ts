@@ -76,7 +76,12 @@ async function eachLimited<T, R>(items: readonly T[], limit: number, work: (item
 function refused(access: Exclude<Access, { kind: 'readable' }>, what: string): Outcome {
   if (access.kind !== 'unknown') return { answer: refusalAnswer(access.answer), rejected: access.kind === 'revoked' };
   const { status, message, code, requestId, retryAfterMs } = access.answer;
-  const answer = errorAnswer(status >= 400 ? status : 502, `The API did not say whether this key can read ${what} (${message}).`, code ?? API_UNAVAILABLE_CODE, requestId);
+  const answer = errorAnswer(
+    status >= 400 ? status : 502,
+    `The API did not say whether this key can read ${what} (${message}).`,
+    code ?? API_UNAVAILABLE_CODE,
+    requestId,
+  );
   if (retryAfterMs !== undefined) answer.headers['Retry-After'] = String(Math.ceil(retryAfterMs / 1_000));
   return { answer };
 }

@@ -131,7 +131,10 @@ export const processLog: Logger = Object.assign((message: string, fields?: LogFi
 });
 
 function lazyProcessLogger(): Logger {
-  processLogger ??= createLogger({ level: leniently(() => parseLogLevel(process.env.LOG_LEVEL || undefined), 'info'), format: leniently(() => parseLogFormat(process.env.LOG_FORMAT || undefined), undefined) });
+  processLogger ??= createLogger({
+    level: leniently(() => parseLogLevel(process.env.LOG_LEVEL || undefined), 'info'),
+    format: leniently(() => parseLogFormat(process.env.LOG_FORMAT || undefined), undefined),
+  });
   return processLogger;
 }
 

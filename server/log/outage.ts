@@ -29,7 +29,10 @@ export interface OutageOptions {
   now?: () => number;
 }
 
-export function createOutage(log: Log, { event, level = 'warn', over, failed = ['failed try', 'failed tries'], then, fields = {}, now = Date.now }: OutageOptions): Outage {
+export function createOutage(
+  log: Log,
+  { event, level = 'warn', over, failed = ['failed try', 'failed tries'], then, fields = {}, now = Date.now }: OutageOptions,
+): Outage {
   let failures = 0;
   let since = 0;
   return {
@@ -42,7 +45,13 @@ export function createOutage(log: Log, { event, level = 'warn', over, failed = [
       if (failures === 0) return;
       const seconds = Math.round((now() - since) / 1_000);
       const counted = `${failures} ${failures === 1 ? failed[0] : failed[1]}`;
-      log(`${over} after ${seconds} s (${counted})${then ? `; ${then}` : ''}`, { ...fields, event: `${event}.over`, level: 'info', failures, outage_s: seconds });
+      log(`${over} after ${seconds} s (${counted})${then ? `; ${then}` : ''}`, {
+        ...fields,
+        event: `${event}.over`,
+        level: 'info',
+        failures,
+        outage_s: seconds,
+      });
       failures = 0;
     },
     get failures() {

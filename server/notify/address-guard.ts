@@ -72,9 +72,18 @@ const zeros = (bytes: readonly number[], from: number, to: number) => bytes.slic
  * "u", and the suffix are zero), as [bytes of the IPv4 address, bytes that must be zero].
  */
 const NAT64_LAYOUTS: Record<48 | 56 | 64 | 96, readonly [v4: readonly number[], zero: readonly number[]]> = {
-  48: [[6, 7, 9, 10], [8, 11, 12, 13, 14, 15]],
-  56: [[7, 9, 10, 11], [8, 12, 13, 14, 15]],
-  64: [[9, 10, 11, 12], [8, 13, 14, 15]],
+  48: [
+    [6, 7, 9, 10],
+    [8, 11, 12, 13, 14, 15],
+  ],
+  56: [
+    [7, 9, 10, 11],
+    [8, 12, 13, 14, 15],
+  ],
+  64: [
+    [9, 10, 11, 12],
+    [8, 13, 14, 15],
+  ],
   96: [[12, 13, 14, 15], []],
 };
 

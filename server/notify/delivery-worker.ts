@@ -63,9 +63,18 @@ export interface Attempt extends WebhookAnswer {
 export async function deliverOnce(deps: DeliveryDeps, hook: WebhookRow, event: NotificationEvent): Promise<Attempt> {
   const { now = Date.now } = deps;
   const secret = deps.seal.open('webhook-secret', hook.secret_sealed);
-  if (secret === null) return { status: undefined, answer: 'The signing secret cannot be opened (SESSION_SECRET changed?).', retryAfter: undefined, final: true, body: undefined, durationMs: undefined };
+  if (secret === null)
+    return {
+      status: undefined,
+      answer: 'The signing secret cannot be opened (SESSION_SECRET changed?).',
+      retryAfter: undefined,
+      final: true,
+      body: undefined,
+      durationMs: undefined,
+    };
   const checked = await checkWebhookUrl(hook.url, { allowPrivate: deps.allowPrivate, ...(deps.resolve ? { resolve: deps.resolve } : {}) });
-  if (!checked.ok) return { status: undefined, answer: `Not sent: ${checked.problem}`, retryAfter: undefined, final: false, body: undefined, durationMs: undefined };
+  if (!checked.ok)
+    return { status: undefined, answer: `Not sent: ${checked.problem}`, retryAfter: undefined, final: false, body: undefined, durationMs: undefined };
   const started = now();
   const { body, headers } = signedRequest(hook, secret, event, deps.publicUrl, started);
   const answer = await deps.send({ url: checked.url, address: checked.address, body, headers });
@@ -90,19 +99,31 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
   const receiver = (hook: WebhookRow) => {
     let outage = receivers.get(hook.id);
     if (!outage) {
-      outage = createOutage(log, { event: 'webhook.not_delivered', fields: { webhook: hook.id }, over: `Webhook ${hook.id}: delivered again`, failed: ['failed attempt', 'failed attempts'] });
+      outage = createOutage(log, {
+        event: 'webhook.not_delivered',
+        fields: { webhook: hook.id },
+        over: `Webhook ${hook.id}: delivered again`,
+        failed: ['failed attempt', 'failed attempts'],
+      });
       receivers.set(hook.id, outage);
     }
     return outage;
   };
   // The API not answering a project's read is one outage for every webhook, not a line per delivery a minute.
-  const unchecked = createOutage(log, { event: 'webhook.access_unchecked', over: 'Webhooks: project access is checked again', failed: ['failed check', 'failed checks'] });
+  const unchecked = createOutage(log, {
+    event: 'webhook.access_unchecked',
+    over: 'Webhooks: project access is checked again',
+    failed: ['failed check', 'failed checks'],
+  });
   const running = new Set<Promise<void>>();
 
   const finish = async (row: DeliveryRow, hook: WebhookRow, projectName: string, outcome: Attempt) => {
     const at = now();
     const verdict = outcome.final ? 'final' : verdictOf(outcome.status);
-    const next = verdict === 'retry' ? nextAttemptAt({ attempts: row.round_attempts + 1, nowMs: at, retryAfter: retryAfterMs(outcome.retryAfter, at), jitter: random() }) : null;
+    const next =
+      verdict === 'retry'
+        ? nextAttemptAt({ attempts: row.round_attempts + 1, nowMs: at, retryAfter: retryAfterMs(outcome.retryAfter, at), jitter: random() })
+        : null;
     const state = verdict === 'delivered' ? 'delivered' : next === null ? 'failed' : 'pending';
     await recordAttempt(db, {
       id: row.id,
@@ -115,20 +136,39 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       visible: true,
       ...(outcome.body === undefined ? {} : { sent: { projectName, body: outcome.body, durationMs: outcome.durationMs ?? 0 } }),
     });
-    const { recovered, paused } = await recordOutcome(db, hook.id, verdict === 'delivered', new Date(at), new Date(at - PAUSE_AFTER_FAILING_MS), PAUSED_FAILING_REASON);
+    const { recovered, paused } = await recordOutcome(
+      db,
+      hook.id,
+      verdict === 'delivered',
+      new Date(at),
+      new Date(at - PAUSE_AFTER_FAILING_MS),
+      PAUSED_FAILING_REASON,
+    );
     if (recovered) {
       await bringForward(db, hook.id, new Date(at));
       fill(hook.id, PARALLEL_PER_WEBHOOK);
     }
     deps.attempted?.(state === 'pending' ? 'retrying' : state);
     if (verdict === 'delivered') receiver(hook).recovered();
-    if (paused) log(`Webhook ${hook.id}: paused after failing for ${Math.round(PAUSE_AFTER_FAILING_MS / 86_400_000)} days without a success`, { event: 'webhook.paused', level: 'warn', webhook: hook.id });
+    if (paused)
+      log(`Webhook ${hook.id}: paused after failing for ${Math.round(PAUSE_AFTER_FAILING_MS / 86_400_000)} days without a success`, {
+        event: 'webhook.paused',
+        level: 'warn',
+        webhook: hook.id,
+      });
     if (verdict === 'gone') {
       await pauseWebhook(db, hook.id, DISABLED_GONE_REASON);
-      log(`Webhook ${hook.id}: the receiver answered 410 Gone to event ${row.event_id}; webhook disabled until resumed`, { event: 'webhook.disabled', level: 'warn', webhook: hook.id });
+      log(`Webhook ${hook.id}: the receiver answered 410 Gone to event ${row.event_id}; webhook disabled until resumed`, {
+        event: 'webhook.disabled',
+        level: 'warn',
+        webhook: hook.id,
+      });
     } else if (verdict !== 'delivered') {
       const then = state === 'failed' ? 'giving up on it' : `next try ${new Date(next ?? at).toISOString()}`;
-      receiver(hook).failed(`Webhook ${hook.id}: event ${row.event_id} not delivered (${outcome.status === undefined ? 'no answer' : `HTTP ${outcome.status}`}); ${then}`, { status: outcome.status });
+      receiver(hook).failed(
+        `Webhook ${hook.id}: event ${row.event_id} not delivered (${outcome.status === undefined ? 'no answer' : `HTTP ${outcome.status}`}); ${then}`,
+        { status: outcome.status },
+      );
     }
   };
 
@@ -149,8 +189,19 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       return;
     }
     if (access.kind === 'unknown') {
-      await recordAttempt(db, { id: row.id, state: 'pending', attempted: false, status: null, answer: null, at, nextAttemptAt: new Date(at.getTime() + ACCESS_RETRY_MS), visible: false });
-      unchecked.failed(`Webhook ${hook.id}: could not check access to the project (${access.answer.message}); asking again in ${ACCESS_RETRY_MS / 1000} s`, { webhook: hook.id });
+      await recordAttempt(db, {
+        id: row.id,
+        state: 'pending',
+        attempted: false,
+        status: null,
+        answer: null,
+        at,
+        nextAttemptAt: new Date(at.getTime() + ACCESS_RETRY_MS),
+        visible: false,
+      });
+      unchecked.failed(`Webhook ${hook.id}: could not check access to the project (${access.answer.message}); asking again in ${ACCESS_RETRY_MS / 1000} s`, {
+        webhook: hook.id,
+      });
       return;
     }
     unchecked.recovered();
@@ -158,7 +209,13 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       await recordAttempt(db, { id: row.id, state: 'withheld', attempted: false, status: null, answer: null, at, nextAttemptAt: null, visible: false });
       return;
     }
-    const event: NotificationEvent = { id: row.event_id, type: row.type, occurredAt: row.occurred_at.toISOString(), project: { id: access.project.id, name: access.project.name }, operation: row.operation };
+    const event: NotificationEvent = {
+      id: row.event_id,
+      type: row.type,
+      occurredAt: row.occurred_at.toISOString(),
+      project: { id: access.project.id, name: access.project.name },
+      operation: row.operation,
+    };
     await finish(row, hook, access.project.name, await deliverOnce(deps, hook, event));
   };
 
@@ -171,7 +228,10 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       try {
         await deliver(row);
       } catch (error) {
-        log(`Webhook ${webhookId}: delivery of ${row.event_id} failed inside the server (${error instanceof Error ? error.message : String(error)}); its lease lapses and it is tried again`, { event: 'webhook.internal_error', level: 'error', webhook: webhookId });
+        log(
+          `Webhook ${webhookId}: delivery of ${row.event_id} failed inside the server (${error instanceof Error ? error.message : String(error)}); its lease lapses and it is tried again`,
+          { event: 'webhook.internal_error', level: 'error', webhook: webhookId },
+        );
         return;
       }
     }
@@ -180,7 +240,13 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
   const startLane = (webhookId: string) => {
     lanes.set(webhookId, (lanes.get(webhookId) ?? 0) + 1);
     const run: Promise<void> = lane(webhookId)
-      .catch((error: unknown) => log(`Webhook ${webhookId}: the store did not answer a claim (${error instanceof Error ? error.message : String(error)}); trying again next tick`, { event: 'webhook.claim_failed', level: 'error', webhook: webhookId }))
+      .catch((error: unknown) =>
+        log(`Webhook ${webhookId}: the store did not answer a claim (${error instanceof Error ? error.message : String(error)}); trying again next tick`, {
+          event: 'webhook.claim_failed',
+          level: 'error',
+          webhook: webhookId,
+        }),
+      )
       .finally(() => {
         const left = (lanes.get(webhookId) ?? 1) - 1;
         if (left > 0) lanes.set(webhookId, left);

@@ -69,7 +69,11 @@ export async function dispatchTransitions(db: Db, now: Date): Promise<DispatchRe
       }
       for (const webhookId of targets) if (await enqueueDelivery(tx, { ...base, webhookId })) queued += 1;
     }
-    await markDispatched(tx, rows.map((row) => row.seq), now);
+    await markDispatched(
+      tx,
+      rows.map((row) => row.seq),
+      now,
+    );
     return { transitions: rows.length, queued };
   });
 }
@@ -97,7 +101,15 @@ export async function dispatchLongerThanUsual(db: Db, now: Date): Promise<number
       const eventId = eventIdOf('operation.longer_than_usual', row.operation, row.operation.status);
       for (const hook of hooks) {
         if (!scopeMayCover(hook, projectId)) continue;
-        const base = { eventId, type: 'operation.longer_than_usual' as const, projectId, operationId: row.operation.id, occurredAt: now, operation: row.operation, now };
+        const base = {
+          eventId,
+          type: 'operation.longer_than_usual' as const,
+          projectId,
+          operationId: row.operation.id,
+          occurredAt: now,
+          operation: row.operation,
+          now,
+        };
         if (await enqueueDelivery(db, { ...base, webhookId: hook.id })) queued += 1;
       }
     }

@@ -105,7 +105,16 @@ export function sampleEvent(nowMs: number): NotificationEvent {
     type,
     occurredAt: at,
     project: { id: 'test-project', name: 'Test project (sample event)' },
-    operation: { id, project_id: 'test-project', action: 'apply_config', status: 'finished', created_at: at, updated_at: at, total_duration_ms: 1200, failures_count: 0 },
+    operation: {
+      id,
+      project_id: 'test-project',
+      action: 'apply_config',
+      status: 'finished',
+      created_at: at,
+      updated_at: at,
+      total_duration_ms: 1200,
+      failures_count: 0,
+    },
   };
 }
 
@@ -159,7 +168,8 @@ export function createNotifications(options: NotificationsOptions): Notification
       return { delivered, status: outcome.status ?? null, answer: outcome.answer };
     },
     // Resuming with the asker's key: a webhook paused because its maker's key was revoked works again with a live one.
-    resume: async (owner, id) => ((await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), new Date(now() - RESEND_WINDOW_MS), sealKey(owner)) : false),
+    resume: async (owner, id) =>
+      (await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), new Date(now() - RESEND_WINDOW_MS), sealKey(owner)) : false,
     async deliveries(owner, id) {
       if (!(await owned(owner, id))) return null;
       const at = now();
@@ -175,13 +185,25 @@ export function createNotifications(options: NotificationsOptions): Notification
       const hooks = await listWebhooks(db, owner.fingerprint);
       if (hooks.length === 0) return { ok: false, reason: 'no-webhook' };
       const at = now();
-      const kept = await insertWatch(db, { ownerFingerprint: owner.fingerprint, projectId, operationId, now: new Date(at), maxOpen: MAX_OPEN_WATCHES, countSince: new Date(at - WATCH_COUNTS_FOR_MS) });
+      const kept = await insertWatch(db, {
+        ownerFingerprint: owner.fingerprint,
+        projectId,
+        operationId,
+        now: new Date(at),
+        maxOpen: MAX_OPEN_WATCHES,
+        countSince: new Date(at - WATCH_COUNTS_FOR_MS),
+      });
       if (!kept) return { ok: false, reason: 'too-many' };
       return { ok: true, watch: { projectId, operationId, createdAt: new Date(now()).toISOString(), webhooks: hooks.length } };
     },
     async watches(owner) {
       const hooks = await listWebhooks(db, owner.fingerprint);
-      return (await listWatches(db, owner.fingerprint)).map((w) => ({ projectId: w.project_id, operationId: w.operation_id, createdAt: w.created_at.toISOString(), webhooks: hooks.length }));
+      return (await listWatches(db, owner.fingerprint)).map((w) => ({
+        projectId: w.project_id,
+        operationId: w.operation_id,
+        createdAt: w.created_at.toISOString(),
+        webhooks: hooks.length,
+      }));
     },
     tick,
     settle: () => worker.settle(),
@@ -195,7 +217,8 @@ export function createNotifications(options: NotificationsOptions): Notification
         current = tick()
           .then(
             () => failing.recovered(),
-            (error: unknown) => failing.failed(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again every ${tickMs / 1000} s`),
+            (error: unknown) =>
+              failing.failed(`Notifications: a pass failed (${error instanceof Error ? error.message : String(error)}); trying again every ${tickMs / 1000} s`),
           )
           .finally(() => {
             if (!stopped) timer = setTimeout(loop, tickMs);

@@ -92,7 +92,8 @@ async function route(req: IncomingMessage, path: string, method: string, notific
     if (typeof input === 'string') return { error: 400, message: input };
     const watched = await notifications.watch(owner, input.projectId, input.operationId);
     if (watched.ok) return { status: 201, body: watched.watch };
-    if (watched.reason === 'no-webhook') return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
+    if (watched.reason === 'no-webhook')
+      return { error: 409, message: 'Add a webhook on the Notifications page first: that is where the notice is sent.', code: NO_WEBHOOK_CODE };
     return { error: 409, message: `At most ${MAX_OPEN_WATCHES} operations can be watched at once: one of them has to end first.`, code: TOO_MANY_WATCHES_CODE };
   }
   if (path === WEBHOOKS_PATH || path === WATCHES_PATH) return { allowed: ['GET', 'POST'] };

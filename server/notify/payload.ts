@@ -78,7 +78,12 @@ export function slackMessage(event: NotificationEvent, publicUrl: URL): SlackMes
       { type: 'section', text: { type: 'mrkdwn', text: `*<${url}|${escapeSlack(what)}>*\nStatus: ${escapeSlack(status)}${error}` } },
       {
         type: 'context',
-        elements: [{ type: 'mrkdwn', text: `Project \`${escapeSlack(event.project.id)}\` · operation \`${escapeSlack(event.operation.id)}\` · ${escapeSlack(event.occurredAt)}` }],
+        elements: [
+          {
+            type: 'mrkdwn',
+            text: `Project \`${escapeSlack(event.project.id)}\` · operation \`${escapeSlack(event.operation.id)}\` · ${escapeSlack(event.occurredAt)}`,
+          },
+        ],
       },
     ],
   };

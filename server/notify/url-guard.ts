@@ -33,8 +33,10 @@ function bareHost(url: URL): string {
 export async function checkWebhookUrl(text: string, { allowPrivate, resolve = resolveHost }: UrlGuardOptions): Promise<UrlCheck> {
   const url = URL.canParse(text.trim()) ? new URL(text.trim()) : undefined;
   if (!url) return { ok: false, problem: 'Enter a full URL, starting with https://.' };
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, problem: `Only http and https URLs can receive webhooks, not ${url.protocol.replace(/:$/, '')}.` };
-  if (url.username !== '' || url.password !== '') return { ok: false, problem: 'The URL must not carry a user name or password: put a token in its path or query instead.' };
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return { ok: false, problem: `Only http and https URLs can receive webhooks, not ${url.protocol.replace(/:$/, '')}.` };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, problem: 'The URL must not carry a user name or password: put a token in its path or query instead.' };
   const host = bareHost(url);
   let addresses: ResolvedAddress[];
   if (isIP(host) !== 0) addresses = [{ address: host, family: isIP(host) === 6 ? 6 : 4 }];

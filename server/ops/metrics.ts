@@ -182,11 +182,14 @@ function watchState(registry: Registry, { store, leading, collector }: WatchedSt
     const db = store.opened();
     if (!db) return Promise.resolve(undefined);
     backlog ??= outboxBacklog(db).finally(() => setImmediate(() => (backlog = undefined)));
-    return within(OUTBOX_DEADLINE_MS, backlog.catch(() => undefined));
+    return within(
+      OUTBOX_DEADLINE_MS,
+      backlog.catch(() => undefined),
+    );
   };
   new Gauge({
     name: 'ops_console_outbox_pending',
-    help: 'Webhook deliveries waiting to be sent or sent again (the deployment\'s outbox: the same on every instance; NaN: the store did not answer).',
+    help: "Webhook deliveries waiting to be sent or sent again (the deployment's outbox: the same on every instance; NaN: the store did not answer).",
     registers: [registry],
     async collect() {
       const figures = store.opened() ? await outbox() : { pending: 0 };

@@ -29,7 +29,9 @@ function forwarded(req: IncomingMessage): boolean {
 export function metricsRefusal(req: IncomingMessage, token: string | undefined): { status: 401 | 403; message: string } | undefined {
   if (token !== undefined) {
     const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-    return timingSafeEqual(digest(given), digest(token)) ? undefined : { status: 401, message: 'The metrics need the bearer token METRICS_TOKEN names (Authorization: Bearer …).' };
+    return timingSafeEqual(digest(given), digest(token))
+      ? undefined
+      : { status: 401, message: 'The metrics need the bearer token METRICS_TOKEN names (Authorization: Bearer …).' };
   }
   if (isLoopbackPeer(req.socket.remoteAddress) && !forwarded(req)) return undefined;
   return { status: 403, message: 'The metrics answer only on this machine while METRICS_TOKEN is unset: set it to read them from elsewhere.' };
@@ -54,7 +56,11 @@ export async function serveReadiness(req: IncomingMessage, res: ServerResponse, 
   sendJson(res, readiness.status === 'ready' ? 200 : 503, readiness);
 }
 
-export async function serveMetrics(req: IncomingMessage, res: ServerResponse, { metrics, token }: { metrics: Metrics; token: string | undefined }): Promise<void> {
+export async function serveMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { metrics, token }: { metrics: Metrics; token: string | undefined },
+): Promise<void> {
   await discardBody(req);
   res.setHeader('Cache-Control', 'no-store');
   if (!readOnly(req, res)) return;

@@ -61,7 +61,14 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export function createReadiness({ store, leading, collector, draining, now = Date.now, deadlineMs = READY_STORE_DEADLINE_MS }: ReadinessOptions): () => Promise<Readiness> {
+export function createReadiness({
+  store,
+  leading,
+  collector,
+  draining,
+  now = Date.now,
+  deadlineMs = READY_STORE_DEADLINE_MS,
+}: ReadinessOptions): () => Promise<Readiness> {
   let latest: Promise<number> | undefined;
   const latestMigration = () => (latest ??= loadMigrations().then((all) => all.at(-1)?.version ?? 0));
   // One query of each at a time, past its deadline too: a balancer asking every second while the store hangs ties
@@ -74,13 +81,18 @@ export function createReadiness({ store, leading, collector, draining, now = Dat
   const checkStore = async (db: Db | undefined): Promise<StoreCheck> => {
     if (!db) {
       if (store.kind === 'pglite') return { status: 'not opened', kind: 'pglite', detail: 'The embedded store opens when something first needs it.' };
-      return { status: 'unavailable', kind: store.kind, detail: `The store has not opened yet (tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}); it is tried again every few seconds.` };
+      return {
+        status: 'unavailable',
+        kind: store.kind,
+        detail: `The store has not opened yet (tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}); it is tried again every few seconds.`,
+      };
     }
     const started = performance.now();
     try {
       const [has, wanted] = await within(deadlineMs, Promise.all([applied(db), latestMigration()]));
       const took = Math.round(performance.now() - started);
-      if (has < wanted) return { status: 'migrations missing', kind: store.kind, detail: `The store has migrations up to ${has}; this server needs ${wanted}.` };
+      if (has < wanted)
+        return { status: 'migrations missing', kind: store.kind, detail: `The store has migrations up to ${has}; this server needs ${wanted}.` };
       return { status: 'ok', kind: store.kind, migration: has, took_ms: took };
     } catch (error) {
       const detail = error instanceof Late ? `The store did not answer within ${deadlineMs} ms.` : describe(error);
@@ -107,7 +119,11 @@ export function createReadiness({ store, leading, collector, draining, now = Dat
     if (!storeOk) return { status: 'unknown', detail: 'The store is unavailable.' };
     try {
       const waiting = await within(deadlineMs, backlog(db));
-      return { status: 'ok', pending: waiting.pending, oldest_pending_s: waiting.oldestQueuedAt ? Math.max(0, Math.round((now() - waiting.oldestQueuedAt.getTime()) / 1_000)) : null };
+      return {
+        status: 'ok',
+        pending: waiting.pending,
+        oldest_pending_s: waiting.oldestQueuedAt ? Math.max(0, Math.round((now() - waiting.oldestQueuedAt.getTime()) / 1_000)) : null,
+      };
     } catch (error) {
       return { status: 'unknown', detail: error instanceof Late ? `The store did not answer within ${deadlineMs} ms.` : describe(error) };
     }
@@ -126,7 +142,10 @@ export function createReadiness({ store, leading, collector, draining, now = Dat
     if (draining()) {
       // Shutdown first: the answer must not wait on a store that may be slow.
       const detail = 'This instance is shutting down.';
-      return { status: 'draining', checks: { store: { status: 'not checked', kind: store.kind, detail }, collector: checkCollector(), outbox: { status: 'not checked', detail } } };
+      return {
+        status: 'draining',
+        checks: { store: { status: 'not checked', kind: store.kind, detail }, collector: checkCollector(), outbox: { status: 'not checked', detail } },
+      };
     }
     running ??= check().finally(() => (running = undefined));
     return running;

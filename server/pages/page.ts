@@ -105,7 +105,12 @@ function deadline<T>(ms: number, fallback: T): { reached: Promise<T>; cancel: ()
   return { reached, cancel: () => clearTimeout(timer) };
 }
 
-async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, plan: RenderPlan, page: Required<Pick<PageOptions, 'data' | 'deadlineMs'>> & PageOptions): Promise<void> {
+async function streamRenderedPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  plan: RenderPlan,
+  page: Required<Pick<PageOptions, 'data' | 'deadlineMs'>> & PageOptions,
+): Promise<void> {
   const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
   pageHeaders(res, page.status ?? 200);
   const body = pageBody(req, res);
@@ -138,7 +143,10 @@ async function streamRenderedPage(req: IncomingMessage, res: ServerResponse, pla
       page.sent?.('shell');
       return;
     case 'broken':
-      page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, { event: 'pages.render_failed', level: 'error' });
+      page.log?.(`Server rendering failed, sent the page without it: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`, {
+        event: 'pages.render_failed',
+        level: 'error',
+      });
       break;
     case 'unavailable':
       break;

@@ -19,7 +19,12 @@ export const KEY_SCREEN: PreloadedScreen = 'key';
 /** A module loaded by Vite (dev), checked for what the server calls. */
 export function asEntryServer(module: Record<string, unknown>): EntryServer {
   const { serverRenderedScreen, renderScreen, renderKeyScreen, screenDataDeadlineMs } = module;
-  if (typeof serverRenderedScreen !== 'function' || typeof renderScreen !== 'function' || typeof renderKeyScreen !== 'function' || typeof screenDataDeadlineMs !== 'function') {
+  if (
+    typeof serverRenderedScreen !== 'function' ||
+    typeof renderScreen !== 'function' ||
+    typeof renderKeyScreen !== 'function' ||
+    typeof screenDataDeadlineMs !== 'function'
+  ) {
     throw new Error('src/entry-server.tsx must export serverRenderedScreen, renderScreen, renderKeyScreen and screenDataDeadlineMs');
   }
   return module as unknown as EntryServer;
@@ -46,14 +51,16 @@ export function createPageRenderer({ entry, headTags = () => '', memo }: PageRen
     if (!screen) return null;
     const transport = serverTransport(fetchApi, session.key, fetchOwn && ((call) => fetchOwn(session, call)));
     const deadlineMs = server.screenDataDeadlineMs(url, data.session);
-    return { headTags: headTags(screen), ...(deadlineMs === undefined ? {} : { deadlineMs }), render: (signal, dataDeadline) => server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders, apiUrl: data.apiUrl }) };
+    return {
+      headTags: headTags(screen),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      render: (signal, dataDeadline) =>
+        server.renderScreen({ url, session: data.session, transport, signal, dataDeadline, memo, renderSlot: reactRenders, apiUrl: data.apiUrl }),
+    };
   };
 }
 
-const ManifestSchema = z.record(
-  z.string(),
-  z.object({ file: z.string(), imports: z.optional(z.array(z.string())), css: z.optional(z.array(z.string())) }),
-);
+const ManifestSchema = z.record(z.string(), z.object({ file: z.string(), imports: z.optional(z.array(z.string())), css: z.optional(z.array(z.string())) }));
 export type ClientManifest = z.infer<typeof ManifestSchema>;
 
 export function parseManifest(json: unknown): ClientManifest {
@@ -65,7 +72,11 @@ export function parseManifest(json: unknown): ClientManifest {
  * chunk they import, stylesheets for their CSS, leaving out what index.html loads already. A screen the
  * manifest does not know is an error at start-up, not a page that silently loads slower.
  */
-export function screenHeadTags(manifest: ClientManifest, template: string, sources: Readonly<Record<PreloadedScreen, readonly string[]>>): (screen: PreloadedScreen) => string {
+export function screenHeadTags(
+  manifest: ClientManifest,
+  template: string,
+  sources: Readonly<Record<PreloadedScreen, readonly string[]>>,
+): (screen: PreloadedScreen) => string {
   const tagsOf = (screenSources: readonly string[]): string => {
     for (const source of screenSources) if (!manifest[source]) throw new Error(`The client build's manifest has no ${source}`);
     const files = new Set<string>();

@@ -29,11 +29,14 @@ export function bannerLines({ url, config, backend, faultControl, secret, store,
   if (faultControl) lines.push(`Fault injection: ${faultControl} (see docs/simulator.md)`);
   const secretLine = secretBannerLine(secret);
   if (secretLine) lines.push(secretLine);
-  if (!isLoopbackHost(config.host)) lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
+  if (!isLoopbackHost(config.host))
+    lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
   if (bindsEveryInterface(config.host)) {
     const rules: HostRules = { bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts };
     const others = answeredHosts(rules);
-    lines.push(`Hosts answered: loopback names${others.length > 0 ? `, ${others.join(', ')}` : ''}; any other name gets 421: add the one people use to ALLOWED_HOSTS (comma-separated) or set PUBLIC_URL`);
+    lines.push(
+      `Hosts answered: loopback names${others.length > 0 ? `, ${others.join(', ')}` : ''}; any other name gets 421: add the one people use to ALLOWED_HOSTS (comma-separated) or set PUBLIC_URL`,
+    );
   }
   return lines;
 }

@@ -40,7 +40,10 @@ export type Mode = 'production' | 'dev';
 export type { Log, Logger };
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
-export type ServingParts = Pick<RoutesOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'> & {
+export type ServingParts = Pick<
+  RoutesOptions,
+  'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'
+> & {
   /** Dev: closes Vite with the server. */
   close?: () => Promise<void>;
 };
@@ -112,7 +115,15 @@ export interface StartOptions {
   backend?: ApiBackend;
 }
 
-export async function startServer({ mode, env = process.env, print = (line) => void process.stdout.write(`${line}\n`), serving, instance = false, processNote, ...given }: StartOptions): Promise<RunningServer> {
+export async function startServer({
+  mode,
+  env = process.env,
+  print = (line) => void process.stdout.write(`${line}\n`),
+  serving,
+  instance = false,
+  processNote,
+  ...given
+}: StartOptions): Promise<RunningServer> {
   const config = readConfig(env);
   const log = asLogger(given.log ?? createLogger({ level: config.logLevel, format: config.logFormat }));
   // This instance's figures (/metrics): counted from the first call; what is state is watched once it exists (below).
@@ -127,7 +138,12 @@ export async function startServer({ mode, env = process.env, print = (line) => v
       const key = seal.open('kept-key', sealed);
       return key === null ? null : seal.fingerprint(key);
     };
-    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) => log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`, { event: 'archive.rename_failed', level: 'error' }));
+    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) =>
+      log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`, {
+        event: 'archive.rename_failed',
+        level: 'error',
+      }),
+    );
   });
   const revocations = createStoredRevocations(store, { log });
   await revocations.ready;
@@ -135,7 +151,16 @@ export async function startServer({ mode, env = process.env, print = (line) => v
   const read = createApiReader(backend.fetch);
   const access = createProjectAccess(read);
   const links = linkBase(config);
-  const notifications = createNotifications({ db: dbOf(store), seal, access, send: sendWebhook, publicUrl: links, allowPrivate: config.webhookAllowPrivate, log, attempted: metrics.delivery });
+  const notifications = createNotifications({
+    db: dbOf(store),
+    seal,
+    access,
+    send: sendWebhook,
+    publicUrl: links,
+    allowPrivate: config.webhookAllowPrivate,
+    log,
+    attempted: metrics.delivery,
+  });
   // The collector's lag is read off its reads (server/ops/collector-watch.ts).
   const collectorReads = watchCollectorReads(read);
   const leader = leadWhereThisInstanceMay({
@@ -229,7 +254,10 @@ export function storeBannerName(store: Pick<Store, 'kind' | 'where'>): string {
  * Ends the process once the server has drained; a second signal ends it at once. One of several instances
  * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
  */
-export function exitOnSignals(running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>, { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {}): void {
+export function exitOnSignals(
+  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>,
+  { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {},
+): void {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);

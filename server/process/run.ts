@@ -103,7 +103,15 @@ async function runInstances(count: number, config: ServerConfig, env: NodeJS.Pro
     if (listening) return;
     listening = true;
     const url = originOf({ address: address.address, port: address.port, family: '' }, config.host);
-    const lines = bannerLines({ url, config, backend: backendLines, faultControl: simulator?.faultControl, secret, store: config.databaseUrl ? describeDatabaseUrl(config.databaseUrl) : '', instances: count });
+    const lines = bannerLines({
+      url,
+      config,
+      backend: backendLines,
+      faultControl: simulator?.faultControl,
+      secret,
+      store: config.databaseUrl ? describeDatabaseUrl(config.databaseUrl) : '',
+      instances: count,
+    });
     process.stdout.write(`${formatBanner(lines)}\n`);
   });
   const fork = () => {

@@ -19,12 +19,17 @@ export async function serveBuilt(clientDir: string, options: BuiltServerOptions 
     await entry.loadScreens();
     // The screens' tags leave out what the built index.html loads, inlined or not; a render is reused
     // for a moment when its inputs come back the same (pages/render-memo.ts).
-    const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: screenHeadTags(manifest, template, entry.screenSources), memo: createRenderMemo() });
+    const render = createPageRenderer({
+      entry: () => Promise.resolve(entry),
+      headTags: screenHeadTags(manifest, template, entry.screenSources),
+      memo: createRenderMemo(),
+    });
     const page = await inlineStylesheets(template, clientDir);
     const running = await startServer({
       mode: 'production',
       ...options,
-      serving: () => Promise.resolve({ template: { html: () => Promise.resolve(page.html) }, styleHashes: page.styleHashes, assets: createStaticAssets(clientDir), render }),
+      serving: () =>
+        Promise.resolve({ template: { html: () => Promise.resolve(page.html) }, styleHashes: page.styleHashes, assets: createStaticAssets(clientDir), render }),
     });
     exitOnSignals(running, { instance: options.instance ?? false });
   } catch (error) {

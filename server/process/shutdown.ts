@@ -90,7 +90,10 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
         draining = true;
         const waitedFor = [...inFlight.values()].map(describe);
         const deadline = setTimeout(() => {
-          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list([...inFlight.values()].map(describe))}`, { event: 'shutdown.cut_off', level: 'warn' });
+          log(`Shutdown: cut off after ${Math.round(graceMs / 1000)} s: ${list([...inFlight.values()].map(describe))}`, {
+            event: 'shutdown.cut_off',
+            level: 'warn',
+          });
           for (const socket of sockets.keys()) socket.destroy();
           resolve({ forced: true, waitedFor });
         }, graceMs);
@@ -106,7 +109,11 @@ export function createDrain(server: Server, { log = () => undefined }: DrainOpti
           for (const socket of sockets.keys()) closeIfIdle(socket);
         }, IDLE_GRACE_MS);
         idleGrace.unref();
-        if (waitedFor.length > 0) log(`Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`, { event: 'shutdown.waiting', requests: waitedFor.length });
+        if (waitedFor.length > 0)
+          log(
+            `Shutdown: waiting for ${waitedFor.length} request${waitedFor.length === 1 ? '' : 's'} in flight (at most ${Math.round(graceMs / 1000)} s): ${list(waitedFor)}`,
+            { event: 'shutdown.waiting', requests: waitedFor.length },
+          );
       });
       return done;
     },

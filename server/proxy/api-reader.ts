@@ -53,8 +53,13 @@ export function refusal(status: number, message: string, extra: Partial<Omit<Api
  * found": the same status, body and request id); without an answer, an error body saying so (502).
  */
 export function refusalAnswer(answer: ApiRefusal): Answer {
-  if (answer.status === 0 || answer.body === '') return errorAnswer(answer.status === 0 ? 502 : answer.status, answer.message, answer.code ?? '', answer.requestId);
-  return { status: answer.status, headers: { 'Content-Type': 'application/json', ...(answer.requestId ? { [REQUEST_ID_HEADER]: answer.requestId } : {}) }, body: answer.body };
+  if (answer.status === 0 || answer.body === '')
+    return errorAnswer(answer.status === 0 ? 502 : answer.status, answer.message, answer.code ?? '', answer.requestId);
+  return {
+    status: answer.status,
+    headers: { 'Content-Type': 'application/json', ...(answer.requestId ? { [REQUEST_ID_HEADER]: answer.requestId } : {}) },
+    body: answer.body,
+  };
 }
 
 export function createApiReader(fetchApi: ApiFetch): ApiReader {

@@ -76,7 +76,11 @@ interface ApiBase {
 }
 
 function apiBaseOf(url: URL): ApiBase {
-  return { url, path: url.pathname.replace(/\/+$/, ''), upstream: { protocol: url.protocol === 'https:' ? 'https:' : 'http:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port } };
+  return {
+    url,
+    path: url.pathname.replace(/\/+$/, ''),
+    upstream: { protocol: url.protocol === 'https:' ? 'https:' : 'http:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port },
+  };
 }
 
 function buildTarget({ url: base, path: basePath, upstream }: ApiBase, rawUrl: string): ExchangeTarget | undefined {
@@ -148,7 +152,12 @@ export type UpstreamLog = Log;
 /** The API's outage: every failure to get an answer from it is one (logged once), any answer ends it. */
 export function apiOutage(log: Log, apiUrl: string): Outage {
   const host = parseApiBase(apiUrl).host;
-  return createOutage(log, { event: 'api.unreachable', fields: { api: host }, over: `The API at ${host} answers again`, failed: ['failed request', 'failed requests'] });
+  return createOutage(log, {
+    event: 'api.unreachable',
+    fields: { api: host },
+    over: `The API at ${host} answers again`,
+    failed: ['failed request', 'failed requests'],
+  });
 }
 
 export interface ForwardFetchOptions extends ForwardProxyOptions {
@@ -171,7 +180,14 @@ interface Forwarding {
 /** What the API said: the exchange to pass on, or the console's own answer (its error, or nothing at all). */
 type Forwarded = { kind: 'own'; response: Response } | { kind: 'answer'; status: number; headers: [string, string][]; upstream: Exchange; empty: boolean };
 
-function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSWER_BYTES, log = () => undefined, sent, ...given }: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
+function createForwarder({
+  apiUrl,
+  timeoutMs = 30_000,
+  maxAnswerBytes = MAX_ANSWER_BYTES,
+  log = () => undefined,
+  sent,
+  ...given
+}: ForwardFetchOptions): (call: Forwarding) => Promise<Forwarded> {
   const api = apiBaseOf(parseApiBase(apiUrl));
   const base = api.url;
   // No answer (a refused connection, the deadline, a redirect it will not follow) repeats on every call while it lasts: said once.
@@ -197,7 +213,17 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
     const accepted = acceptedEncodings(header('accept-encoding'));
     let upstream: Exchange;
     try {
-      upstream = await exchange({ target, method, headers: forwardedHeaders(header, body !== undefined, accepted), body, clientGone, deadlineMs: timeoutMs, maxBytes: maxAnswerBytes, accepted, problem });
+      upstream = await exchange({
+        target,
+        method,
+        headers: forwardedHeaders(header, body !== undefined, accepted),
+        body,
+        clientGone,
+        deadlineMs: timeoutMs,
+        maxBytes: maxAnswerBytes,
+        accepted,
+        problem,
+      });
     } catch (error) {
       if (clientGone?.aborted) return own(Response.error());
       sent?.(0);
@@ -232,7 +258,13 @@ function createForwarder({ apiUrl, timeoutMs = 30_000, maxAnswerBytes = MAX_ANSW
 export function createForwardFetch(options: ForwardFetchOptions): ApiFetch {
   const forward = createForwarder(options);
   return async ({ method, target, headers, body, signal }) => {
-    const forwarded = await forward({ method, target, header: (name) => headers.get(name), body, clientGone: signal ? clientGoneFromSignal(signal) : undefined });
+    const forwarded = await forward({
+      method,
+      target,
+      header: (name) => headers.get(name),
+      body,
+      clientGone: signal ? clientGoneFromSignal(signal) : undefined,
+    });
     if (forwarded.kind === 'own') return forwarded.response;
     const { status, upstream, empty } = forwarded;
     return new Response(empty ? null : upstream.body(), { status, headers: forwarded.headers });

@@ -14,7 +14,13 @@ export function serverTransport(fetchApi: ApiFetch, apiKey: string, fetchOwn?: A
     // The page's request id: the reads a render makes are that request's.
     if (!isApiPath(path)) {
       if (!fetchOwn) throw new TypeError(`The server renders nothing that reads ${path.split('?')[0] ?? ''}.`);
-      return fetchOwn({ method: init.method ?? 'GET', target: path, headers: withRequestId(new Headers(init.headers)), body, signal: init.signal ?? undefined });
+      return fetchOwn({
+        method: init.method ?? 'GET',
+        target: path,
+        headers: withRequestId(new Headers(init.headers)),
+        body,
+        signal: init.signal ?? undefined,
+      });
     }
     const headers = withRequestId(new Headers(init.headers));
     headers.set('authorization', authorizationOf(apiKey));

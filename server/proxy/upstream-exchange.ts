@@ -177,7 +177,15 @@ export function exchange(options: ExchangeOptions): Promise<Exchange> {
     // A declared length, not chunks: some front doors refuse a chunked request body.
     const { protocol, hostname, port, path } = target;
     // node:http takes `highWaterMark` for the answer and its socket (Node 20 and 22); @types/node does not list it.
-    const requestOptions: http.RequestOptions & { highWaterMark: number } = { protocol, hostname, port, path, method, highWaterMark: ANSWER_HIGH_WATER_MARK, headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers };
+    const requestOptions: http.RequestOptions & { highWaterMark: number } = {
+      protocol,
+      hostname,
+      port,
+      path,
+      method,
+      highWaterMark: ANSWER_HIGH_WATER_MARK,
+      headers: body ? { ...headers, 'content-length': String(body.byteLength) } : headers,
+    };
     const request = client.request(requestOptions);
     let source: Readable | undefined;
     let settled = false;

@@ -10,7 +10,11 @@ import { authorizationOf } from '../proxy/api-reader';
 import type { ForwardServe } from '../proxy/forward-proxy';
 import { sendSessionClosed, type Sessions } from './sessions';
 
-export function serveApi(req: IncomingMessage, res: ServerResponse, { sessions, fetchApi, serve }: { sessions: Sessions; fetchApi: ApiFetch; serve?: ForwardServe | undefined }): Promise<void> {
+export function serveApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { sessions, fetchApi, serve }: { sessions: Sessions; fetchApi: ApiFetch; serve?: ForwardServe | undefined },
+): Promise<void> {
   res.setHeader('Cache-Control', 'no-store');
   return answerSafely(res, async () => {
     let authorization: string | undefined;

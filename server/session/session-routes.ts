@@ -60,7 +60,11 @@ function problemOf(refused: ApiRefusal): SignInProblem {
   if (refused.status === 0) return { kind: 'unreachable', message: `${refused.message} The key was not checked.`, ...id };
   if (refused.code === UPSTREAM_ERROR_CODE) return { kind: 'unreachable', message: `${refused.detail ?? refused.message} The key was not checked.`, ...id };
   if (refused.status >= 500 || refused.status === 429) {
-    return { kind: 'server', message: `The API is having trouble (HTTP ${refused.status}${refused.detail ? `: ${refused.detail}` : ''}), so the key was not checked. Try again in a moment.`, ...id };
+    return {
+      kind: 'server',
+      message: `The API is having trouble (HTTP ${refused.status}${refused.detail ? `: ${refused.detail}` : ''}), so the key was not checked. Try again in a moment.`,
+      ...id,
+    };
   }
   return { kind: 'other', message: `The key could not be checked: ${refused.detail ?? `HTTP ${refused.status}`}`, ...id };
 }
@@ -91,7 +95,8 @@ async function signIn(req: IncomingMessage, res: ServerResponse, { sessions, rea
   if (clientGone.signal.aborted) return;
   if (!auth.ok) {
     const unreadable = auth.status >= 200 && auth.status < 300;
-    if (unreadable) await fail({ kind: 'server', message: 'The API answered the key check with something the console could not read, so the key was not checked.' });
+    if (unreadable)
+      await fail({ kind: 'server', message: 'The API answered the key check with something the console could not read, so the key was not checked.' });
     else await fail(problemOf(auth), auth.status);
     return;
   }

@@ -24,7 +24,15 @@ export interface ResolvedSecret {
 const MIN_KEPT_LENGTH = 32;
 
 /** The secret sessions are sealed under; `configured` (SESSION_SECRET) always wins over a kept one. */
-export async function resolveSessionSecret({ configured, dataDir = DEFAULT_DATA_DIR, cwd = process.cwd() }: { configured: string | undefined; dataDir?: string | undefined; cwd?: string }): Promise<ResolvedSecret> {
+export async function resolveSessionSecret({
+  configured,
+  dataDir = DEFAULT_DATA_DIR,
+  cwd = process.cwd(),
+}: {
+  configured: string | undefined;
+  dataDir?: string | undefined;
+  cwd?: string;
+}): Promise<ResolvedSecret> {
   if (configured !== undefined) return { secret: configured, source: 'env' };
   const dir = path.resolve(cwd, dataDir);
   try {

@@ -2,7 +2,15 @@
 // this instance, not expired), started after a key was checked, ended by sign-out or a 401 from the API.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SIGNED_OUT, type PageSession } from '../../src/api/page-data';
-import { KEY_REJECTED_CODE, KEY_REJECTED_MESSAGE, NOT_SIGNED_IN_CODE, NOT_SIGNED_IN_MESSAGE, SESSION_ENDED_CODES, SESSION_ENDED_MESSAGES, type SessionEnd } from '../../src/config/session';
+import {
+  KEY_REJECTED_CODE,
+  KEY_REJECTED_MESSAGE,
+  NOT_SIGNED_IN_CODE,
+  NOT_SIGNED_IN_MESSAGE,
+  SESSION_ENDED_CODES,
+  SESSION_ENDED_MESSAGES,
+  type SessionEnd,
+} from '../../src/config/session';
 import { sendError } from '../http/answers';
 import { readBody } from '../http/body';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
@@ -123,7 +131,13 @@ function closedAnswer(current: Exclude<SessionRead, { state: 'open' }>): { messa
  * answer reaches a client still sending), a cookie that names an ended session is expired, and the 401 says
  * why (SESSION_ENDED_CODES).
  */
-export async function sendSessionClosed(req: IncomingMessage, res: ServerResponse, sessions: Pick<Sessions, 'expire'>, current: Exclude<SessionRead, { state: 'open' }>, bodyLimit: number): Promise<void> {
+export async function sendSessionClosed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessions: Pick<Sessions, 'expire'>,
+  current: Exclude<SessionRead, { state: 'open' }>,
+  bodyLimit: number,
+): Promise<void> {
   await readBody(req, bodyLimit);
   if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
   const { message, code } = closedAnswer(current);

@@ -48,7 +48,10 @@ interface Pending {
   done: () => void;
 }
 
-export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>, { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: Log }): StoredRevocations {
+export function createStoredRevocations(
+  store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>,
+  { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: Log },
+): StoredRevocations {
   const local = createRevokedSessions(now, Number.POSITIVE_INFINITY);
   const pending = new Map<string, Pending>();
   let readUpTo = 0;
@@ -63,8 +66,13 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
   const echoes = new Map<string, () => void>();
   const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
   // One line when the store stops taking sign-outs, one when it takes them again: not one a second.
-  const outage = createOutage(log, { event: 'sessions.store_unavailable', over: 'Sessions: the store answers again', then: 'sign-outs made meanwhile are written' });
-  const failed = (what: string, error: unknown) => outage.failed(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
+  const outage = createOutage(log, {
+    event: 'sessions.store_unavailable',
+    over: 'Sessions: the store answers again',
+    then: 'sign-outs made meanwhile are written',
+  });
+  const failed = (what: string, error: unknown) =>
+    outage.failed(`Sessions: ${what} (${describe(error)}); sign-outs hold on this instance and are written when the store answers`);
   const recovered = () => outage.recovered();
 
   const read = async (db: Db) => {
@@ -157,7 +165,10 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
       // Heard back on this instance's own listening connection: the store told every other one at the same moment.
       const heard = listening ? waiting.map((entry) => new Promise<void>((resolve) => echoes.set(entry.sid, resolve))) : [];
       let timeout: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all([...waiting.map((entry) => entry.written), ...heard]), new Promise((resolve) => (timeout = setTimeout(resolve, SPREAD_WAIT_MS)))]);
+      await Promise.race([
+        Promise.all([...waiting.map((entry) => entry.written), ...heard]),
+        new Promise((resolve) => (timeout = setTimeout(resolve, SPREAD_WAIT_MS))),
+      ]);
       clearTimeout(timeout);
       for (const entry of waiting) echoes.delete(entry.sid);
     },
@@ -169,7 +180,8 @@ export function createStoredRevocations(store: Pick<Store, 'kind' | 'db' | 'open
       const inForce = [...pending.values()].filter((entry) => entry.exp > now()).length;
       if (inForce > 0) {
         // The embedded store's first start takes seconds: paid here, once, so a restart still refuses these cookies.
-        if (!store.opened() && store.kind === 'pglite') log(`Sessions: writing ${inForce} sign-out${inForce === 1 ? '' : 's'} to the store before exiting`, { event: 'sessions.writing_sign_outs' });
+        if (!store.opened() && store.kind === 'pglite')
+          log(`Sessions: writing ${inForce} sign-out${inForce === 1 ? '' : 's'} to the store before exiting`, { event: 'sessions.writing_sign_outs' });
         await flush();
       }
       await flushing;

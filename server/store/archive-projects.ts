@@ -34,7 +34,13 @@ export async function sourceProjects(db: Queryable, sourceId: string): Promise<A
   return (await db.query<ArchiveProjectRow>('SELECT * FROM archive_projects WHERE source_id = $1 ORDER BY project_id', [sourceId])).rows;
 }
 
-export async function recordProjectRead(db: Queryable, sourceId: string, projectId: string, now: Date, whole: 'backfill' | 'full-read' | 'newest'): Promise<void> {
+export async function recordProjectRead(
+  db: Queryable,
+  sourceId: string,
+  projectId: string,
+  now: Date,
+  whole: 'backfill' | 'full-read' | 'newest',
+): Promise<void> {
   await db.query(
     `UPDATE archive_projects SET last_read_at = $3,
        backfilled = backfilled OR $4 <> 'newest',

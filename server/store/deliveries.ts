@@ -113,7 +113,19 @@ export async function recordAttempt(db: Queryable, r: AttemptRecord): Promise<vo
        next_attempt_at = coalesce($7, next_attempt_at), lease_until = NULL, visible = visible OR $8,
        project_name = coalesce($9, project_name), last_body = coalesce($10, last_body), last_duration_ms = CASE WHEN $3::int = 1 THEN $11 ELSE last_duration_ms END
      WHERE id = $1`,
-    [r.id, r.state, r.attempted ? 1 : 0, r.status, r.answer, r.at, r.nextAttemptAt, r.visible, r.sent?.projectName ?? null, r.sent?.body ?? null, r.sent?.durationMs ?? null],
+    [
+      r.id,
+      r.state,
+      r.attempted ? 1 : 0,
+      r.status,
+      r.answer,
+      r.at,
+      r.nextAttemptAt,
+      r.visible,
+      r.sent?.projectName ?? null,
+      r.sent?.body ?? null,
+      r.sent?.durationMs ?? null,
+    ],
   );
 }
 
@@ -124,7 +136,12 @@ export async function releaseDelivery(db: Queryable, id: string): Promise<void> 
 
 /** The delivery log the page shows: newest first, only rows about projects the owner's key was seen to read. */
 export async function deliveryLog(db: Queryable, webhookId: string, limit = 100): Promise<DeliveryRow[]> {
-  return (await db.query<DeliveryRow>(`SELECT * FROM notify_deliveries WHERE webhook_id = $1 AND visible AND state <> 'withheld' ORDER BY id DESC LIMIT $2`, [webhookId, limit])).rows;
+  return (
+    await db.query<DeliveryRow>(`SELECT * FROM notify_deliveries WHERE webhook_id = $1 AND visible AND state <> 'withheld' ORDER BY id DESC LIMIT $2`, [
+      webhookId,
+      limit,
+    ])
+  ).rows;
 }
 
 export interface OutboxBacklog {
@@ -136,7 +153,9 @@ export interface OutboxBacklog {
 
 /** How much waits in the outbox, and since when (readiness and metrics; the partial index on pending rows serves it). */
 export async function outboxBacklog(db: Queryable): Promise<OutboxBacklog> {
-  const { rows } = await db.query<{ pending: number; oldest: Date | null }>("SELECT count(*)::int AS pending, min(created_at) AS oldest FROM notify_deliveries WHERE state = 'pending'");
+  const { rows } = await db.query<{ pending: number; oldest: Date | null }>(
+    "SELECT count(*)::int AS pending, min(created_at) AS oldest FROM notify_deliveries WHERE state = 'pending'",
+  );
   return { pending: rows[0]?.pending ?? 0, oldestQueuedAt: rows[0]?.oldest ?? null };
 }
 
@@ -145,7 +164,10 @@ export async function outboxBacklog(db: Queryable): Promise<OutboxBacklog> {
  * now (they drain within the per-webhook limit) rather than minutes or hours after it came back.
  */
 export async function bringForward(db: Queryable, webhookId: string, now: Date): Promise<void> {
-  await db.query(`UPDATE notify_deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = 'pending' AND round_attempts > 0 AND next_attempt_at > $2`, [webhookId, now]);
+  await db.query(
+    `UPDATE notify_deliveries SET next_attempt_at = $2 WHERE webhook_id = $1 AND state = 'pending' AND round_attempts > 0 AND next_attempt_at > $2`,
+    [webhookId, now],
+  );
 }
 
 /**

@@ -31,7 +31,9 @@ export const MIGRATION_TIMEOUT_MS = 15 * 60_000;
 
 export async function openStore(config: StoreConfig): Promise<Db> {
   const options = { ...(config.log ? { log: config.log } : {}), ...(config.outage ? { outage: config.outage } : {}) };
-  const db = config.databaseUrl ? openPgDb(config.databaseUrl, options) : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
+  const db = config.databaseUrl
+    ? openPgDb(config.databaseUrl, options)
+    : await openPgliteDb(config.dataDir === undefined ? undefined : path.resolve(config.dataDir, STORE_DIR));
   // On Postgres the migrations run on a connection of their own with the longer deadline, then it is closed.
   const migrating = config.databaseUrl ? openPgDb(config.databaseUrl, { ...options, poolSize: 1, queryTimeoutMs: MIGRATION_TIMEOUT_MS }) : db;
   try {

@@ -64,7 +64,12 @@ const FIGURES_WORK_MEM = '64MB';
  * range, the queue's with them, in one statement over the window's index (operations_window). A group with no
  * operation in a range has no row for it.
  */
-export async function figureRows(db: Pick<Db, 'transaction'>, projectIds: readonly string[], groupBy: 'project' | 'action', where: FigureConditions): Promise<FigureRow[]> {
+export async function figureRows(
+  db: Pick<Db, 'transaction'>,
+  projectIds: readonly string[],
+  groupBy: 'project' | 'action',
+  where: FigureConditions,
+): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
   const key = groupBy === 'project' ? 'project_id' : 'action';
   const values: SqlValue[] = [projectIds];

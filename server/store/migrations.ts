@@ -62,7 +62,9 @@ const MIGRATION_SETTINGS: Readonly<Record<string, string>> = {
 export async function migrate(db: Db, migrations: readonly Migration[]): Promise<number[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await tx.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    await tx.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await tx.query<{ version: number }>('SELECT version FROM schema_migrations');
     const done = new Set(rows.map((row) => row.version));
     const applied: number[] = [];

@@ -77,7 +77,7 @@ function pageKeys(ids: readonly string[], known: ReadonlyMap<string, number>, ot
     last = kept;
   }
   const keys: number[] = [];
-  for (let i = 0; i < ids.length; ) {
+  for (let i = 0; i < ids.length;) {
     const anchor = anchors[i];
     if (anchor !== undefined) {
       keys.push(anchor);

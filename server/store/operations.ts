@@ -163,7 +163,13 @@ const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:M
  * One project's operations matching `filters`, newest first (within a second, as the API listed them: `rank`),
  * `limit` of them after `cursor`: one query.
  */
-export async function operationsPage(db: Queryable, projectId: string, filters: HistoryFilters, cursor: OperationsCursor | undefined, limit: number): Promise<StoredOperation[]> {
+export async function operationsPage(
+  db: Queryable,
+  projectId: string,
+  filters: HistoryFilters,
+  cursor: OperationsCursor | undefined,
+  limit: number,
+): Promise<StoredOperation[]> {
   const condition = sqlCondition(filters, 2);
   const params: SqlValue[] = [projectId, ...condition.params];
   let after = '';
@@ -219,7 +225,10 @@ export async function inFlightOperations(db: Queryable, now: Date, projectIds: r
   const params = sqlParams();
   const inFlight = inFlightSql(now.getTime(), params);
   const projects = projectIds === null ? '' : ` AND project_id = ANY(${params.add(projectIds)}::text[])`;
-  const { rows } = await db.query<InFlightOperation>(`SELECT project_id, body AS operation FROM operations WHERE gone_at IS NULL AND ${inFlight}${projects}`, params.values);
+  const { rows } = await db.query<InFlightOperation>(
+    `SELECT project_id, body AS operation FROM operations WHERE gone_at IS NULL AND ${inFlight}${projects}`,
+    params.values,
+  );
   return rows;
 }
 

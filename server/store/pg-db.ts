@@ -119,7 +119,10 @@ export function openPgDb(url: string, { poolSize = POOL_SIZE, queryTimeoutMs = Q
         await on.query('COMMIT');
         return value;
       } catch (error) {
-        if (!broken) await client.query('ROLLBACK').catch((rollbackFailed: unknown) => void (broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed))));
+        if (!broken)
+          await client
+            .query('ROLLBACK')
+            .catch((rollbackFailed: unknown) => void (broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed))));
         throw broken && !(error instanceof StoreUnavailableError) ? unavailable(where, broken) : error;
       } finally {
         client.off('error', onError);

@@ -98,7 +98,9 @@ export async function recordSourceError(db: Queryable, id: string, message: stri
  * opened and named again, so the session whose key it is still sees it as its own. Returns how many changed.
  */
 export async function refingerprintSources(db: Queryable, fingerprintOf: (sealedKey: string) => string | null, fingerprintLength: number): Promise<number> {
-  const { rows } = await db.query<{ id: string; sealed_key: string }>('SELECT id, sealed_key FROM archive_sources WHERE length(key_fingerprint) <> $1', [fingerprintLength]);
+  const { rows } = await db.query<{ id: string; sealed_key: string }>('SELECT id, sealed_key FROM archive_sources WHERE length(key_fingerprint) <> $1', [
+    fingerprintLength,
+  ]);
   let changed = 0;
   for (const row of rows) {
     const fingerprint = fingerprintOf(row.sealed_key);

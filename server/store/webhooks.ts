@@ -47,7 +47,18 @@ export async function insertWebhook(db: Queryable, hook: NewWebhook): Promise<We
   const { rows } = await db.query<WebhookRow>(
     `INSERT INTO notify_webhooks (id, owner_fingerprint, owner_key_sealed, url, format, scope_kind, scope_id, events, secret_sealed, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [hook.id, hook.ownerFingerprint, hook.ownerKeySealed, hook.url, hook.format, hook.scope.kind, scopeId(hook.scope), hook.events, hook.secretSealed, hook.createdAt],
+    [
+      hook.id,
+      hook.ownerFingerprint,
+      hook.ownerKeySealed,
+      hook.url,
+      hook.format,
+      hook.scope.kind,
+      scopeId(hook.scope),
+      hook.events,
+      hook.secretSealed,
+      hook.createdAt,
+    ],
   );
   const row = rows[0];
   if (!row) throw new Error('The webhook was not stored.');
@@ -69,7 +80,10 @@ export async function getWebhook(db: Queryable, id: string): Promise<WebhookRow 
 
 /** Deletes a webhook its owner asks to delete (with its deliveries); false when there is none of theirs. */
 export async function deleteWebhook(db: Queryable, id: string, ownerFingerprint: string): Promise<boolean> {
-  return (await db.query<{ id: string }>('DELETE FROM notify_webhooks WHERE id = $1 AND owner_fingerprint = $2 RETURNING id', [id, ownerFingerprint])).rows.length > 0;
+  return (
+    (await db.query<{ id: string }>('DELETE FROM notify_webhooks WHERE id = $1 AND owner_fingerprint = $2 RETURNING id', [id, ownerFingerprint])).rows.length >
+    0
+  );
 }
 
 export async function pauseWebhook(db: Queryable, id: string, reason: string): Promise<void> {
@@ -166,5 +180,9 @@ export async function openWatchesOn(db: Queryable, operationIds: readonly string
 }
 
 export async function endWatch(db: Queryable, ownerFingerprint: string, operationId: string, now: Date): Promise<void> {
-  await db.query('UPDATE notify_watches SET ended_at = $3 WHERE owner_fingerprint = $1 AND operation_id = $2 AND ended_at IS NULL', [ownerFingerprint, operationId, now]);
+  await db.query('UPDATE notify_watches SET ended_at = $3 WHERE owner_fingerprint = $1 AND operation_id = $2 AND ended_at IS NULL', [
+    ownerFingerprint,
+    operationId,
+    now,
+  ]);
 }

@@ -117,7 +117,10 @@ export function createAccounts(world: World) {
     addUser: (input: { name: string; email?: string; id?: string }): { id: string } => {
       const id = input.id ?? randomUuid(world.random);
       if (users.has(id)) throw new Error(`user ${id} already exists`);
-      const slug = input.name.toLowerCase().replace(/[^a-z0-9]+/g, '.').replace(/^\.|\.$/g, '');
+      const slug = input.name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '.')
+        .replace(/^\.|\.$/g, '');
       users.set(id, {
         id,
         name: input.name,
@@ -135,7 +138,10 @@ export function createAccounts(world: World) {
       const roles = new Map<string, OrgRole>();
       for (const userId of members.members ?? []) roles.set(world.userOrThrow(userId).id, 'member');
       for (const userId of members.admins) roles.set(world.userOrThrow(userId).id, 'admin');
-      const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      const slug = name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '');
       orgs.set(id, { id, name, handle: `${slug}-${id}`, plan: members.plan ?? 'scale', createdAtMs: now(), updatedAtMs: now(), roles });
       return { id };
     },
@@ -182,8 +188,7 @@ export function createAccounts(world: World) {
      */
     listMembers: (principal: Principal, orgId: string): { members: WireMember[] } => {
       const org = requireOrg(orgId);
-      const allowed =
-        (principal.kind === 'personal' && isMember(principal.userId, org)) || (principal.kind === 'organization' && principal.orgId === org.id);
+      const allowed = (principal.kind === 'personal' && isMember(principal.userId, org)) || (principal.kind === 'organization' && principal.orgId === org.id);
       if (!allowed) throw forbidden(`this API key may not list the members of organization ${org.id}`);
       return {
         members: [...org.roles].map(([userId, role]) => ({

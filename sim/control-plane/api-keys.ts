@@ -106,9 +106,7 @@ export function createApiKeys(world: World, accounts: Accounts) {
   }
 
   function orgKeys(org: OrgRecord): ApiKeyRecord[] {
-    return [...apiKeys.values()].filter(
-      (k) => k.scope.kind !== 'personal' && k.scope.orgId === org.id && k.revokedAtMs === null && k.unusableSinceMs === null,
-    );
+    return [...apiKeys.values()].filter((k) => k.scope.kind !== 'personal' && k.scope.orgId === org.id && k.revokedAtMs === null && k.unusableSinceMs === null);
   }
 
   function requireNotProjectKey(principal: Principal): void {
@@ -183,9 +181,7 @@ export function createApiKeys(world: World, accounts: Accounts) {
 
     listPersonal: (principal: Principal): ApiKey[] => {
       const { userId } = requirePersonal(principal);
-      return [...apiKeys.values()]
-        .filter((k) => k.scope.kind === 'personal' && k.scope.userId === userId && k.revokedAtMs === null)
-        .map(listItem);
+      return [...apiKeys.values()].filter((k) => k.scope.kind === 'personal' && k.scope.userId === userId && k.revokedAtMs === null).map(listItem);
     },
 
     createPersonal: (principal: Principal, keyName: string): ApiKeyCreated => {

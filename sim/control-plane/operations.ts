@@ -208,9 +208,7 @@ export function createOperations(world: World, scheduler: Scheduler, accounts: A
       if (project.locked) throw locked(`project ${project.id} is locked`);
       const running = inProgressBlocking(project);
       if (running) {
-        throw locked(
-          `project already has running operations, scheduling of new ones is prohibited (operation ${running.id}, ${running.action})`,
-        );
+        throw locked(`project already has running operations, scheduling of new ones is prohibited (operation ${running.id}, ${running.action})`);
       }
     },
 

@@ -26,11 +26,7 @@ export function pageAfter<T>(sorted: readonly T[], anchor: T | undefined, compar
 }
 
 /** Newest first, strictly older than the cursor; the cursor is the last operation's `created_at` in microseconds. */
-export function operationsPage(
-  ops: readonly OperationRecord[],
-  query: ListOperationsQuery,
-  view: (op: OperationRecord) => WireOperation,
-): WireOperationsPage {
+export function operationsPage(ops: readonly OperationRecord[], query: ListOperationsQuery, view: (op: OperationRecord) => WireOperation): WireOperationsPage {
   const limit = checkLimit(query.limit, 1000, 10);
   let end = ops.length;
   if (query.cursor !== undefined) {

@@ -141,15 +141,25 @@ export function createProjects(world: World, { accounts, apiKeys, operations, br
     list: (principal: Principal, query: ListProjectsQuery = {}): WireProjectsPage => {
       const all = [...projects.values()];
       if (principal.kind === 'personal') {
-        if (query.orgId === undefined) return projectsPage(all.filter((p) => p.orgId === null && p.ownerUserId === principal.userId), query);
+        if (query.orgId === undefined)
+          return projectsPage(
+            all.filter((p) => p.orgId === null && p.ownerUserId === principal.userId),
+            query,
+          );
         const org = accounts.requireOrg(query.orgId);
         if (!accounts.isMember(principal.userId, org)) throw forbidden(`you are not a member of organization ${query.orgId}`);
-        return projectsPage(all.filter((p) => p.orgId === org.id), query);
+        return projectsPage(
+          all.filter((p) => p.orgId === org.id),
+          query,
+        );
       }
       if (query.orgId !== undefined && query.orgId !== principal.orgId) {
         throw forbidden(`this API key cannot access organization ${query.orgId}`);
       }
-      return projectsPage(all.filter((p) => accounts.canSee(principal, p)), query);
+      return projectsPage(
+        all.filter((p) => accounts.canSee(principal, p)),
+        query,
+      );
     },
 
     /** Projects shared with the key's user; keys not tied to a user have none. */

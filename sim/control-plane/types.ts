@@ -5,9 +5,7 @@ import type { OperationStatus } from '../wire';
 export type OrgRole = 'admin' | 'member';
 
 export type ApiKeyScope =
-  | { kind: 'personal'; userId: string }
-  | { kind: 'organization'; orgId: string }
-  | { kind: 'project'; orgId: string; projectId: string };
+  { kind: 'personal'; userId: string } | { kind: 'organization'; orgId: string } | { kind: 'project'; orgId: string; projectId: string };
 
 /** Who a request acts as, resolved from its API key. */
 export type Principal =

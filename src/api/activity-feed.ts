@@ -1,14 +1,5 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
-import {
-  isSlowedDown,
-  kindOf,
-  planNext,
-  recordSent,
-  LIST_REFRESH_MS,
-  SLOW_DOWN_MS,
-  type SchedulerInput,
-  type Step,
-} from '../lib/activity-scheduler';
+import { isSlowedDown, kindOf, planNext, recordSent, LIST_REFRESH_MS, SLOW_DOWN_MS, type SchedulerInput, type Step } from '../lib/activity-scheduler';
 import { isInFlight } from '../lib/operation-status';
 import { isApiError } from './api-error';
 import { fetchOperationsPage } from './operations';
@@ -61,9 +52,9 @@ export function schedulerInput(feed: ActivityFeed, settings: ActivitySettings, n
     projects: knownProjects(feed)
       .filter((p) => !settings.covered?.has(p.id))
       .map((p) => {
-      const check = feed.checks[p.id];
-      return { id: p.id, checkedAt: check?.at ?? null, busy: check?.operations.some((op) => isInFlight(op, now)) ?? false, priority: p.activeAt ?? 0 };
-    }),
+        const check = feed.checks[p.id];
+        return { id: p.id, checkedAt: check?.at ?? null, busy: check?.operations.some((op) => isInFlight(op, now)) ?? false, priority: p.activeAt ?? 0 };
+      }),
     listedAt: feed.listedAt,
     listing: feed.listing !== null,
     sent: feed.sent,
@@ -120,7 +111,11 @@ export function listFromCache(feed: ActivityFeed, client: QueryClient, now: numb
     const pages = state?.data?.pages;
     // Only a list read to its end (its last page short) says which projects there are.
     if (!pages || (pages.at(-1)?.projects.length ?? 0) >= PROJECTS_PAGE_SIZE || !fresh(state.dataUpdatedAt)) break;
-    found = addFound(found, pages.flatMap((page) => page.projects), orgs);
+    found = addFound(
+      found,
+      pages.flatMap((page) => page.projects),
+      orgs,
+    );
     oldest = Math.min(oldest, state.dataUpdatedAt);
   }
   if (owner > orgs.length) return listed(feed, found, oldest);

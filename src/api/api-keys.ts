@@ -142,7 +142,11 @@ export interface RevokeApiKeyResult {
 
 function removeFromList(queryClient: QueryClient, owner: KeyOwner, keyId: number): ApiKey[] | undefined {
   const previous = queryClient.getQueryData(listKey(owner));
-  if (previous) queryClient.setQueryData(listKey(owner), previous.filter((k) => k.id !== keyId));
+  if (previous)
+    queryClient.setQueryData(
+      listKey(owner),
+      previous.filter((k) => k.id !== keyId),
+    );
   return previous;
 }
 

@@ -43,8 +43,7 @@ export const authQueries = {
   members: (orgId: string) =>
     queryOptions({
       queryKey: ['auth', 'members', orgId] as const,
-      queryFn: async (context) =>
-        (await request(`/organizations/${encodeURIComponent(orgId)}/members`, OrganizationMembersSchema, callOf(context))).members,
+      queryFn: async (context) => (await request(`/organizations/${encodeURIComponent(orgId)}/members`, OrganizationMembersSchema, callOf(context))).members,
       staleTime: 5 * 60_000,
     }),
 };

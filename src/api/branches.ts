@@ -12,8 +12,7 @@ export const branchQueries = {
   list: (projectId: string) =>
     queryOptions({
       queryKey: [...branchQueries.all(), 'list', projectId] as const,
-      queryFn: async (context) =>
-        (await request(`/projects/${encodeURIComponent(projectId)}/branches`, BranchesResponseSchema, callOf(context))).branches,
+      queryFn: async (context) => (await request(`/projects/${encodeURIComponent(projectId)}/branches`, BranchesResponseSchema, callOf(context))).branches,
       staleTime: 30_000,
     }),
 };

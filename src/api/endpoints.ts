@@ -11,8 +11,7 @@ export const endpointQueries = {
   list: (projectId: string) =>
     queryOptions({
       queryKey: [...endpointQueries.all(), 'list', projectId] as const,
-      queryFn: async (context) =>
-        (await request(`/projects/${encodeURIComponent(projectId)}/endpoints`, EndpointsResponseSchema, callOf(context))).endpoints,
+      queryFn: async (context) => (await request(`/projects/${encodeURIComponent(projectId)}/endpoints`, EndpointsResponseSchema, callOf(context))).endpoints,
       staleTime: 30_000,
     }),
 };
@@ -20,26 +19,17 @@ export const endpointQueries = {
 export type EndpointAction = 'start' | 'suspend' | 'restart';
 export type EndpointActionResult = z.infer<typeof EndpointOperationsSchema>;
 
-export function runEndpointAction(
-  projectId: string,
-  endpointId: string,
-  action: EndpointAction,
-  call: Call = {},
-): Promise<EndpointActionResult> {
-  return request(
-    `/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}/${action}`,
-    EndpointOperationsSchema,
-    { method: 'POST', ...call },
-  );
+export function runEndpointAction(projectId: string, endpointId: string, action: EndpointAction, call: Call = {}): Promise<EndpointActionResult> {
+  return request(`/projects/${encodeURIComponent(projectId)}/endpoints/${encodeURIComponent(endpointId)}/${action}`, EndpointOperationsSchema, {
+    method: 'POST',
+    ...call,
+  });
 }
 
 export type EndpointActionVariables = { endpointId: string; action: EndpointAction } & Abortable;
 
 /** Start, suspend or restart one compute of the project. */
-export function useEndpointAction(
-  projectId: string,
-  { onStarted }: StartOptions<EndpointActionResult, EndpointActionVariables> = {},
-) {
+export function useEndpointAction(projectId: string, { onStarted }: StartOptions<EndpointActionResult, EndpointActionVariables> = {}) {
   const queryClient = useQueryClient();
   const retryBaseMs = useLockedRetryBase();
   return useMutation({

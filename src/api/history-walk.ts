@@ -23,9 +23,7 @@ export const WALK_MAX_TRIES = 6;
 export type WalkEnd = 'end' | 'range' | 'paused';
 
 /** Where a walk stands while it runs: sending, or waiting before sending a failed page again. */
-export type WalkActivity =
-  | { kind: 'walking' }
-  | { kind: 'waiting'; problem: string; from: number; at: number; rateLimited: boolean };
+export type WalkActivity = { kind: 'walking' } | { kind: 'waiting'; problem: string; from: number; at: number; rateLimited: boolean };
 
 export interface WalkOptions {
   /** ISO time: the walk ends once the loaded history reaches back past it. */
@@ -128,12 +126,18 @@ export async function walkHistory(queryClient: QueryClient, projectId: string, o
  * One page of the walk, at the walk's pace, sent again after a failure the retry policy allows (honouring
  * Retry-After); past the API's end, the archive's pages of what it kept (operations.ts, fetchHistoryPage).
  */
-async function fetchWalkPage(queryClient: QueryClient, projectId: string, cursor: string, oldestId: string | undefined, { signal, pace, onActivity }: WalkOptions) {
+async function fetchWalkPage(
+  queryClient: QueryClient,
+  projectId: string,
+  cursor: string,
+  oldestId: string | undefined,
+  { signal, pace, onActivity }: WalkOptions,
+) {
   const queryKey = [...operationQueries.lists(), { projectId, view: 'walk', cursor, limit: WALK_LIMIT, oldestId }];
   const cancel = () => void queryClient.cancelQueries({ queryKey, exact: true });
   signal.addEventListener('abort', cancel, { once: true });
   try {
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       await pace.turn(signal);
       onActivity?.({ kind: 'walking' });
       try {

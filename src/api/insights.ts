@@ -1,6 +1,14 @@
 import { queryOptions } from '@tanstack/react-query';
 import { archiveQueries } from './archive';
-import { INSIGHTS_PATH, InsightsOverviewSchema, projectInsightsPath, ProjectInsightsSchema, type InsightsOverview, type InsightWindow, type ProjectInsights } from './insights-schemas';
+import {
+  INSIGHTS_PATH,
+  InsightsOverviewSchema,
+  projectInsightsPath,
+  ProjectInsightsSchema,
+  type InsightsOverview,
+  type InsightWindow,
+  type ProjectInsights,
+} from './insights-schemas';
 import { callOf } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
 import { nextRequestDelay } from './retry-policy';

@@ -48,7 +48,10 @@ export function loadFailure(query: QueryLike, queryKey: QueryKey): LoadFailure |
  * (a 5xx, no answer, …), with when it tries again, so a page that keeps failing never looks like plain
  * loading for a minute. Null while the page loads normally, and once it is in.
  */
-export function loadMoreFailure(query: Pick<QueryLike, 'failureCount' | 'failureReason'> & { isFetchingNextPage: boolean }, queryKey: QueryKey): LoadFailure | null {
+export function loadMoreFailure(
+  query: Pick<QueryLike, 'failureCount' | 'failureReason'> & { isFetchingNextPage: boolean },
+  queryKey: QueryKey,
+): LoadFailure | null {
   if (!query.isFetchingNextPage || query.failureCount === 0) return null;
   return failure(queryKey, query.failureReason, nextRetry(query.failureCount, query.failureReason));
 }

@@ -1,14 +1,7 @@
 import { focusManager, hashKey, type QueryClient } from '@tanstack/react-query';
 import { compareTimes } from '../lib/format';
 import { newerCopy } from '../lib/operation-status';
-import {
-  fetchOperationsPage,
-  historyOperations,
-  nextOperationsCursor,
-  OPERATIONS_MAX_LIMIT,
-  operationQueries,
-  type History,
-} from './operations';
+import { fetchOperationsPage, historyOperations, nextOperationsCursor, OPERATIONS_MAX_LIMIT, operationQueries, type History } from './operations';
 import { readMeta } from './query-meta';
 import { callOf } from './query-transport';
 import type { Operation, OperationsPage } from './schemas';

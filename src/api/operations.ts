@@ -23,11 +23,7 @@ export function fetchOperationsPage(
 }
 
 export async function fetchOperation(projectId: string, operationId: string, call: Call = {}): Promise<Operation> {
-  const body = await request(
-    `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
-    OperationResponseSchema,
-    call,
-  );
+  const body = await request(`/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`, OperationResponseSchema, call);
   return body.operation;
 }
 

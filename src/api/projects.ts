@@ -31,8 +31,7 @@ export const projectQueries = {
       queryFn: (context) => fetchProjectsPage({ orgId, cursor: context.pageParam, limit, ...callOf(context) }),
       initialPageParam: undefined as string | undefined,
       // The cursor is the last project's id; a short page is the last one.
-      getNextPageParam: (lastPage) =>
-        lastPage.projects.length < limit ? undefined : (lastPage.pagination?.cursor ?? lastPage.projects.at(-1)?.id),
+      getNextPageParam: (lastPage) => (lastPage.projects.length < limit ? undefined : (lastPage.pagination?.cursor ?? lastPage.projects.at(-1)?.id)),
     }),
   detail: (projectId: string) =>
     queryOptions({

@@ -38,7 +38,9 @@ export type RenderedQueries = z.infer<typeof RenderedQueriesSchema>;
 
 /** The server's side: what `client` holds for the page, in the shape the browser accepts (checked here, so a page never carries a cache its browser would refuse). */
 export function dehydrateForPage(client: QueryClient): RenderedQueries {
-  return RenderedQueriesSchema.parse(dehydrate(client, { shouldDehydrateQuery: (query) => query.state.status === 'success' && query.state.fetchStatus === 'idle' }));
+  return RenderedQueriesSchema.parse(
+    dehydrate(client, { shouldDehydrateQuery: (query) => query.state.status === 'success' && query.state.fetchStatus === 'idle' }),
+  );
 }
 
 function isPaged(data: unknown): data is { pages: unknown[]; pageParams: unknown[] } {

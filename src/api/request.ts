@@ -73,7 +73,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
   options.signal?.addEventListener('abort', cancel, { once: true });
   const timedOut = () => attempt.signal.aborted && !options.signal?.aborted;
   const timeoutError = (requestId?: string) =>
-    new ApiError({ kind: 'network', status: 0, method, requestId, message: `${base === API_BASE ? 'The API' : 'The console’s server'} did not answer within ${timeoutMs / 1_000} s.` });
+    new ApiError({
+      kind: 'network',
+      status: 0,
+      method,
+      requestId,
+      message: `${base === API_BASE ? 'The API' : 'The console’s server'} did not answer within ${timeoutMs / 1_000} s.`,
+    });
 
   let response: Response;
   let requestId: string | undefined;
@@ -101,7 +107,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
       if (timedOut()) throw timeoutError(requestId);
       // The connection broke after the headers: as good as no answer.
       if (options.signal?.aborted) throw cause;
-      throw new ApiError({ kind: 'network', status: 0, method, requestId, message: 'Could not reach the API: the connection closed before the answer was complete.' });
+      throw new ApiError({
+        kind: 'network',
+        status: 0,
+        method,
+        requestId,
+        message: 'Could not reach the API: the connection closed before the answer was complete.',
+      });
     }
   } finally {
     clearTimeout(timer);
@@ -132,7 +144,13 @@ export async function request<S extends z.ZodMiniType>(path: string, schema: S, 
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ApiError({ kind: 'malformed', status: response.status, method, message: 'The API sent a response the console could not read (not valid JSON).', requestId });
+      throw new ApiError({
+        kind: 'malformed',
+        status: response.status,
+        method,
+        message: 'The API sent a response the console could not read (not valid JSON).',
+        requestId,
+      });
     }
   }
   const parsed = schema.safeParse(json);

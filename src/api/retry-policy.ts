@@ -35,11 +35,7 @@ export function slowPollDelay(intervalMs: number): number {
  * interval while in flight, the slow pace while a failure may be retried, none once it is over.
  * Nothing known yet: the interval.
  */
-export function nextPollDelay(
-  operation: string | OperationFacts | undefined,
-  intervalMs = DEFAULT_POLL_INTERVAL_MS,
-  now = Date.now(),
-): number | false {
+export function nextPollDelay(operation: string | OperationFacts | undefined, intervalMs = DEFAULT_POLL_INTERVAL_MS, now = Date.now()): number | false {
   if (operation === undefined) return intervalMs;
   const facts = typeof operation === 'string' ? { status: operation } : operation;
   if (!isInFlight(facts, now)) return false;
@@ -47,11 +43,7 @@ export function nextPollDelay(
 }
 
 /** For a list: poll at the pace of its most urgent member, or stop when all are over. */
-export function nextListPollDelay(
-  operations: Iterable<string | OperationFacts>,
-  intervalMs = DEFAULT_POLL_INTERVAL_MS,
-  now = Date.now(),
-): number | false {
+export function nextListPollDelay(operations: Iterable<string | OperationFacts>, intervalMs = DEFAULT_POLL_INTERVAL_MS, now = Date.now()): number | false {
   let delay: number | false = false;
   for (const operation of operations) {
     const d = nextPollDelay(operation, intervalMs, now);
@@ -124,10 +116,7 @@ export function retryDelay(failures: number, error: unknown, baseMs = RETRY_BASE
  * A query's refetchInterval: while its last requests failed, the retry backoff (the same waits as
  * the query client's own retries); otherwise the pace its data asks for (false: no more polls).
  */
-export function nextRequestDelay(
-  state: { fetchFailureCount: number; fetchFailureReason: unknown },
-  pollDelay: number | false,
-): number | false {
+export function nextRequestDelay(state: { fetchFailureCount: number; fetchFailureReason: unknown }, pollDelay: number | false): number | false {
   if (pollDelay === false || state.fetchFailureCount === 0) return pollDelay;
   return retryDelay(state.fetchFailureCount, state.fetchFailureReason);
 }
@@ -160,4 +149,3 @@ export function nextRequest(times: RequestTimes, pollDelay: number | false, base
   }
   return pollDelay === false ? null : { from: answeredAt, at: answeredAt + pollDelay };
 }
-

@@ -62,11 +62,21 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   if (projectInsights?.params.projectId) {
     const { projectId } = projectInsights.params;
     const insightWindow = insightWindowOf(searchParams.get('window'));
-    return { screen: 'projectInsights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../screens/insights/project-insights-screen').then(({ firstQuery }) => client.query(firstQuery(projectId, insightWindow)))] };
+    return {
+      screen: 'projectInsights',
+      serverRendered: true,
+      dataDeadlineMs: STORE_DATA_DEADLINE_MS,
+      load: (client) => [import('../screens/insights/project-insights-screen').then(({ firstQuery }) => client.query(firstQuery(projectId, insightWindow)))],
+    };
   }
   if (matchPath(routePatterns.insights, pathname)) {
     const insightWindow = insightWindowOf(searchParams.get('window'));
-    return { screen: 'insights', serverRendered: true, dataDeadlineMs: STORE_DATA_DEADLINE_MS, load: (client) => [import('../screens/insights/insights-screen').then(({ firstQuery }) => client.query(firstQuery(insightWindow)))] };
+    return {
+      screen: 'insights',
+      serverRendered: true,
+      dataDeadlineMs: STORE_DATA_DEADLINE_MS,
+      load: (client) => [import('../screens/insights/insights-screen').then(({ firstQuery }) => client.query(firstQuery(insightWindow)))],
+    };
   }
   const project = matchPath(routePatterns.project, pathname);
   if (project?.params.projectId) {

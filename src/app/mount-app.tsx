@@ -55,7 +55,13 @@ function afterNextPaint(then: () => void): void {
  * than after a loading fallback (a server-rendered page shows its HTML meanwhile). `early` gives back the
  * buttons pressed on that HTML before React listened (early-clicks.ts), and the fields typed in (early-edits.ts).
  */
-export function mountApp(container: HTMLElement, state: AppState, screen: Promise<unknown> | null, renderedAt: number | null = null, early: EarlyInput = NO_EARLY_INPUT): void {
+export function mountApp(
+  container: HTMLElement,
+  state: AppState,
+  screen: Promise<unknown> | null,
+  renderedAt: number | null = null,
+  early: EarlyInput = NO_EARLY_INPUT,
+): void {
   const app = (
     <StrictMode>
       <AfterTakeover then={early.replayEdits}>

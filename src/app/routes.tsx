@@ -65,15 +65,84 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
     <Routes>
       <Route element={<SessionGate formProblem={signInProblem} />}>
         <Route element={<Shell notices={notices} />}>
-          <Route index element={<Screen><ProjectsScreen /></Screen>} />
-          <Route path={routePatterns.project} element={<ReadableIds><Screen><ProjectScreen /></Screen></ReadableIds>} />
-          <Route path={routePatterns.operation} element={<ReadableIds><Screen><OperationDetailScreen /></Screen></ReadableIds>} />
-          <Route path={routePatterns.apiKeys} element={<Screen><ApiKeysScreen /></Screen>} />
-          <Route path={routePatterns.activity} element={<Screen><ActivityScreen /></Screen>} />
-          <Route path={routePatterns.archive} element={<Screen><ArchiveScreen /></Screen>} />
-          <Route path={routePatterns.notifications} element={<Screen><NotificationsScreen /></Screen>} />
-          <Route path={routePatterns.insights} element={<Screen><InsightsScreen /></Screen>} />
-          <Route path={routePatterns.projectInsights} element={<ReadableIds><Screen><ProjectInsightsScreen /></Screen></ReadableIds>} />
+          <Route
+            index
+            element={
+              <Screen>
+                <ProjectsScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.project}
+            element={
+              <ReadableIds>
+                <Screen>
+                  <ProjectScreen />
+                </Screen>
+              </ReadableIds>
+            }
+          />
+          <Route
+            path={routePatterns.operation}
+            element={
+              <ReadableIds>
+                <Screen>
+                  <OperationDetailScreen />
+                </Screen>
+              </ReadableIds>
+            }
+          />
+          <Route
+            path={routePatterns.apiKeys}
+            element={
+              <Screen>
+                <ApiKeysScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.activity}
+            element={
+              <Screen>
+                <ActivityScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.archive}
+            element={
+              <Screen>
+                <ArchiveScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.notifications}
+            element={
+              <Screen>
+                <NotificationsScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.insights}
+            element={
+              <Screen>
+                <InsightsScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.projectInsights}
+            element={
+              <ReadableIds>
+                <Screen>
+                  <ProjectInsightsScreen />
+                </Screen>
+              </ReadableIds>
+            }
+          />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Route>

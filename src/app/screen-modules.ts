@@ -39,12 +39,23 @@ function screenModule(source: string, importScreen: () => Promise<ComponentType>
 // Code only: the same in every request the server renders.
 export const screenModules = {
   projects: screenModule('src/screens/projects/projects-screen.tsx', async () => (await import('../screens/projects/projects-screen')).ProjectsScreen),
-  project: screenModule('src/screens/project/project-screen.tsx', async () => (await import('../screens/project/project-screen')).ProjectScreen, [projectTimeline]),
-  operation: screenModule('src/screens/operation/operation-detail-screen.tsx', async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen),
+  project: screenModule('src/screens/project/project-screen.tsx', async () => (await import('../screens/project/project-screen')).ProjectScreen, [
+    projectTimeline,
+  ]),
+  operation: screenModule(
+    'src/screens/operation/operation-detail-screen.tsx',
+    async () => (await import('../screens/operation/operation-detail-screen')).OperationDetailScreen,
+  ),
   activity: screenModule('src/screens/activity/activity-screen.tsx', async () => (await import('../screens/activity/activity-screen')).ActivityScreen),
   archive: screenModule('src/screens/archive/archive-screen.tsx', async () => (await import('../screens/archive/archive-screen')).ArchiveScreen),
-  notifications: screenModule('src/screens/notifications/notifications-screen.tsx', async () => (await import('../screens/notifications/notifications-screen')).NotificationsScreen),
+  notifications: screenModule(
+    'src/screens/notifications/notifications-screen.tsx',
+    async () => (await import('../screens/notifications/notifications-screen')).NotificationsScreen,
+  ),
   insights: screenModule('src/screens/insights/insights-screen.tsx', async () => (await import('../screens/insights/insights-screen')).InsightsScreen),
-  projectInsights: screenModule('src/screens/insights/project-insights-screen.tsx', async () => (await import('../screens/insights/project-insights-screen')).ProjectInsightsScreen),
+  projectInsights: screenModule(
+    'src/screens/insights/project-insights-screen.tsx',
+    async () => (await import('../screens/insights/project-insights-screen')).ProjectInsightsScreen,
+  ),
   apiKeys: screenModule('src/screens/api-keys/api-keys-screen.tsx', async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

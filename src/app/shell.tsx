@@ -26,7 +26,10 @@ function onePerFault(list: readonly Notice[]): Notice[] {
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
   const list = onePerFault(useNotices(notices));
-  const now = useNow(1_000, list.some((n) => n.nextTry !== null));
+  const now = useNow(
+    1_000,
+    list.some((n) => n.nextTry !== null),
+  );
   const { pathname } = useLocation();
   useHeadingFocus(pathname);
   useWarnBeforeDroppingQueuedChanges();

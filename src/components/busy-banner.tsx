@@ -46,7 +46,13 @@ export function BusyBanner({
           return (
             <li key={op.id}>
               {humanizeAction(op.action)}
-              {branch && <span className="muted"> on <LongName name={branch} focusable /></span>} ({isKnownStatus(op.status) ? statusLabel(op.status) : `unknown status “${op.status}”`})
+              {branch && (
+                <span className="muted">
+                  {' '}
+                  on <LongName name={branch} focusable />
+                </span>
+              )}{' '}
+              ({isKnownStatus(op.status) ? statusLabel(op.status) : `unknown status “${op.status}”`})
             </li>
           );
         })}

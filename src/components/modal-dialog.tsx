@@ -20,7 +20,17 @@ interface ModalDialogProps {
  * A native modal <dialog>, open while mounted: the browser makes the page behind it inert and
  * closes it on Escape; focus moves in on open and back to where it was on close.
  */
-export function ModalDialog({ labelledBy, describedBy, role = 'dialog', initialFocus, fallbackFocus, onClose, onBackdropClick, className, children }: ModalDialogProps) {
+export function ModalDialog({
+  labelledBy,
+  describedBy,
+  role = 'dialog',
+  initialFocus,
+  fallbackFocus,
+  onClose,
+  onBackdropClick,
+  className,
+  children,
+}: ModalDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
   const onCloseRef = useRef(onClose);
   useEffect(() => {

@@ -2,8 +2,7 @@
 export const paths = {
   home: () => '/',
   project: (projectId: string) => `/projects/${encodeURIComponent(projectId)}`,
-  operation: (projectId: string, operationId: string) =>
-    `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
+  operation: (projectId: string, operationId: string) => `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
   apiKeys: () => '/settings/api-keys',
   activity: () => '/activity',
   archive: () => '/settings/archive',

@@ -138,8 +138,7 @@ function candidatesOf(input: SchedulerInput): Candidate[] {
 }
 
 // Never checked (-Infinity each): by priority, the most recently active first.
-const byTurn = (a: Candidate, b: Candidate) =>
-  a.rank - b.rank || (a.checkedAt === b.checkedAt ? b.priority - a.priority : a.checkedAt - b.checkedAt);
+const byTurn = (a: Candidate, b: Candidate) => a.rank - b.rank || (a.checkedAt === b.checkedAt ? b.priority - a.priority : a.checkedAt - b.checkedAt);
 
 /** The next request to send and when: see the rule at the top of this file. */
 export function planNext(input: SchedulerInput): Plan {

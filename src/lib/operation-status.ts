@@ -56,8 +56,7 @@ function ruleFor(status: string): StatusRule {
   return RULES[status] ?? { label: status, tone: 'neutral', terminal: false, pace: UNKNOWN_PACE };
 }
 
-const factsOf = (operation: string | OperationFacts): OperationFacts =>
-  typeof operation === 'string' ? { status: operation } : operation;
+const factsOf = (operation: string | OperationFacts): OperationFacts => (typeof operation === 'string' ? { status: operation } : operation);
 
 export function statusLabel(status: string): string {
   return ruleFor(status).label;

@@ -7,5 +7,9 @@ function subscribe(listener: () => void): () => void {
 
 /** False while the tab is hidden (polling pauses then). */
 export function usePageVisible(): boolean {
-  return useSyncExternalStore(subscribe, () => document.visibilityState !== 'hidden', () => true);
+  return useSyncExternalStore(
+    subscribe,
+    () => document.visibilityState !== 'hidden',
+    () => true,
+  );
 }

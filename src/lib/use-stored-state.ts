@@ -30,7 +30,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 function useStoredRaw(key: string): string | null {
-  return useSyncExternalStore(subscribe, () => read(key), () => null);
+  return useSyncExternalStore(
+    subscribe,
+    () => read(key),
+    () => null,
+  );
 }
 
 export function useStoredNumber(key: string, fallback: number): [number, (value: number) => void] {

@@ -41,10 +41,7 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
   const bodyRef = useRef<HTMLTableSectionElement | null>(null);
   const rowMeasured = useRef(false);
 
-  const focusedIndex = useMemo(
-    () => (focusedKey === null ? -1 : rows.findIndex((row) => rowKey(row) === focusedKey)),
-    [rows, rowKey, focusedKey],
-  );
+  const focusedIndex = useMemo(() => (focusedKey === null ? -1 : rows.findIndex((row) => rowKey(row) === focusedKey)), [rows, rowKey, focusedKey]);
 
   const rangeExtractor = useCallback(
     (range: Range) => {
@@ -55,10 +52,13 @@ export function useWindowedRows<T>({ rows, rowKey, estimatedRowHeight, overscan 
     [focusedIndex],
   );
 
-  const getItemKey = useCallback((index: number) => {
-    const row = rows[index];
-    return row === undefined ? index : rowKey(row);
-  }, [rows, rowKey]);
+  const getItemKey = useCallback(
+    (index: number) => {
+      const row = rows[index];
+      return row === undefined ? index : rowKey(row);
+    },
+    [rows, rowKey],
+  );
 
   // Every row has one height (cells don't wrap), so one measured row sizes them all: no per-row
   // measuring, hence no scroll corrections while the page scrolls.

@@ -20,7 +20,8 @@ function transportAnswering(answer: (pathname: string) => Response): Transport &
   return Object.assign(transport, { paths });
 }
 
-const json = (body: unknown, init: ResponseInit = {}) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' }, ...init });
+const json = (body: unknown, init: ResponseInit = {}) =>
+  new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' }, ...init });
 
 const listed: ActivityFeed = { ...EMPTY_FEED, projects: [{ id: 'p1', name: 'one' }], listedAt: 1_000 };
 
@@ -75,21 +76,40 @@ describe('activity feed steps', () => {
 });
 
 describe('the activity feed’s first seconds', () => {
-  const project = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: id, region_id: 'r', pg_version: 16, cpu_used_sec: 0, created_at: '2026-01-01T00:00:00Z', ...extra });
+  const project = (id: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    name: id,
+    region_id: 'r',
+    pg_version: 16,
+    cpu_used_sec: 0,
+    created_at: '2026-01-01T00:00:00Z',
+    ...extra,
+  });
 
   it('takes the organizations and project lists the projects page already read, and sends its first request for a project', async () => {
     const client = new QueryClient();
     const now = Date.parse('2026-11-25T12:00:00Z');
     client.setQueryData(authQueries.organizations().queryKey, [{ id: 'org-1', name: 'Acme' }] as never, { updatedAt: now - 5_000 });
-    client.setQueryData(projectQueries.list(undefined).queryKey, { pages: [{ projects: [project('mine')] }], pageParams: [undefined] }, { updatedAt: now - 5_000 });
-    client.setQueryData(projectQueries.list('org-1').queryKey, { pages: [{ projects: [project('theirs', { org_id: 'org-1' })] }], pageParams: [undefined] }, { updatedAt: now - 4_000 });
+    client.setQueryData(
+      projectQueries.list(undefined).queryKey,
+      { pages: [{ projects: [project('mine')] }], pageParams: [undefined] },
+      { updatedAt: now - 5_000 },
+    );
+    client.setQueryData(
+      projectQueries.list('org-1').queryKey,
+      { pages: [{ projects: [project('theirs', { org_id: 'org-1' })] }], pageParams: [undefined] },
+      { updatedAt: now - 4_000 },
+    );
     const transport = transportAnswering(() => json({ operations: [] }));
 
     const feed = await runActivityStep(listFromCache(EMPTY_FEED, client, now), settings, () => now, { transport });
 
     expect(transport.paths).toHaveLength(1);
     expect(transport.paths[0]).toMatch(/^\/api\/v2\/projects\/(mine|theirs)\/operations\?/);
-    expect(feed.projects.map((p) => [p.id, p.orgName])).toEqual([['mine', undefined], ['theirs', 'Acme']]);
+    expect(feed.projects.map((p) => [p.id, p.orgName])).toEqual([
+      ['mine', undefined],
+      ['theirs', 'Acme'],
+    ]);
     expect(feed.listedAt).toBe(now - 5_000);
   });
 
@@ -108,7 +128,11 @@ describe('the activity feed’s first seconds', () => {
     const feed: ActivityFeed = {
       ...EMPTY_FEED,
       listedAt: 0,
-      projects: [{ id: 'quiet', name: 'quiet', activeAt: 1_000 }, { id: 'never', name: 'never' }, { id: 'lively', name: 'lively', activeAt: 9_000 }],
+      projects: [
+        { id: 'quiet', name: 'quiet', activeAt: 1_000 },
+        { id: 'never', name: 'never' },
+        { id: 'lively', name: 'lively', activeAt: 9_000 },
+      ],
     };
     const order: string[] = [];
     let current = feed;
@@ -116,7 +140,11 @@ describe('the activity feed’s first seconds', () => {
       const plan = planNext(schedulerInput(current, settings, i * 1_000));
       if (plan.step.kind !== 'project') throw new Error('expected a project');
       order.push(plan.step.projectId);
-      current = { ...current, checks: { ...current.checks, [plan.step.projectId]: { at: i * 1_000, operations: [] } }, sent: [...current.sent, { at: i * 1_000, kind: 'idle' }] };
+      current = {
+        ...current,
+        checks: { ...current.checks, [plan.step.projectId]: { at: i * 1_000, operations: [] } },
+        sent: [...current.sent, { at: i * 1_000, kind: 'idle' }],
+      };
     }
     expect(order).toEqual(['lively', 'quiet', 'never']);
   });

@@ -7,7 +7,16 @@ import type { Operation } from '../../src/api/schemas';
 
 const op = (minute: number): Operation => {
   const at = new Date(Date.UTC(2026, 10, 22, 12, minute)).toISOString();
-  return { id: `op-${minute}`, project_id: 'p', action: 'apply_config', status: 'finished', failures_count: 0, created_at: at, updated_at: at, total_duration_ms: 1 };
+  return {
+    id: `op-${minute}`,
+    project_id: 'p',
+    action: 'apply_config',
+    status: 'finished',
+    failures_count: 0,
+    created_at: at,
+    updated_at: at,
+    total_duration_ms: 1,
+  };
 };
 /** Operations at minutes `from` down to `to`, newest first. */
 const run = (from: number, to: number) => Array.from({ length: from - to + 1 }, (_, i) => op(from - i));

@@ -135,9 +135,7 @@ describe('retry policy', () => {
     await vi.advanceTimersByTimeAsync(0);
     void observer.refetch();
     await vi.advanceTimersByTimeAsync(0);
-    expect(messages()).toEqual([
-      'Could not refresh: The API sent a response the console could not read. Showing the last data received; retrying in 1 s.',
-    ]);
+    expect(messages()).toEqual(['Could not refresh: The API sent a response the console could not read. Showing the last data received; retrying in 1 s.']);
     expect(observer.getCurrentResult().data).toEqual({ ok: 1 });
     await vi.advanceTimersByTimeAsync(1_000);
     expect(observer.getCurrentResult().data).toEqual({ ok: 2 });
@@ -178,9 +176,7 @@ describe('which failures are safe to send again', () => {
   it('names each failure specifically', () => {
     expect(describeProblem(busy('r'))).toBe('The server is busy (503).');
     expect(describeProblem(rateLimited(1))).toBe('Rate limited by the API (429).');
-    expect(describeProblem(new ApiError({ kind: 'http', status: 502, message: 'bad gateway' }))).toBe(
-      'The API failed with an internal error (502).',
-    );
+    expect(describeProblem(new ApiError({ kind: 'http', status: 502, message: 'bad gateway' }))).toBe('The API failed with an internal error (502).');
     expect(describeProblem(new ApiError({ kind: 'network', status: 0, message: 'x' }))).toBe('Could not reach the API.');
   });
 });
@@ -211,7 +207,7 @@ describe('how soon the next request goes out', () => {
 });
 
 describe('one pace, one countdown', () => {
-  it('refreshes a history at its operations\' pace while one is in flight, otherwise at the slow pace (never faster than chosen)', () => {
+  it("refreshes a history at its operations' pace while one is in flight, otherwise at the slow pace (never faster than chosen)", () => {
     expect(historyRefreshDelay(['finished', 'running'], 5_000)).toBe(5_000);
     expect(historyRefreshDelay(['finished'], 5_000)).toBe(SLOW_POLL_INTERVAL_MS);
     expect(historyRefreshDelay([], 60_000)).toBe(60_000);

@@ -49,9 +49,7 @@ async function expectRows(count: number) {
 }
 
 function failOnce(path: string) {
-  sim.server.use(
-    http.get(`*${path}`, () => HttpResponse.json({ code: '', message: 'upstream hiccup' }, { status: 503 }), { once: true }),
-  );
+  sim.server.use(http.get(`*${path}`, () => HttpResponse.json({ code: '', message: 'upstream hiccup' }, { status: 503 }), { once: true }));
 }
 
 describe('a deep link started before the app', () => {

@@ -48,7 +48,9 @@ async function asSent(page: PageData, rendered: ScreenRender): Promise<SentPage>
   if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
   // The server renderer leaves its last context values in place until its next render (on a server it
   // runs alone); one empty render puts them back before the browser's renderer runs in this same process.
-  await (await renderToReadableStream(null)).allReady;
+  await (
+    await renderToReadableStream(null)
+  ).allReady;
   return { html: rendered.html, data: parsePageData(serializePageData({ ...page, queries: rendered.queries, renderedAt: rendered.renderedAt })) };
 }
 
@@ -136,7 +138,9 @@ describe('a project’s filters on a page read without script', () => {
   /** The server's HTML for `url`, as a browser without script shows it. */
   async function sentPage(url: string): Promise<HTMLElement> {
     const rendered = await renderScreen({ url, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal });
-    await (await renderToReadableStream(null)).allReady;
+    await (
+      await renderToReadableStream(null)
+    ).allReady;
     if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
     document.body.replaceChildren();
     const page = document.createElement('div');
@@ -236,7 +240,9 @@ describe('filters chosen before the browser takes a history over (app/early-edit
       beforeTakeover: (container) => {
         edits = noteEarlyEdits(container);
         // What ticking a box does before React listens: it is ticked, and its events reach nobody.
-        const failed = [...container.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="status"]')].find((box) => box.closest('label')?.textContent.trim() === 'Error');
+        const failed = [...container.querySelectorAll<HTMLInputElement>('input[type="checkbox"][name="status"]')].find(
+          (box) => box.closest('label')?.textContent.trim() === 'Error',
+        );
         if (!failed) throw new Error('the rendered Status has no Error box');
         failed.checked = true;
         failed.dispatchEvent(new Event('input', { bubbles: true }));
@@ -256,8 +262,15 @@ describe('filters chosen before the browser takes a history over (app/early-edit
 
   it('leaves the time range’s fields disabled until then: the form does not send them', async () => {
     const project = sim.cp.addProject({ name: 'Time range before takeover', ownerId: sim.seed.userId, compute: 'idle' });
-    const rendered = await renderScreen({ url: `/projects/${project.id}`, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal });
-    await (await renderToReadableStream(null)).allReady;
+    const rendered = await renderScreen({
+      url: `/projects/${project.id}`,
+      session: holdSession(sim.apiKey),
+      transport: sameOriginTransport,
+      signal: new AbortController().signal,
+    });
+    await (
+      await renderToReadableStream(null)
+    ).allReady;
     if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
     const page = document.createElement('div');
     page.innerHTML = rendered.html;
@@ -324,7 +337,10 @@ describe('a signed-out page: the key screen, rendered by the server', () => {
   });
 
   it('says why a form post failed, or why the session ended, as the browser would', async () => {
-    const failed = await hydrateKeyScreen('/', { session: SIGNED_OUT, signIn: { problem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-7' }, returnTo: '/' } });
+    const failed = await hydrateKeyScreen('/', {
+      session: SIGNED_OUT,
+      signIn: { problem: { kind: 'rejected', message: 'This key was rejected (invalid or revoked).', requestId: 'req-7' }, returnTo: '/' },
+    });
     expect(failed.html).toContain('This key was rejected (invalid or revoked).');
     expect(failed.recovered).toEqual([]);
     expect(failed.logged()).toEqual([]);
@@ -342,8 +358,17 @@ describe('a signed-out page: the key screen, rendered by the server', () => {
 
 describe('a render the server reuses (server/pages/render-memo.ts)', () => {
   async function render(url: string, memo: ReturnType<typeof createRenderMemo>, renderSlot?: { enter: () => boolean; leave: () => void }) {
-    const rendered = await renderScreen({ url, session: holdSession(sim.apiKey), transport: sameOriginTransport, signal: new AbortController().signal, memo, renderSlot });
-    await (await renderToReadableStream(null)).allReady;
+    const rendered = await renderScreen({
+      url,
+      session: holdSession(sim.apiKey),
+      transport: sameOriginTransport,
+      signal: new AbortController().signal,
+      memo,
+      renderSlot,
+    });
+    await (
+      await renderToReadableStream(null)
+    ).allReady;
     if (rendered.kind !== 'rendered') throw new Error(`not rendered: ${rendered.kind}`);
     return rendered;
   }
@@ -364,8 +389,16 @@ describe('a render the server reuses (server/pages/render-memo.ts)', () => {
     expect(second).toBe(first);
 
     // Another session description (an organization's key) is another page, never someone else's render.
-    const scoped = await renderScreen({ url, session: { ...holdSession(sim.apiKey), keyKind: 'organization' }, transport: sameOriginTransport, signal: new AbortController().signal, memo });
-    await (await renderToReadableStream(null)).allReady;
+    const scoped = await renderScreen({
+      url,
+      session: { ...holdSession(sim.apiKey), keyKind: 'organization' },
+      transport: sameOriginTransport,
+      signal: new AbortController().signal,
+      memo,
+    });
+    await (
+      await renderToReadableStream(null)
+    ).allReady;
     expect(scoped).not.toBe(first);
 
     // A new operation: the page shows it, from a fresh render.

@@ -4,7 +4,16 @@ import { resultsPage, targetLines, type BenchRecord, type MachineFacts } from '.
 
 const machine: MachineFacts = { cpu: 'Test CPU', cores: 2, memoryGiB: 8, os: 'Linux 6.1', node: 'v20.20.2', loadAverage: [0.5, 0.25, 0.125] };
 
-const figures = (requestsPerSecond: number, p99Ms: number, maxMs = p99Ms * 2): LoadFigures => ({ requestsPerSecond, p50Ms: p99Ms / 3, p99Ms, maxMs, requests: requestsPerSecond * 10, non2xx: 0, errors: 0, counted: 0 });
+const figures = (requestsPerSecond: number, p99Ms: number, maxMs = p99Ms * 2): LoadFigures => ({
+  requestsPerSecond,
+  p50Ms: p99Ms / 3,
+  p99Ms,
+  maxMs,
+  requests: requestsPerSecond * 10,
+  non2xx: 0,
+  errors: 0,
+  counted: 0,
+});
 
 /** A whole run's record, in the shape bench/run.ts writes to bench/results/latest.json. */
 const whole: BenchRecord = {
@@ -33,7 +42,12 @@ const whole: BenchRecord = {
     { file: '/assets/index-abc.js', how: 'entry', bytes: 40_000, gzipBytes: 22_835 },
     { file: '/assets/react-dom-def.js', how: 'modulepreload', bytes: 200_000, gzipBytes: 99 * 1024 },
   ],
-  initialJsOrigins: { libraries: [{ name: 'react-dom', gzipBytes: 64 * 1024 }], ownGzipBytes: 20 * 1024, largestOwn: [{ file: 'src/lib/poll-sharing/poll-sharing.ts', gzipBytes: 1200 }], ownModules: 62 },
+  initialJsOrigins: {
+    libraries: [{ name: 'react-dom', gzipBytes: 64 * 1024 }],
+    ownGzipBytes: 20 * 1024,
+    largestOwn: [{ file: 'src/lib/poll-sharing/poll-sharing.ts', gzipBytes: 1200 }],
+    ownModules: 62,
+  },
   requests: {
     pollMs: 1000,
     windowIntervals: 6,
@@ -47,7 +61,17 @@ const whole: BenchRecord = {
     project: { id: 'proj-huge', name: 'acme-event-archive' },
     targetInpMs: 100,
     phases: [
-      { phase: '"Load more" click, up to 5,000 rows', interactions: 49, medianMs: 24, p98Ms: 90, maxMs: 120, judged: false, missedClicks: 0, rowsPaintedMedianMs: 170, rowsPaintedMaxMs: 900 },
+      {
+        phase: '"Load more" click, up to 5,000 rows',
+        interactions: 49,
+        medianMs: 24,
+        p98Ms: 90,
+        maxMs: 120,
+        judged: false,
+        missedClicks: 0,
+        rowsPaintedMedianMs: 170,
+        rowsPaintedMaxMs: 900,
+      },
       { phase: 'keys (PageDown/End/Home/Tab) at 20,000 rows', interactions: 12, medianMs: 32, p98Ms: 128, maxMs: 140, judged: true },
     ],
     snapshots: [{ rows: 20_000, jsHeapUsedMiB: 11.8, domNodes: 559, renderedRows: 40 }],
@@ -64,7 +88,15 @@ const whole: BenchRecord = {
     seconds: 10,
     workers: 1,
     runs: [
-      { what: 'proxied /api/v2 read (100 operations)', path: '/api/v2/x', connections: 50, ...figures(2486, 67), bare: figures(12_000, 12), bareProxy: figures(4508, 30), trials: [figures(2385, 71), figures(2812, 58), figures(2486, 67)] },
+      {
+        what: 'proxied /api/v2 read (100 operations)',
+        path: '/api/v2/x',
+        connections: 50,
+        ...figures(2486, 67),
+        bare: figures(12_000, 12),
+        bareProxy: figures(4508, 30),
+        trials: [figures(2385, 71), figures(2812, 58), figures(2486, 67)],
+      },
       { what: 'rendered deep link page', path: '/projects/x', connections: 50, ...figures(1866, 90), rendered: 1910, bare: figures(2700, 39) },
       { what: 'rendered deep link page, overload', path: '/projects/x', connections: 200, ...figures(2000, 300, 346), rendered: 500 },
     ],
@@ -74,8 +106,26 @@ const whole: BenchRecord = {
     heapMiB: { before: 53, after: 62 },
     boundMiB: 32,
   },
-  activity: [{ projects: 10, busy: 0, budgetPerMinute: 60, requestsPerMinute: 21, mostInAMinute: 23, roundMs: 30_000, detectionMedianMs: 30_000, detectionMaxMs: 32_000 }],
-  archive: { storeOpenMs: 4900, backfillMs: 7300, backfillRequests: 33, operations: 20_000, filter: { search: 'status=failed', matches: 118, serverMs: 5.3, totalMs: 7.9 }, activity: [{ viewers: 1, apiRequestsPerMinute: 13.9 }] },
+  activity: [
+    {
+      projects: 10,
+      busy: 0,
+      budgetPerMinute: 60,
+      requestsPerMinute: 21,
+      mostInAMinute: 23,
+      roundMs: 30_000,
+      detectionMedianMs: 30_000,
+      detectionMaxMs: 32_000,
+    },
+  ],
+  archive: {
+    storeOpenMs: 4900,
+    backfillMs: 7300,
+    backfillRequests: 33,
+    operations: 20_000,
+    filter: { search: 'status=failed', matches: 118, serverMs: 5.3, totalMs: 7.9 },
+    activity: [{ viewers: 1, apiRequestsPerMinute: 13.9 }],
+  },
 };
 
 describe('the benchmark results page', () => {
@@ -97,7 +147,17 @@ describe('the benchmark results page', () => {
 
   it('holds every part of a whole run as a table, and lists none as missing', () => {
     const page = resultsPage(whole, machine);
-    for (const heading of ['## Targets', '## Initial JS', '## First row', '## Request budget', '## Rows responsiveness', '## Filter walk', '## The server under load', '## Activity across projects', '## History archive']) {
+    for (const heading of [
+      '## Targets',
+      '## Initial JS',
+      '## First row',
+      '## Request budget',
+      '## Rows responsiveness',
+      '## Filter walk',
+      '## The server under load',
+      '## Activity across projects',
+      '## History archive',
+    ]) {
       expect(page).toContain(heading);
     }
     expect(page).not.toContain('Not in these figures');

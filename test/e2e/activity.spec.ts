@@ -47,7 +47,9 @@ test('opened in a fresh session, Activity shows its first row within 3 s', async
   // When the first row of the activity table is in the page, in the page's own time from the navigation's start.
   await context.addInitScript(() => {
     const firstRow = () =>
-      [...document.querySelectorAll('table')].some((table) => table.caption?.textContent.startsWith('Activity across projects') && (table.tBodies[0]?.rows.length ?? 0) > 0);
+      [...document.querySelectorAll('table')].some(
+        (table) => table.caption?.textContent.startsWith('Activity across projects') && (table.tBodies[0]?.rows.length ?? 0) > 0,
+      );
     new MutationObserver((_, observer) => {
       if (!firstRow()) return;
       document.documentElement.dataset.firstRowAt = String(Math.round(performance.now()));

@@ -85,7 +85,10 @@ test('revoking the key the console is signed in with signs it out to the key scr
   await signInThroughKeyScreen(page, E2E_API_KEY);
   await page.goto('/settings/api-keys');
   const secret = await createPersonalKey(page, name);
-  await page.getByRole('dialog', { name: `Key “${name}” created` }).getByRole('button', { name: 'Done' }).click();
+  await page
+    .getByRole('dialog', { name: `Key “${name}” created` })
+    .getByRole('button', { name: 'Done' })
+    .click();
 
   // A fresh browser context: nothing shared with the session that created the key.
   const context = await browser.newContext({ baseURL });
@@ -95,7 +98,9 @@ test('revoking the key the console is signed in with signs it out to the key scr
     await signInThroughKeyScreen(own, secret);
     await expect(own.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
 
-    await personalKeys(own).getByRole('button', { name: `Revoke key ${name}` }).click();
+    await personalKeys(own)
+      .getByRole('button', { name: `Revoke key ${name}` })
+      .click();
     await own.getByRole('alertdialog').getByRole('button', { name: 'Revoke', exact: true }).click();
 
     await expect(own.getByText(/You revoked the API key this console was using/)).toBeVisible();

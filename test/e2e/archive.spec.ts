@@ -29,9 +29,13 @@ async function hugeProjectId(api: ControlApi): Promise<string> {
 }
 
 /** The page's list reads of one project's history (`/api/v2/projects/:id/operations`, not a single operation's read). */
-const historyReads = (log: readonly ApiExchange[], projectId: string) => log.filter((e) => new URL(e.url).pathname === `/api/v2/projects/${projectId}/operations`);
+const historyReads = (log: readonly ApiExchange[], projectId: string) =>
+  log.filter((e) => new URL(e.url).pathname === `/api/v2/projects/${projectId}/operations`);
 
-test('Keep history: the key is kept, every project backfilled, and a filter over 20,000 operations comes from the archive in one request', async ({ page, request }) => {
+test('Keep history: the key is kept, every project backfilled, and a filter over 20,000 operations comes from the archive in one request', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(150_000);
   const api = new ControlApi(request, E2E_API_KEY);
   const huge = await hugeProjectId(api);
@@ -80,7 +84,10 @@ test('an operation the API stops listing stays in the history, marked as kept by
     // The API no longer lists it (as after its 6 months)…
     expect((await api.operations(small.id)).map((op) => op.id)).not.toContain(oldest.id);
     // …and the archive notices at its next whole read of the project (ARCHIVE_FULL_READ_MS on the test server).
-    const row = page.getByRole('table', { name: /operations/i }).getByRole('row').filter({ has: page.locator(`a[href$="/operations/${oldest.id}"]`) });
+    const row = page
+      .getByRole('table', { name: /operations/i })
+      .getByRole('row')
+      .filter({ has: page.locator(`a[href$="/operations/${oldest.id}"]`) });
     await expect(async () => {
       await page.goto(`/projects/${small.id}?status=${oldest.status}`);
       await expect(row.getByText('Kept by the archive')).toBeVisible({ timeout: 5_000 });
@@ -105,7 +112,10 @@ test('the unfiltered history goes on past the API’s end with what the archive 
     await page.goto(projectPath(big.id));
     // Everything, as "Export all matches" loads it into the page: the API's list, then what the archive kept.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all matches as NDJSON' }).click()]);
-    const exported = (await readFile(await download.path(), 'utf8')).trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id);
+    const exported = (await readFile(await download.path(), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id);
     // Operations that began since the count come first; then the platform's whole list, in its order, each once.
     expect(exported.slice(-platform.length)).toEqual(platform);
     expect(new Set(exported).size).toBe(exported.length);
@@ -172,15 +182,24 @@ test.describe('every screen with its data', () => {
     if (!project) throw new Error('the demo seed has no blog-backend project');
     const session = await signedInRequest(playwright.request, baseURL);
     const created = await session.post(WEBHOOKS_PATH, {
-      data: { url: 'http://127.0.0.1:9/ops-console/every-screen', format: 'json', scope: { kind: 'project', projectId: project.id }, events: ['operation.finished'] },
+      data: {
+        url: 'http://127.0.0.1:9/ops-console/every-screen',
+        format: 'json',
+        scope: { kind: 'project', projectId: project.id },
+        events: ['operation.finished'],
+      },
     });
     expect(created.status(), await created.text()).toBe(201);
     webhookId = ((await created.json()) as { webhook: { id: string } }).webhook.id;
-    const branch = await sendWhenNotBusy(() => request.post(`/api/v2/projects/${project.id}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
+    const branch = await sendWhenNotBusy(() =>
+      request.post(`/api/v2/projects/${project.id}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }),
+    );
     expect(branch.status(), await branch.text()).toBe(201);
     // The collector sees it finish, and the delivery loop tries the event once.
     await expect
-      .poll(async () => ((await (await session.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, { timeout: 60_000 })
+      .poll(async () => ((await (await session.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, {
+        timeout: 60_000,
+      })
       .toBeGreaterThan(0);
     await session.dispose();
   });
@@ -200,7 +219,10 @@ test.describe('every screen with its data', () => {
       await page.goto(stop.path);
       await stop.ready(page);
       // A delete, a removal or a revocation asks first: its button opens a dialog, and nothing is gone until confirmed.
-      const destructive = page.getByRole('main').getByRole('button', { name: /^(Delete|Remove|Revoke)\b/ }).first();
+      const destructive = page
+        .getByRole('main')
+        .getByRole('button', { name: /^(Delete|Remove|Revoke)\b/ })
+        .first();
       if (await destructive.isVisible()) {
         await destructive.click();
         const dialog = page.getByRole('alertdialog').or(page.getByRole('dialog'));
@@ -229,7 +251,10 @@ test.describe('every screen with its data', () => {
 });
 
 /** A request context holding a session of the demo key, for the console's own routes. */
-async function signedInRequest(factory: { newContext: (options: { baseURL?: string }) => Promise<APIRequestContext> }, baseURL: string | undefined): Promise<APIRequestContext> {
+async function signedInRequest(
+  factory: { newContext: (options: { baseURL?: string }) => Promise<APIRequestContext> },
+  baseURL: string | undefined,
+): Promise<APIRequestContext> {
   const session = await factory.newContext(baseURL ? { baseURL } : {});
   expect((await session.post('/session', { data: { key: E2E_API_KEY, remember: false } })).status()).toBe(200);
   return session;

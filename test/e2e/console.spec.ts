@@ -34,10 +34,7 @@ function smallProject(small: CountedProject[]): CountedProject {
   return project;
 }
 
-test('signs in, pages through the big project to its end, each operation once, newest first, and opens one', async ({
-  page,
-  request,
-}) => {
+test('signs in, pages through the big project to its end, each operation once, newest first, and opens one', async ({ page, request }) => {
   const api = new ControlApi(request, E2E_API_KEY);
   const { big } = await projectCensus(api);
   expect(big.operationCount, 'the demo seed has one project with a long history').toBeGreaterThanOrEqual(2_000);
@@ -61,7 +58,10 @@ test('signs in, pages through the big project to its end, each operation once, n
     expect(compareWithApi(await readOperationsTable(table), walked, expectedLabel)).toEqual({ ...noProblems, rows: walked.length });
   }).toPass({ timeout: 45_000, intervals: [1_000, 2_000, 5_000] });
   const created = walked.map((op) => Date.parse(op.created_at));
-  expect(created.findIndex((t, i) => i > 0 && t > (created[i - 1] ?? t)), 'the API walk is newest first').toBe(-1);
+  expect(
+    created.findIndex((t, i) => i > 0 && t > (created[i - 1] ?? t)),
+    'the API walk is newest first',
+  ).toBe(-1);
 
   // A row from a later page opens its own detail page.
   const target = pickOperation(walked, 150);
@@ -114,10 +114,7 @@ test('a live operation turns OK in place, without a reload, and the tab title fo
   throw new Error('three live branch creations in a row had a failed first attempt');
 });
 
-test('a key revoked mid-session sends the person to the key screen, and signing in again returns them', async ({
-  page,
-  request,
-}) => {
+test('a key revoked mid-session sends the person to the key screen, and signing in again returns them', async ({ page, request }) => {
   const api = new ControlApi(request, E2E_API_KEY);
   const { small } = await projectCensus(api);
   const project = smallProject(small);
@@ -132,7 +129,9 @@ test('a key revoked mid-session sends the person to the key screen, and signing 
   // Aimed at once the branches above the history are in: their placeholder has two rows, and a project
   // with one branch moves the history up by a row when they arrive.
   await expect(page.getByRole('table', { name: 'Branches and computes' })).toBeVisible();
-  await operationsTable(page).locator(`a[href="${operationPath(project.id, op.id)}"]`).click();
+  await operationsTable(page)
+    .locator(`a[href="${operationPath(project.id, op.id)}"]`)
+    .click();
   const here = operationPath(project.id, op.id);
   await expect(page).toHaveURL(here);
   await expect(page.getByRole('heading', { level: 1, name: actionName(op.action) })).toBeVisible();

@@ -1,14 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type CountedProject } from './support/api';
-import {
-  clearFaults,
-  collectPageErrors,
-  recordApiTraffic,
-  returnToTab,
-  setFaults,
-  type ApiExchange,
-  type FaultRule,
-} from './support/faults';
+import { clearFaults, collectPageErrors, recordApiTraffic, returnToTab, setFaults, type ApiExchange, type FaultRule } from './support/faults';
 import { compareWithApi, loadMoreToEnd, operationsTable, projectPath, readOperationsTable } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
@@ -163,7 +155,10 @@ test('a dropped connection: says the API could not be reached, keeps the table, 
   await expectTableMatchesApi(page, api, project.id);
 });
 
-test('a busy server on first load: says so inline (once, not again in the notices) with a Retry while it waits, then shows the page once the API answers', async ({ page, request }) => {
+test('a busy server on first load: says so inline (once, not again in the notices) with a Retry while it waits, then shows the page once the API answers', async ({
+  page,
+  request,
+}) => {
   const api = new ControlApi(request, E2E_API_KEY);
   await setFaults(request, [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects/**' }]);
   await page.goto(projectPath(project.id));

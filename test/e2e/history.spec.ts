@@ -30,8 +30,9 @@ async function searchedToTheEnd(page: Page): Promise<void> {
   await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toBeVisible({ timeout: 30_000 });
 }
 
-
-test('a filtered deep link finds every match in the whole history, once each, newest first; a filter chosen with two clicks (no modifier key) changes the address and the table', async ({ page }) => {
+test('a filtered deep link finds every match in the whole history, once each, newest first; a filter chosen with two clicks (no modifier key) changes the address and the table', async ({
+  page,
+}) => {
   const expected = settledMatches();
   expect(history.length).toBeGreaterThan(2_000);
   expect(expected.length).toBeGreaterThan(10);
@@ -61,7 +62,11 @@ test('a filtered deep link finds every match in the whole history, once each, ne
   await expect(page).toHaveURL(/[?&]status=error$/);
   const errors = history.filter((op) => op.status === 'error');
   await expect(page.getByRole('status').filter({ hasText: /^Searched the whole history/ })).toContainText(`· ${errors.length} matches`);
-  expect(compareWithApi(await readOperationsTable(operationsTable(page)), errors, expectedLabel)).toMatchObject({ rows: errors.length, missing: [], unknown: [] });
+  expect(compareWithApi(await readOperationsTable(operationsTable(page)), errors, expectedLabel)).toMatchObject({
+    rows: errors.length,
+    missing: [],
+    unknown: [],
+  });
   // Axe on the page with the popup open, light and dark.
   await expect(statusList.getByRole('option', { selected: true })).toHaveText(['Error']);
   await expectNoSeriousViolations(page);
@@ -161,10 +166,15 @@ test("an operation's page copies its read as curl and as neonctl, without the ke
 /** Runs a copied command in a POSIX shell with the key in NEON_API_KEY, as a person would after pasting it. */
 function runInShell(command: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', NEON_API_KEY: E2E_API_KEY }, timeout: 60_000, maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`the copied command failed (${String(error.code ?? error.signal)}): ${stderr.replaceAll(E2E_API_KEY, '<key>')}`));
-      else resolve(stdout);
-    });
+    execFile(
+      'sh',
+      ['-c', command],
+      { env: { PATH: process.env.PATH ?? '', NEON_API_KEY: E2E_API_KEY }, timeout: 60_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`the copied command failed (${String(error.code ?? error.signal)}): ${stderr.replaceAll(E2E_API_KEY, '<key>')}`));
+        else resolve(stdout);
+      },
+    );
   });
 }
 
@@ -182,7 +192,10 @@ test("Copy as curl of a filtered history prints exactly the page's matches, past
 
   const curl = await copied(page, 'Copy as curl');
   expect(curl).not.toContain(E2E_API_KEY);
-  const printed = (await runInShell(curl)).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string }).id);
+  const printed = (await runInShell(curl))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { id: string }).id);
   expect(printed).toEqual(shown);
 
   // neonctl cannot follow the cursor: the page says what its command covers.

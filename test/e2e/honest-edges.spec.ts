@@ -65,7 +65,10 @@ test.describe('a session the server can no longer open', () => {
   });
 });
 
-test('Activity after the projects page: first rows after the first project reads, no list read again, and no claim before it has looked', async ({ page, context }) => {
+test('Activity after the projects page: first rows after the first project reads, no list read again, and no claim before it has looked', async ({
+  page,
+  context,
+}) => {
   await holdKey(context);
   await page.goto('/');
   await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
@@ -79,7 +82,10 @@ test('Activity after the projects page: first rows after the first project reads
   });
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
-  const firstRow = page.getByRole('table', { name: /activity across projects/i }).locator('tbody tr').first();
+  const firstRow = page
+    .getByRole('table', { name: /activity across projects/i })
+    .locator('tbody tr')
+    .first();
   await expect(firstRow).toBeVisible();
   // Rows after the first project reads, not after a round: the busy and recently active projects are read
   // first, and the lists come from the cache (at the view's pace of a request a second, within 2 s; the
@@ -101,7 +107,10 @@ test('API keys: the user by name, and a key just created reads "just now" even w
 
   const name = `e2e-past-${Date.now().toString(36)}`;
   const dialog = await createPersonalKeyOnScreen(page, name);
-  await dialog.getByRole('button', { name: /close|done/i }).first().click();
+  await dialog
+    .getByRole('button', { name: /close|done/i })
+    .first()
+    .click();
   const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
   const created = row.locator('td[data-label="Created"] time');
   await expect(created).toContainText('just now');
@@ -134,7 +143,11 @@ test('on a phone the timeline’s labels are readable (at least 11 px tall), its
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });
 
-test('Activity fits its box at 1024 and 1280 px (Date on screen), names branches the console knows, and offers Watch only on work in flight', async ({ page, context, request }) => {
+test('Activity fits its box at 1024 and 1280 px (Date on screen), names branches the console knows, and offers Watch only on work in flight', async ({
+  page,
+  context,
+  request,
+}) => {
   const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
   await holdKey(context);
   // The project's page reads its branches: the activity view names them from there, at no cost to its budget.

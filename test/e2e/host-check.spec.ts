@@ -22,7 +22,11 @@ test('a page under another host name gets the plain refusal and changes nothing'
     await expect(page.getByText('This console does not answer for that host name')).toBeVisible();
     // The attacker's script, same-origin with the rebound name: neither the fault control nor the API answers it.
     const statuses = await page.evaluate(async () => {
-      const put = await fetch('/__sim/faults', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"rules":[{"fault":{"type":"status","status":503}}]}' });
+      const put = await fetch('/__sim/faults', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"rules":[{"fault":{"type":"status","status":503}}]}',
+      });
       const api = await fetch('/api/v2/projects');
       return [put.status, api.status];
     });

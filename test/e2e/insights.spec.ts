@@ -21,7 +21,10 @@ function expectedFigures(operations: readonly ApiOperation[], runsHref: string) 
   const runs = operations.filter((op) => op.action === params.get('action') && Date.parse(op.created_at) >= start && Date.parse(op.created_at) < end);
   const failed = runs.filter((op) => op.status === 'failed' || op.status === 'error').length;
   const counted = runs.filter((op) => op.status !== 'cancelled' && op.status !== 'skipped').length;
-  const durations = runs.filter((op) => op.status === 'finished').map((op) => op.total_duration_ms).sort((a, b) => a - b);
+  const durations = runs
+    .filter((op) => op.status === 'finished')
+    .map((op) => op.total_duration_ms)
+    .sort((a, b) => a - b);
   // The nearest rank: the smallest duration with at least that share of them at or below it.
   const rank = (fraction: number) => durations[Math.ceil(fraction * durations.length) - 1];
   return { runs: runs.length, failed, rate: counted > 0 ? `${((failed / counted) * 100).toFixed(1)}%` : '—', p50: rank(0.5), p95: rank(0.95) };
@@ -67,7 +70,11 @@ test.afterAll(async ({ browser, request }) => {
   await new ControlApi(request, E2E_API_KEY).delete(`/organizations/${orgId}/api_keys/${scopedKey.id}`);
 });
 
-test('each action’s Runs, Failed, Failure rate, p50 and p95 are those of the seeded operations, and a Failed link lists exactly that many', async ({ page, context, request }) => {
+test('each action’s Runs, Failed, Failure rate, p50 and p95 are those of the seeded operations, and a Failed link lists exactly that many', async ({
+  page,
+  context,
+  request,
+}) => {
   test.setTimeout(150_000);
   if (!scopedKey) throw new Error('no key');
   await holdKey(context, scopedKey.key);
@@ -110,7 +117,9 @@ test('each action’s Runs, Failed, Failure rate, p50 and p95 are those of the s
   // The Failed figure's link: the history filtered to exactly those operations, answered by the archive.
   await insightsTable(page).locator(`a[href="${mostFailed.href}"]`).click();
   await expect(page).toHaveURL(mostFailed.href);
-  await expect(page.getByText(`From the history archive, over the whole record of this project: ${mostFailed.failed} ${mostFailed.failed === 1 ? 'match' : 'matches'}.`)).toBeVisible();
+  await expect(
+    page.getByText(`From the history archive, over the whole record of this project: ${mostFailed.failed} ${mostFailed.failed === 1 ? 'match' : 'matches'}.`),
+  ).toBeVisible();
   await expect(page.getByRole('table', { name: /operations/i })).toHaveAttribute('aria-rowcount', String(mostFailed.failed + 1));
 
   // The table and chart in the dark scheme (the offer above was checked in the light one); over a week, since axe's

@@ -62,7 +62,11 @@ async function untilSettled(api: ControlApi, projectId: string): Promise<void> {
     const { operations } = await read(api, `/projects/${projectId}/operations?limit=100`, z.object({ operations: z.array(OperationSchema) }));
     return operations
       .filter((op) => op.action !== 'check_availability')
-      .filter((op) => ['scheduling', 'running', 'cancelling'].includes(op.status) || (op.status === 'failed' && op.retry_at !== undefined && Date.parse(op.retry_at) > Date.now()))
+      .filter(
+        (op) =>
+          ['scheduling', 'running', 'cancelling'].includes(op.status) ||
+          (op.status === 'failed' && op.retry_at !== undefined && Date.parse(op.retry_at) > Date.now()),
+      )
       .map((op) => `${op.action} ${op.status}`);
   };
   await expect.poll(holding, { timeout: 45_000 }).toEqual([]);
@@ -125,7 +129,10 @@ test('creates a branch (waiting out a busy project itself), reads it, its databa
   await setFaults(request, [{ fault: { type: 'status', status: 423 }, method: 'POST', path: `/projects/${project.id}/branches`, count: 1 }]);
   let created: { branch: z.infer<typeof BranchSchema>; endpoints: z.infer<typeof EndpointSchema>[] };
   try {
-    created = await cli.json(['branches', 'create', '--project-id', project.id, '--name', name], z.object({ branch: BranchSchema, endpoints: z.array(EndpointSchema) }));
+    created = await cli.json(
+      ['branches', 'create', '--project-id', project.id, '--name', name],
+      z.object({ branch: BranchSchema, endpoints: z.array(EndpointSchema) }),
+    );
     const faults = FaultsStateSchema.parse(await (await request.get('/__sim/faults')).json());
     expect(faults).toEqual({ rules: [], injected: 1 });
   } finally {

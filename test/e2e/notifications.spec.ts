@@ -36,7 +36,11 @@ test.afterAll(async ({ browser, baseURL, request }) => {
 /** Checks a delivery as a receiver does, with Standard Webhooks' own library (npm standardwebhooks): signature and timestamp. */
 function verifies(headers: Record<string, string | string[] | undefined>, body: string): boolean {
   try {
-    new Webhook(secret).verify(body, { 'webhook-id': String(headers['webhook-id']), 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': String(headers['webhook-signature']) });
+    new Webhook(secret).verify(body, {
+      'webhook-id': String(headers['webhook-id']),
+      'webhook-timestamp': String(headers['webhook-timestamp']),
+      'webhook-signature': String(headers['webhook-signature']),
+    });
     return true;
   } catch {
     return false;
@@ -45,7 +49,9 @@ function verifies(headers: Record<string, string | string[] | undefined>, body: 
 
 /** Starts work in the project (a branch), returning its first operation. */
 async function startWork(request: APIRequestContext): Promise<string> {
-  const created = await sendWhenNotBusy(() => request.post(`/api/v2/projects/${projectId}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
+  const created = await sendWhenNotBusy(() =>
+    request.post(`/api/v2/projects/${projectId}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }),
+  );
   const body = (await created.json()) as { operations: { id: string }[] };
   const first = body.operations[0];
   if (!first) throw new Error('a branch without operations');
@@ -130,7 +136,10 @@ test('"Notify me when it ends" on a watched operation: the tab is closed, the op
   await setFaults(request, [{ path: `/projects/${projectId}/**`, fault: { type: 'unknown-values', status: 'running', ids: [operationId] } }]);
   const page = await context.newPage();
   await page.goto(`/projects/${projectId}/operations/${operationId}`);
-  await page.getByRole('button', { name: /^Watch / }).first().click();
+  await page
+    .getByRole('button', { name: /^Watch / })
+    .first()
+    .click();
   const tray = page.getByRole('complementary', { name: 'Watched operations' });
   await tray.getByRole('button', { name: 'Notify me when it ends' }).click();
   await expect(tray.getByRole('status').filter({ hasText: /even with this tab closed/ })).toBeVisible();
@@ -138,7 +147,17 @@ test('"Notify me when it ends" on a watched operation: the tab is closed, the op
   await context.close();
 
   await clearFaults(request);
-  await expect.poll(() => receiver.received.slice(before).map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } }).filter((e) => e.operation.id === operationId).map((e) => e.type), { timeout: 60_000 }).toEqual(['operation.finished']);
+  await expect
+    .poll(
+      () =>
+        receiver.received
+          .slice(before)
+          .map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } })
+          .filter((e) => e.operation.id === operationId)
+          .map((e) => e.type),
+      { timeout: 60_000 },
+    )
+    .toEqual(['operation.finished']);
   const delivery = receiver.received.slice(before).find((r) => r.body.includes(operationId));
   expect(verifies(delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
 });

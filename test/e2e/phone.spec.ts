@@ -97,7 +97,9 @@ function coveredControls(page: Page): Promise<string[]> {
       if (clipped) continue;
       const hit = document.elementFromPoint(x, y);
       if (!hit || !control.contains(hit)) {
-        covered.push(`${control.tagName.toLowerCase()} "${(control.getAttribute('aria-label') ?? control.textContent).trim().slice(0, 40)}" under ${hit?.closest('[class]')?.getAttribute('class') ?? 'nothing'}`);
+        covered.push(
+          `${control.tagName.toLowerCase()} "${(control.getAttribute('aria-label') ?? control.textContent).trim().slice(0, 40)}" under ${hit?.closest('[class]')?.getAttribute('class') ?? 'nothing'}`,
+        );
       }
     }
     return covered;
@@ -124,11 +126,17 @@ test.describe('on a phone', () => {
       const table = operationsTable(page);
       // A Duration cell counting: its visually-hidden " so far" once widened the page to ~860 px.
       await expect(table.getByRole('cell', { name: / so far$/ }).first()).toBeVisible();
-      const branchRow = page.getByRole('table', { name: 'Branches and computes' }).getByRole('row').filter({ hasText: branchName.slice(0, 20) });
+      const branchRow = page
+        .getByRole('table', { name: 'Branches and computes' })
+        .getByRole('row')
+        .filter({ hasText: branchName.slice(0, 20) });
       await expect(branchRow).toBeVisible();
 
       // Watch the newest operation: the tray lists it, above the page's content.
-      await table.getByRole('button', { name: /^Watch/ }).first().click();
+      await table
+        .getByRole('button', { name: /^Watch/ })
+        .first()
+        .click();
       await expect(tray(page).getByRole('listitem').first()).toBeVisible();
       await page.evaluate(() => window.scrollTo(0, 0));
       expect(await scrollWidth(page)).toBeLessThanOrEqual(PHONE.width);

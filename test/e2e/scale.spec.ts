@@ -100,10 +100,7 @@ test.describe('a project with 20,000 operations', () => {
     await expect(page).toHaveURL(operationPath(project.id, last.id));
   });
 
-  test('Tab walks the row links as rows scroll in, a focused row stays rendered, and axe finds nothing serious', async ({
-    page,
-    request,
-  }) => {
+  test('Tab walks the row links as rows scroll in, a focused row stays rendered, and axe finds nothing serious', async ({ page, request }) => {
     // 20,000 rows by "Load more" take 60-100 s beside two other browser lanes on two cores.
     test.setTimeout(180_000);
     const project = await hugeProject(new ControlApi(request, E2E_API_KEY));
@@ -116,8 +113,7 @@ test.describe('a project with 20,000 operations', () => {
     // From row 1's link, Tab goes row by row (link, then its Watch button) far past the first window.
     const firstLink = (await revealRow(table, 0)).getByRole('link').first();
     await firstLink.focus();
-    const focusedRow = () =>
-      page.evaluate(() => Number(document.activeElement?.closest('tr[aria-rowindex]')?.getAttribute('aria-rowindex') ?? 0));
+    const focusedRow = () => page.evaluate(() => Number(document.activeElement?.closest('tr[aria-rowindex]')?.getAttribute('aria-rowindex') ?? 0));
     let previous = await focusedRow();
     expect(previous).toBe(2);
     for (let press = 0; press < 160; press++) {

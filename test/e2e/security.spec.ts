@@ -118,7 +118,10 @@ test('the key is posted once and then rests only on the server, through every sc
   await check('failed request');
 
   // API keys: create one, read its once-only secret, close the dialog, revoke it.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /API keys/ }).click();
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: /API keys/ })
+    .click();
   await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
   await check('API keys');
   const name = `e2e-security-${Date.now().toString(36)}`;
@@ -132,7 +135,10 @@ test('the key is posted once and then rests only on the server, through every sc
   expect(await leaksInPage(page, 'secret dialog closed', secret)).toEqual([]);
   const personalKeys = page.getByRole('region', { name: 'Personal keys' });
   await personalKeys.getByRole('button', { name: `Revoke key ${name}` }).click();
-  await page.getByRole('alertdialog', { name: `Revoke key “${name}”?` }).getByRole('button', { name: 'Revoke', exact: true }).click();
+  await page
+    .getByRole('alertdialog', { name: `Revoke key “${name}”?` })
+    .getByRole('button', { name: 'Revoke', exact: true })
+    .click();
   await expect(personalKeys.getByRole('rowheader', { name, exact: true })).toBeHidden();
   await check('key revoked');
   expect(await leaksInPage(page, 'key revoked', secret)).toEqual([]);
@@ -170,7 +176,10 @@ test('the key is posted once and then rests only on the server, through every sc
   expect(places.filter((place: Place) => place.where.startsWith('exported'))).toHaveLength(2);
 });
 
-test('"Remember on this device" makes the session cookie last 30 days, a new tab opens signed in either way, and sign-out ends both', async ({ page, context }) => {
+test('"Remember on this device" makes the session cookie last 30 days, a new tab opens signed in either way, and sign-out ends both', async ({
+  page,
+  context,
+}) => {
   const recorder = new SessionRecorder(context);
   await page.goto('/');
   const field = page.getByLabel(/API key/).and(page.locator('input[type="password"]'));
@@ -283,7 +292,10 @@ test('every screen runs under the served CSP without a single violation, and the
   await dialog.getByRole('button', { name: 'Done' }).click();
   const personalKeys = page.getByRole('region', { name: 'Personal keys' });
   await personalKeys.getByRole('button', { name: `Revoke key ${name}` }).click();
-  await page.getByRole('alertdialog', { name: `Revoke key “${name}”?` }).getByRole('button', { name: 'Revoke', exact: true }).click();
+  await page
+    .getByRole('alertdialog', { name: `Revoke key “${name}”?` })
+    .getByRole('button', { name: 'Revoke', exact: true })
+    .click();
   await expect(personalKeys.getByRole('rowheader', { name, exact: true })).toBeHidden();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'You signed out.' })).toBeVisible();

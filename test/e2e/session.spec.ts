@@ -201,7 +201,12 @@ test('with API_URL unreachable, the key screen and the server log both name the 
     await expect(page.getByRole('alert')).not.toContainText('HTTP 502');
     // The server's log: JSON lines on stdout (docs/operations.md), the cause in the API outage's line.
     await expect.poll(() => stdout).toMatch(cause);
-    expect(stdout.split('\n').filter((line) => cause.test(line)).map((line) => JSON.parse(line) as { event: string })).toEqual([expect.objectContaining({ event: 'api.unreachable' })]);
+    expect(
+      stdout
+        .split('\n')
+        .filter((line) => cause.test(line))
+        .map((line) => JSON.parse(line) as { event: string }),
+    ).toEqual([expect.objectContaining({ event: 'api.unreachable' })]);
     expect(`${stdout}\n${stderr}`).not.toContain(E2E_API_KEY);
     await expect(page.getByRole('alert')).not.toContainText(E2E_API_KEY);
   } finally {

@@ -59,7 +59,10 @@ test('the projects list, a project and an operation arrive rendered, and the bro
   expect(errors, 'no error React recovered from, nor any other').toEqual([]);
 });
 
-test('with JavaScript off, the key screen signs in, a deep link shows its first rows with their status labels, and its links lead on', async ({ browser, request }) => {
+test('with JavaScript off, the key screen signs in, a deep link shows its first rows with their status labels, and its links lead on', async ({
+  browser,
+  request,
+}) => {
   const api = new ControlApi(request, E2E_API_KEY);
   const context = await browser.newContext({ javaScriptEnabled: false });
   try {
@@ -107,7 +110,11 @@ test('with JavaScript off, the key screen signs in, a deep link shows its first 
   }
 });
 
-test('a key revoked before the page is rendered: the page signs out with the reason, keeps its address, and the cookie is gone', async ({ page, context, request }) => {
+test('a key revoked before the page is rendered: the page signs out with the reason, keeps its address, and the cookie is gone', async ({
+  page,
+  context,
+  request,
+}) => {
   const api = new ControlApi(request, E2E_API_KEY);
   const created = await api.post<{ id: number; key: string }>('/api_keys', { key_name: 'revoked before the render' });
   await holdKey(context, created.key);
@@ -159,7 +166,10 @@ const WATCH_SHIFTS = `(() => {
   document.addEventListener('DOMContentLoaded', () => (window.__serverTimeline = document.querySelector('main figure')));
 })();`;
 
-test('a rendered page stays put as the browser takes it over: its timeline is the one the server sent, and nothing moves under the pointer', async ({ page, context }) => {
+test('a rendered page stays put as the browser takes it over: its timeline is the one the server sent, and nothing moves under the pointer', async ({
+  page,
+  context,
+}) => {
   await holdKey(context);
   await context.addInitScript({ content: SLOW_POLLS });
   await context.addInitScript({ content: WATCH_SHIFTS });
@@ -210,7 +220,10 @@ test('a button pressed before the browser takes the page over is answered once i
   expect(signOutRequests).toHaveLength(1);
 });
 
-test('a new person’s key screen arrives rendered: a key typed before the browser takes it over signs in, on the address asked for', async ({ page, context }) => {
+test('a new person’s key screen arrives rendered: a key typed before the browser takes it over signs in, on the address asked for', async ({
+  page,
+  context,
+}) => {
   const errors = collectPageErrors(page);
   // React's code held back: the key screen is painted and can be typed in, but nothing of React listens yet.
   const letThrough = await holdAppCode(page);
@@ -278,7 +291,10 @@ test('a Status chosen before the page’s script has run filters the address and
   await expect(page).toHaveURL(/[?&]status=cancelled$/);
   await expect(page.locator('.chip__label')).toHaveText(['Cancelled']);
   // Walked over the API, or answered by the archive when another spec of the lane keeps a key: the same matches.
-  await expect(page.getByRole('status').filter({ hasText: /^(Searched the whole history|From the history archive)/ })).toContainText(new RegExp(`\\b${cancelled.length} matches`), { timeout: 30_000 });
+  await expect(page.getByRole('status').filter({ hasText: /^(Searched the whole history|From the history archive)/ })).toContainText(
+    new RegExp(`\\b${cancelled.length} matches`),
+    { timeout: 30_000 },
+  );
   expect((await readOperationsTable(operationsTable(page))).map((row) => row.id)).toEqual(cancelled.map((op) => op.id));
   expect(errors, 'no error React recovered from, nor any other').toEqual([]);
 });

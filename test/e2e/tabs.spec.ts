@@ -86,8 +86,7 @@ async function hide(page: Page): Promise<void> {
   });
 }
 
-const sum = (rows: readonly Counts[], field: Kind) =>
-  rows.reduce((total, row) => total + row[field], 0);
+const sum = (rows: readonly Counts[], field: Kind) => rows.reduce((total, row) => total + row[field], 0);
 
 test('three tabs on one key (two on the history, one on a watched operation) poll as one tab does, keep every tab current, and hand over when the polling tab closes', async ({
   context,
@@ -132,14 +131,19 @@ test('three tabs on one key (two on the history, one on a watched operation) pol
     const { rows: shared, spanMs } = await nextPolls(WINDOW_INTERVALS);
     expectOneAnInterval(WINDOW_INTERVALS, spanMs);
     expect(sum(shared, 'single')).toBeLessThanOrEqual(WINDOW_INTERVALS + 2);
-    expect(shared.filter((row) => row.list > 0), JSON.stringify(shared.map(({ list, single, other }) => ({ list, single, other })))).toHaveLength(1);
+    expect(
+      shared.filter((row) => row.list > 0),
+      JSON.stringify(shared.map(({ list, single, other }) => ({ list, single, other }))),
+    ).toHaveLength(1);
 
     // The tabs that do not poll still follow the operation to its end, once the API says the real statuses again.
     await clearFaults(request);
     await expect.poll(async () => (await api.operation(big.id, start.id)).status, { timeout: 20_000 }).toBe('finished');
     const ok = expectedLabel('finished');
     for (const page of [history, again]) {
-      const row = operationsTable(page).getByRole('row').filter({ has: page.locator(`a[href$="${start.id}"]`) });
+      const row = operationsTable(page)
+        .getByRole('row')
+        .filter({ has: page.locator(`a[href$="${start.id}"]`) });
       await expect(row).toContainText(ok);
       await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible();
     }

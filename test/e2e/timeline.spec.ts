@@ -16,7 +16,10 @@ test('every timeline mark of two operations started together can be clicked', as
   // A personal project with a compute, not the one the notifications spec changes.
   const projects = (await api.allProjects()).filter((p) => p.organization === null && p.locked !== true && p.name !== 'scratchpad');
   const withCompute = await Promise.all(
-    projects.map(async (p) => ({ project: p, endpoints: (await api.get<{ endpoints: { id: string }[] }>(`/projects/${encodeURIComponent(p.id)}/endpoints`)).endpoints })),
+    projects.map(async (p) => ({
+      project: p,
+      endpoints: (await api.get<{ endpoints: { id: string }[] }>(`/projects/${encodeURIComponent(p.id)}/endpoints`)).endpoints,
+    })),
   );
   const chosen = withCompute.find((c) => c.endpoints.length > 0);
   const endpoint = chosen?.endpoints[0];

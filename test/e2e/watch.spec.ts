@@ -6,9 +6,7 @@ import { E2E_API_KEY, holdKey } from './support/session';
 
 /** A project that accepts changes now: personal first, not locked, nothing but availability checks in flight. */
 async function quietProject(api: ControlApi): Promise<ApiProject> {
-  const projects = (await api.allProjects())
-    .filter((p) => p.locked !== true)
-    .sort((a, b) => Number(a.organization !== null) - Number(b.organization !== null));
+  const projects = (await api.allProjects()).filter((p) => p.locked !== true).sort((a, b) => Number(a.organization !== null) - Number(b.organization !== null));
   for (const project of projects) {
     const newest = await api.newestOperations(project.id, 50);
     const busy = newest.some((op) => op.action !== 'check_availability' && !['finished', 'error', 'cancelled', 'skipped'].includes(op.status));

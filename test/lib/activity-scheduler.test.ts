@@ -27,7 +27,10 @@ describe('activity scheduler', () => {
       listedAt: null,
       listing: true,
       projects: [{ ...found[1]!, checkedAt: 1_000 }, found[0]!],
-      sent: [{ at: 0, kind: 'list' }, { at: 1_000, kind: 'idle' }],
+      sent: [
+        { at: 0, kind: 'list' },
+        { at: 1_000, kind: 'idle' },
+      ],
     });
     expect(planNext(afterProject).step).toEqual({ kind: 'list' });
   });
@@ -40,11 +43,21 @@ describe('activity scheduler', () => {
     ];
     expect(planNext(input({ ...opening, listing: false, now: 0 }))).toEqual({ step: { kind: 'list' }, at: 0 });
     expect(planNext(input({ ...opening, now: 80, sent: [{ at: 0, kind: 'list' }] }))).toEqual({ step: { kind: 'list' }, at: 80 });
-    const twoSent = [{ at: 0, kind: 'list' as const }, { at: 80, kind: 'list' as const }];
-    expect(planNext(input({ ...opening, now: 160, projects: found, sent: twoSent }))).toEqual({ step: { kind: 'project', projectId: 'lively', busy: false }, at: 160 });
+    const twoSent = [
+      { at: 0, kind: 'list' as const },
+      { at: 80, kind: 'list' as const },
+    ];
+    expect(planNext(input({ ...opening, now: 160, projects: found, sent: twoSent }))).toEqual({
+      step: { kind: 'project', projectId: 'lively', busy: false },
+      at: 160,
+    });
     // The opening is six: the seventh waits its even turn (a second at 60 a minute).
     const fiveSent = [...twoSent, { at: 160, kind: 'idle' as const }, { at: 240, kind: 'list' as const }, { at: 320, kind: 'idle' as const }];
-    const found3 = [{ ...found[1]!, checkedAt: 160 }, { ...found[0]!, checkedAt: 320 }, { id: 'third', checkedAt: null, busy: false, priority: 500 }];
+    const found3 = [
+      { ...found[1]!, checkedAt: 160 },
+      { ...found[0]!, checkedAt: 320 },
+      { id: 'third', checkedAt: null, busy: false, priority: 500 },
+    ];
     expect(planNext(input({ ...opening, now: 400, projects: found3, sent: fiveSent }))).toEqual({ step: { kind: 'list' }, at: 400 });
     expect(planNext(input({ ...opening, now: 480, projects: found3, sent: [...fiveSent, { at: 400, kind: 'list' }] })).at).toBe(1_400);
     // Once the list is read, and after a 429, requests go evenly from the first.

@@ -60,9 +60,10 @@ function fakeBroadcast() {
       postMessage(message: unknown) {
         const copy: unknown = structuredClone(message);
         for (const peer of peers) {
-          if (peer !== (channel as unknown as BroadcastChannel)) queueMicrotask(() => {
-            peer.onmessage?.(new MessageEvent('message', { data: copy }));
-          });
+          if (peer !== (channel as unknown as BroadcastChannel))
+            queueMicrotask(() => {
+              peer.onmessage?.(new MessageEvent('message', { data: copy }));
+            });
         }
       },
       close() {
@@ -150,7 +151,13 @@ afterEach(() => {
 
 describe('poll sharing in one tab', () => {
   it('runs one timer for two observers of one key, at the pace of the more urgent one', async () => {
-    const tab = openTab({ locks: undefined, channel: undefined }, <><Ticks label="slow" paceMs={3 * INTERVAL_MS} /><Ticks label="fast" /></>);
+    const tab = openTab(
+      { locks: undefined, channel: undefined },
+      <>
+        <Ticks label="slow" paceMs={3 * INTERVAL_MS} />
+        <Ticks label="fast" />
+      </>,
+    );
     await advance(0);
     const first = served;
 
@@ -192,7 +199,9 @@ describe('poll sharing across tabs of one key', () => {
   }
 
   it('polls from one tab only, and the others show what it fetched', async () => {
-    const { tabs: [a, b, c] } = threeTabs();
+    const {
+      tabs: [a, b, c],
+    } = threeTabs();
     await advance(0);
     const afterFirstLoads = served; // each tab loads once on mount, as a tab alone would
 

@@ -10,8 +10,7 @@ import { tourOfScreens } from '../e2e/support/tour';
 // The README's pictures of the main screens, as a person first sees them on a laptop.
 test.use({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', deviceScaleFactor: 1 });
 
-const shoot = (page: Page, name: string) =>
-  page.screenshot({ path: `docs/screenshots/${name}.png`, animations: 'disabled', caret: 'hide' });
+const shoot = (page: Page, name: string) => page.screenshot({ path: `docs/screenshots/${name}.png`, animations: 'disabled', caret: 'hide' });
 
 test('key screen', async ({ page }) => {
   await page.goto('/');
@@ -85,7 +84,10 @@ test.describe('signed in', () => {
     await page.goto(projectPath(big.id));
     const table = operationsTable(page);
     await expect(table.locator('tbody tr').nth(3)).toBeVisible();
-    await table.getByRole('button', { name: /^Watch/ }).first().click();
+    await table
+      .getByRole('button', { name: /^Watch/ })
+      .first()
+      .click();
     await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByRole('listitem').first()).toBeVisible();
     await page.mouse.move(0, 0);
     await page.evaluate(() => {
@@ -117,13 +119,20 @@ test('every screen, 390 and 1400 px, light and dark', async ({ browser, baseURL,
   const project = (await api.allProjects()).find((p) => p.name === 'blog-backend');
   if (!project) throw new Error('the demo seed has no blog-backend project');
   const created = await context.request.post(WEBHOOKS_PATH, {
-    data: { url: 'http://127.0.0.1:9/hooks/ops-console', format: 'json', scope: { kind: 'project', projectId: project.id }, events: ['operation.failed', 'operation.finished'] },
+    data: {
+      url: 'http://127.0.0.1:9/hooks/ops-console',
+      format: 'json',
+      scope: { kind: 'project', projectId: project.id },
+      events: ['operation.failed', 'operation.finished'],
+    },
   });
   expect(created.status()).toBe(201);
   const webhookId = ((await created.json()) as { webhook: { id: string } }).webhook.id;
   await sendWhenNotBusy(() => request.post(`/api/v2/projects/${project.id}/branches`, { headers: { Authorization: `Bearer ${E2E_API_KEY}` }, data: {} }));
   await expect
-    .poll(async () => ((await (await context.request.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, { timeout: 90_000 })
+    .poll(async () => ((await (await context.request.get(webhookDeliveriesPath(webhookId))).json()) as { deliveries: unknown[] }).deliveries.length, {
+      timeout: 90_000,
+    })
     .toBeGreaterThan(0);
   const page = await context.newPage();
   // The whole history read once: the archive's table says Following.

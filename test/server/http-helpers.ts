@@ -34,7 +34,12 @@ export function rawRequest(port: number, { method = 'GET', path, headers = {}, b
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), chunks: chunks.map((chunk) => chunk.toString('utf8')) }),
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          chunks: chunks.map((chunk) => chunk.toString('utf8')),
+        }),
       );
       res.on('error', reject);
     });

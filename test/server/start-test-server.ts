@@ -55,7 +55,10 @@ export async function removeTestClientDir(): Promise<void> {
 }
 
 /** `rendering`: server rendering plugged in (server/pages/server-render.ts), as `npm start` has it. */
-export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: NodeJS.ProcessEnv,
+  rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {},
+): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
   const lines: LogLine[] = [];
@@ -75,7 +78,14 @@ export async function startTestServer(env: NodeJS.ProcessEnv, rendering: Pick<Se
     // A DATA_DIR of its own, holding a migrated store as a folder that has served before does (PGlite's first
     // start, seconds of CPU, is paid once per run): each test server makes a new session secret unless the test shares one.
     // On a Postgres server the test is a deployment: its secret comes from the environment, as docs/deploying.md asks.
-    env: { HOST: '127.0.0.1', PORT: '0', ...(env.DATABASE_URL ? { DATA_DIR: path.join(dir, `data-${randomUUID()}`), SESSION_SECRET: TEST_DEPLOYMENT_SECRET } : { DATA_DIR: await pgliteDataDir() }), ...env },
+    env: {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...(env.DATABASE_URL
+        ? { DATA_DIR: path.join(dir, `data-${randomUUID()}`), SESSION_SECRET: TEST_DEPLOYMENT_SECRET }
+        : { DATA_DIR: await pgliteDataDir() }),
+      ...env,
+    },
     print: (line) => void printed.push(line),
     log,
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),

@@ -32,8 +32,7 @@ const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
 addFormats(ajv);
 ajv.addSchema(document, 'neon');
 
-const pointer = (...segments: string[]) =>
-  segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+const pointer = (...segments: string[]) => segments.map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
 
 const validators = new Map<string, ValidateFunction>();
 
@@ -217,7 +216,13 @@ describe('OpenAPI conformance', () => {
 
   it('knows every route of the OpenAPI document, and no other, to tell an unsimulated route (501) from none (404)', () => {
     const methods = ['get', 'post', 'put', 'patch', 'delete'];
-    const documented = Object.entries(document.paths).map(([path, item]) => [path, methods.filter((m) => m in item).join(' ').toUpperCase()]);
+    const documented = Object.entries(document.paths).map(([path, item]) => [
+      path,
+      methods
+        .filter((m) => m in item)
+        .join(' ')
+        .toUpperCase(),
+    ]);
     expect(Object.fromEntries(PLATFORM_ROUTES)).toEqual(Object.fromEntries(documented));
   });
 

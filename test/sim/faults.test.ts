@@ -3,15 +3,7 @@ import { getResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeClock } from '../../sim/clock';
 import { createControlPlane } from '../../sim/control-plane';
-import {
-  createFaultControl,
-  createFaultInjector,
-  FaultPlanSchema,
-  pathMatches,
-  UNKNOWN_ACTION,
-  UNKNOWN_STATUS,
-  type FaultPlan,
-} from '../../sim/faults';
+import { createFaultControl, createFaultInjector, FaultPlanSchema, pathMatches, UNKNOWN_ACTION, UNKNOWN_STATUS, type FaultPlan } from '../../sim/faults';
 import { createHandlers, REQUEST_ID_HEADER } from '../../sim/handlers';
 import { isApiPath } from '../../server/http/paths';
 import { createSimulatorHandler } from '../../server/proxy/simulator-fetch';
@@ -166,7 +158,12 @@ describe('faults in the simulator handlers', () => {
 
   it('sends a body that is not JSON, or JSON the console schema refuses, with a request id', async () => {
     const sim = simulator();
-    sim.faults.set(plan([{ fault: { type: 'malformed-json' }, count: 1 }, { fault: { type: 'schema-break' }, count: 1 }]));
+    sim.faults.set(
+      plan([
+        { fault: { type: 'malformed-json' }, count: 1 },
+        { fault: { type: 'schema-break' }, count: 1 },
+      ]),
+    );
     const malformed = await sim.call('GET', '/projects');
     expect(malformed.status).toBe(200);
     expect(malformed.headers.get(REQUEST_ID_HEADER)).toBeTruthy();

@@ -148,7 +148,10 @@ describe('operations pagination', () => {
     const sim = withProject();
     const at = START.getTime() - MINUTE;
     // 1,200 operations in one millisecond must share microseconds unless the simulator keeps them unique.
-    const ids = Array.from({ length: 1200 }, () => sim.cp.addOperation({ projectId: sim.project.id, action: 'apply_config', status: 'finished', createdAt: at }).id);
+    const ids = Array.from(
+      { length: 1200 },
+      () => sim.cp.addOperation({ projectId: sim.project.id, action: 'apply_config', status: 'finished', createdAt: at }).id,
+    );
     const seen: string[] = [];
     let cursor = '';
     for (let i = 0; i < 40; i++) {
@@ -207,8 +210,15 @@ describe('projects list', () => {
   function manyProjects() {
     const sim = createSim();
     const owner = sim.personalUser();
-    const ids = Array.from({ length: 25 }, (_, i) =>
-      sim.cp.addProject({ name: `service-${String(i).padStart(2, '0')}`, ownerId: owner.userId, compute: false, createdAt: START.getTime() - (25 - i) * MINUTE }).id,
+    const ids = Array.from(
+      { length: 25 },
+      (_, i) =>
+        sim.cp.addProject({
+          name: `service-${String(i).padStart(2, '0')}`,
+          ownerId: owner.userId,
+          compute: false,
+          createdAt: START.getTime() - (25 - i) * MINUTE,
+        }).id,
     );
     return { ...sim, owner, ids };
   }

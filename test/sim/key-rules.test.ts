@@ -54,9 +54,7 @@ describe('API key rules of the simulator', () => {
     const member = cp.addUser({ name: 'Max Member' });
     cp.addMember(org.id, member.id, 'member');
     const key = cp.issueApiKey({ kind: 'personal', userId: member.id }, 'max-laptop');
-    expect(projectIds((await call('GET', `/projects?org_id=${org.id}`, { key: key.secret })).body).sort()).toEqual(
-      [shop.id, blog.id].sort(),
-    );
+    expect(projectIds((await call('GET', `/projects?org_id=${org.id}`, { key: key.secret })).body).sort()).toEqual([shop.id, blog.id].sort());
 
     cp.removeMember(org.id, member.id);
 

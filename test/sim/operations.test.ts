@@ -115,9 +115,7 @@ describe('operation lifecycle', () => {
     const { cp, clock, project } = projectWithOwner();
     const created = START.getTime() - 3 * MINUTE;
     const statuses = ['finished', 'error', 'cancelled', 'skipped', 'failed', 'cancelling'] as const;
-    const ops = statuses.map((status) =>
-      cp.addOperation({ projectId: project.id, action: 'tenant_attach', status, createdAt: created, durationMs: 1500 }),
-    );
+    const ops = statuses.map((status) => cp.addOperation({ projectId: project.id, action: 'tenant_attach', status, createdAt: created, durationMs: 1500 }));
     clock.advance(60 * MINUTE);
     const now = ops.map((o) => cp.findOperation(o.id)!);
     expect(now.map((o) => o.status)).toEqual([...statuses]);
@@ -183,9 +181,7 @@ describe('ordering', () => {
     const sim = createSim();
     const owner = sim.personalUser();
     const project = sim.cp.addProject({ name: 'same-ms', ownerId: owner.userId, compute: false });
-    const started = Array.from({ length: 50 }, (_, i) =>
-      sim.cp.addOperation({ projectId: project.id, action: `step_${i}`, startAs: 'running', fail: false }),
-    );
+    const started = Array.from({ length: 50 }, (_, i) => sim.cp.addOperation({ projectId: project.id, action: `step_${i}`, startAs: 'running', fail: false }));
     expect(sim.cp.operationsOf(project.id).map((op) => op.id)).toEqual(started.map((op) => op.id).reverse());
   });
 });

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ApiKeyCreatedSchema,
-  ApiKeyListSchema,
-  AuthDetailsSchema,
-  OrganizationsResponseSchema,
-  ProjectsPageSchema,
-} from '../../src/api/schemas';
+import { ApiKeyCreatedSchema, ApiKeyListSchema, AuthDetailsSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
 import { createSim, json } from './support';
 
 /** Two organizations, three people, personal and organization projects. */
@@ -30,7 +24,9 @@ function world() {
 async function projectNames(w: ReturnType<typeof world>, key: string, query = '') {
   const res = await w.call('GET', `/projects${query}`, { key });
   expect(res.status).toBe(200);
-  return ProjectsPageSchema.parse(res.body).projects.map((p) => p.name).sort();
+  return ProjectsPageSchema.parse(res.body)
+    .projects.map((p) => p.name)
+    .sort();
 }
 
 describe('personal API keys', () => {

@@ -207,7 +207,7 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
     const statuses = new Set<string>();
     let cursor: string | undefined;
     let requests = 0;
-    for (; requests < 500; ) {
+    for (; requests < 500;) {
       const query = `?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
       const body = OperationsPageSchema.parse((await sim.call('GET', `/projects/${projectId}/operations${query}`, { key: seed.apiKey })).body);
       requests++;

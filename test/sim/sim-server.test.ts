@@ -15,7 +15,11 @@ describe('setupSimServer', () => {
     expect(sim.apiKey).toBe('component-test-key');
     const res = await listProjects();
     expect(res.status).toBe(200);
-    expect(ProjectsPageSchema.parse(await res.json()).projects.map((p) => p.name).sort()).toEqual(['blog-backend', 'scratchpad']);
+    expect(
+      ProjectsPageSchema.parse(await res.json())
+        .projects.map((p) => p.name)
+        .sort(),
+    ).toEqual(['blog-backend', 'scratchpad']);
   });
 
   it('lets a test change the world and the clock, and override a route for itself', async () => {

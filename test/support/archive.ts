@@ -2,7 +2,13 @@
 // (what "Keep history" sends), and the server's collector left to read the simulator; a test waits for the
 // state the archive's routes then give (the archive page shows the same). Requests of the test's own: MSW does
 // not see them, so they are never counted as the page's.
-import { ArchivedOperationsPageSchema, ArchiveSourcesSchema, archiveOperationsPath, ARCHIVE_SOURCES_PATH, type ArchiveSource } from '../../src/api/archive-schemas';
+import {
+  ArchivedOperationsPageSchema,
+  ArchiveSourcesSchema,
+  archiveOperationsPath,
+  ARCHIVE_SOURCES_PATH,
+  type ArchiveSource,
+} from '../../src/api/archive-schemas';
 import type { ConsoleServer } from './console-server';
 
 const realSetTimeout = globalThis.setTimeout;
@@ -29,7 +35,10 @@ async function ownSource(server: ConsoleServer): Promise<ArchiveSource | undefin
  * collector has read what it reaches to its end (`following`, the archive page's "Following"), or only until it
  * has listed `projects` of them (`listed`: the histories may still be read).
  */
-export async function keepHistory(server: ConsoleServer, wait: { until: 'following' } | { until: 'listed'; projects: number } = { until: 'following' }): Promise<ArchiveSource> {
+export async function keepHistory(
+  server: ConsoleServer,
+  wait: { until: 'following' } | { until: 'listed'; projects: number } = { until: 'following' },
+): Promise<ArchiveSource> {
   const kept = await server.request(ARCHIVE_SOURCES_PATH, { method: 'POST' });
   if (!kept.ok) throw new Error(`POST ${ARCHIVE_SOURCES_PATH}: HTTP ${kept.status}`);
   return until(wait.until === 'following' ? 'the kept key followed' : `${wait.projects} project(s) listed`, async () => {

@@ -43,7 +43,8 @@ const realNow = Date.now;
 const realSetTimeout = globalThis.setTimeout;
 const sessions = createSessions({ seal, now: () => realNow() });
 /** A request as the page sends one to the server: over loopback, so the cookie is the `__Host-` one. */
-const fromPage = (cookie?: string) => ({ headers: { host: '127.0.0.1', ...(cookie === undefined ? {} : { cookie }) }, socket: {} }) as unknown as IncomingMessage;
+const fromPage = (cookie?: string) =>
+  ({ headers: { host: '127.0.0.1', ...(cookie === undefined ? {} : { cookie }) }, socket: {} }) as unknown as IncomingMessage;
 
 // The browser's cookie jar for the console's origin: name → value. Each test has a browser of its own: an
 // answer to a request the previous test's page sent (a sign-out that took its time) never touches this one's.
@@ -54,7 +55,9 @@ let browser = 0;
 function expires(setCookie: string): boolean {
   const [pair = '', ...attributes] = setCookie.split(';').map((part) => part.trim());
   const expiry = attributes.find((attribute) => /^expires=/i.test(attribute));
-  return pair.endsWith('=') || attributes.some((attribute) => /^max-age=0$/i.test(attribute)) || (expiry !== undefined && Date.parse(expiry.slice(8)) <= realNow());
+  return (
+    pair.endsWith('=') || attributes.some((attribute) => /^max-age=0$/i.test(attribute)) || (expiry !== undefined && Date.parse(expiry.slice(8)) <= realNow())
+  );
 }
 
 function keepCookie(setCookie: string): void {
@@ -157,7 +160,8 @@ export function serveSameOrigin(origin: string, fetchDirect: typeof fetch): () =
       headers.set('origin', origin);
       headers.set('sec-fetch-site', 'same-origin');
     }
-    const heard = requestListeners.size + responseListeners.size > 0 ? new Request(url, { method, headers, body: write ? (init?.body ?? null) : null }) : undefined;
+    const heard =
+      requestListeners.size + responseListeners.size > 0 ? new Request(url, { method, headers, body: write ? (init?.body ?? null) : null }) : undefined;
     if (heard) for (const listener of requestListeners) listener(heard);
     const sentBy = browser;
     const response = await (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`) ? fetchDirect : intercepted)(url, { ...init, headers });

@@ -83,7 +83,7 @@ export interface OwnPostgres {
 /** A new cluster of the caller's own, started, with an empty database `database`. */
 export async function ownPostgres(database = 'console'): Promise<OwnPostgres> {
   const bin = postgresBin();
-  if (!bin) throw new Error('No Postgres server: install Debian\'s postgresql package (initdb under /usr/lib/postgresql/*/bin).');
+  if (!bin) throw new Error("No Postgres server: install Debian's postgresql package (initdb under /usr/lib/postgresql/*/bin).");
   const dir = await mkdtemp(path.join(tmpdir(), 'ops-console-own-pg-'));
   await preparePostgresDir(dir);
   const url = new URL(await startCluster(dir, bin));
@@ -126,7 +126,7 @@ async function waitForFile(file: string, deadline: number): Promise<string> {
 /** The run's cluster's address, starting it if no file has yet. */
 async function clusterUrl(dir: string): Promise<string> {
   const bin = postgresBin();
-  if (!bin) throw new Error('No Postgres server: install Debian\'s postgresql package (initdb under /usr/lib/postgresql/*/bin).');
+  if (!bin) throw new Error("No Postgres server: install Debian's postgresql package (initdb under /usr/lib/postgresql/*/bin).");
   const urlFile = path.join(dir, 'url');
   const errorFile = path.join(dir, 'error');
   try {

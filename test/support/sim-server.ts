@@ -6,7 +6,16 @@ import { createControlPlane, type ControlPlane } from '../../sim/control-plane';
 import { createHandlers } from '../../sim/handlers';
 import type { RateLimits } from '../../sim/rate-limiter';
 import { seedDemo, seedEmpty, type DemoSeed, type EmptySeed } from '../../sim/seed';
-import { forgetCookies, forgetPageListeners, onPageRequest, onPageResponse, serveSameOrigin, simulatorThroughMsw, startConsoleServer, type ConsoleServer } from './console-server';
+import {
+  forgetCookies,
+  forgetPageListeners,
+  onPageRequest,
+  onPageResponse,
+  serveSameOrigin,
+  simulatorThroughMsw,
+  startConsoleServer,
+  type ConsoleServer,
+} from './console-server';
 
 export interface SimServerOptions {
   /** Fake clock start. Default 2026-11-22T12:00:00Z. */
@@ -77,7 +86,12 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     const fetchDirect = globalThis.fetch;
     server.listen({ onUnhandledRequest: 'error' });
     // MSW's fetch, before the page's is wrapped: the server's calls to the API are answered by the handlers.
-    consoleServer = await startConsoleServer({ store: options.store ?? false, env: options.env ?? {}, backend: simulatorThroughMsw(globalThis.fetch), fetchDirect });
+    consoleServer = await startConsoleServer({
+      store: options.store ?? false,
+      env: options.env ?? {},
+      backend: simulatorThroughMsw(globalThis.fetch),
+      fetchDirect,
+    });
     unwrap = serveSameOrigin(consoleServer.origin, fetchDirect);
   }, START_TIMEOUT_MS);
   beforeEach(async () => {
@@ -88,7 +102,10 @@ export function setupSimServer(options: SimServerOptions = {}): SimServer<EmptyS
     forgetCookies();
     current = build();
     // Replaces the base handlers, so `resetHandlers()` after a test drops only that test's overrides.
-    server.resetHandlers(http.all(`${running().origin}/*`, () => passthrough()), ...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }));
+    server.resetHandlers(
+      http.all(`${running().origin}/*`, () => passthrough()),
+      ...createHandlers(current.cp, { rateLimits: options.rateLimits ?? false }),
+    );
   });
   afterEach(async () => {
     server.resetHandlers();

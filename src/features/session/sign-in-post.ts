@@ -32,7 +32,10 @@ export async function postSignIn(key: string, remember: boolean, signal: AbortSi
     });
   } catch (error) {
     if (signal.aborted) throw error;
-    return { ok: false, problem: { kind: 'unreachable', message: 'Could not reach the console’s server, so the key was not checked. Check the connection and try again.' } };
+    return {
+      ok: false,
+      problem: { kind: 'unreachable', message: 'Could not reach the console’s server, so the key was not checked. Check the connection and try again.' },
+    };
   }
   const json: unknown = await response.json().catch(() => null);
   if (response.ok) {

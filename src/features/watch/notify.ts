@@ -22,9 +22,7 @@ export function askToNotifyOnce(): void {
 /** "Create branch: OK" and where, in words; shared by notifications and the screen-reader announcement. */
 export function describeSettled({ kind, entry }: SettledEvent): { title: string; body: string } {
   const op = entry.operation;
-  const where = [entry.projectName ?? op.project_id, entry.branchName ?? op.branch_id, entry.computeName ?? op.endpoint_id]
-    .filter(Boolean)
-    .join(' · ');
+  const where = [entry.projectName ?? op.project_id, entry.branchName ?? op.branch_id, entry.computeName ?? op.endpoint_id].filter(Boolean).join(' · ');
   const outcome = kind === 'failed' ? 'failed; the platform may retry it' : watchTiming(op, Date.now());
   return { title: `${humanizeAction(op.action)}: ${statusLabel(op.status)}`, body: `${where} (${outcome})` };
 }

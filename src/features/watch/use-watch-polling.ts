@@ -36,7 +36,13 @@ export function useWatchPolling(state: WatchState, intervalMs: number, now: numb
     projectIds.map((projectId) => ({
       queryKey: operationQueries.latest(projectId).queryKey,
       delay: (state) =>
-        nextRequestDelay(state, nextListPollDelay((live.get(projectId) ?? []).map((e) => e.operation), intervalMs)),
+        nextRequestDelay(
+          state,
+          nextListPollDelay(
+            (live.get(projectId) ?? []).map((e) => e.operation),
+            intervalMs,
+          ),
+        ),
     })),
   );
   const pages = useQueries({

@@ -17,5 +17,9 @@ export function useWatchState(store: WatchStore): WatchState {
 }
 
 export function useIsWatched(store: WatchStore, operationId: string): boolean {
-  return useSyncExternalStore(store.subscribe, () => store.isWatched(operationId), () => false);
+  return useSyncExternalStore(
+    store.subscribe,
+    () => store.isWatched(operationId),
+    () => false,
+  );
 }

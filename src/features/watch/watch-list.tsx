@@ -62,9 +62,7 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
                   </h3>
                 )}
                 {/* Once for the request: a person means "tell me when the restart is done", not each half of it. */}
-                {last && (
-                  <NotifyWhenEnds projectId={last.operation.project_id} operationId={last.operation.id} action={group.title ?? 'these operations'} />
-                )}
+                {last && <NotifyWhenEnds projectId={last.operation.project_id} operationId={last.operation.id} action={group.title ?? 'these operations'} />}
                 <ul className="watch-ops">
                   {group.entries.map((entry) => (
                     <WatchedOperation

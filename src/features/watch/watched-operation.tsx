@@ -15,9 +15,7 @@ export function WatchedOperation({ entry, now, onDismiss, notify = true }: { ent
   const op = entry.operation;
   const action = humanizeAction(op.action);
   const failed = statusTone(op.status) === 'danger';
-  const where = [entry.projectName ?? op.project_id, entry.branchName ?? op.branch_id, entry.computeName ?? op.endpoint_id].filter(
-    Boolean,
-  );
+  const where = [entry.projectName ?? op.project_id, entry.branchName ?? op.branch_id, entry.computeName ?? op.endpoint_id].filter(Boolean);
   return (
     <li className={failed ? 'watch-op watch-op--failed' : 'watch-op'}>
       <div className="watch-op__line">

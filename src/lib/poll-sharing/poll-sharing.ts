@@ -79,10 +79,7 @@ interface KeyState {
   version: number;
 }
 
-type Scope =
-  | { kind: 'local' }
-  | { kind: 'waiting' }
-  | { kind: 'shared'; lockPrefix: string; channel: BroadcastChannel };
+type Scope = { kind: 'local' } | { kind: 'waiting' } | { kind: 'shared'; lockPrefix: string; channel: BroadcastChannel };
 
 function browserLocks(): LockManager | undefined {
   return typeof navigator !== 'undefined' && 'locks' in navigator ? navigator.locks : undefined;

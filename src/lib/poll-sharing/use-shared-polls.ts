@@ -26,12 +26,7 @@ export function useSharedPolls<TData, TError>(polls: readonly SharedPoll<TData, 
   // Every render: join new keys, leave dropped ones, and hand over the latest wishes.
   useEffect(() => {
     member.sync(
-      new Map(
-        polls.map((poll, i) => [
-          hashes[i] ?? '',
-          { delay: (state: QueryState<unknown, unknown>) => poll.delay(state as QueryState<TData, TError>) },
-        ]),
-      ),
+      new Map(polls.map((poll, i) => [hashes[i] ?? '', { delay: (state: QueryState<unknown, unknown>) => poll.delay(state as QueryState<TData, TError>) }])),
     );
   });
   useEffect(() => () => member.leave(), [member]);

@@ -14,9 +14,7 @@ interface ActivityBudgetProps {
 /** The budget control, what the view spends now, how stale its least recently checked project is, and any 429 slow-down. */
 export function ActivityBudget({ feed, budgetPerMinute, onBudgetChange, now }: ActivityBudgetProps) {
   const id = useId();
-  const choices = (BUDGET_CHOICES as readonly number[]).includes(budgetPerMinute)
-    ? BUDGET_CHOICES
-    : [...BUDGET_CHOICES, budgetPerMinute].sort((a, b) => a - b);
+  const choices = (BUDGET_CHOICES as readonly number[]).includes(budgetPerMinute) ? BUDGET_CHOICES : [...BUDGET_CHOICES, budgetPerMinute].sort((a, b) => a - b);
   const spent = feed ? sentInLastMinute(feed.sent, now).length : 0;
   const oldest = oldestCheck(feed);
   const slowDown = feed && isSlowedDown(feed.slowDown, now) ? feed.slowDown : null;

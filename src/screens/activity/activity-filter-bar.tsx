@@ -23,7 +23,12 @@ export function ActivityFilterBar(props: ActivityFilterBarProps) {
   const set = (change: Partial<HistoryFilters>) => onChange({ filters: { ...filters, ...change } });
   return (
     <div className="filter-bar" role="search" aria-label="Filter operations">
-      <MultiSelectField label="Status" name="status" choices={statusChoices(filters.status)} onChange={(values) => set({ status: statusesOf(values, filters.status) })} />
+      <MultiSelectField
+        label="Status"
+        name="status"
+        choices={statusChoices(filters.status)}
+        onChange={(values) => set({ status: statusesOf(values, filters.status) })}
+      />
       <MultiSelectField label="Action" name="action" findable choices={actions} onChange={(values) => set({ action: values })} />
       <div className="filter-bar__column">
         <SelectField label="Project" anyLabel="Any project" value={projectId} options={props.projects} onChange={(next) => onChange({ projectId: next })} />

@@ -57,9 +57,7 @@ export function activityRows(feed: ActivityFeed | undefined, view: ActivityView,
   const seen = new Set<string>();
   for (const project of knownProjects(feed)) {
     if (view.projectId !== undefined && project.id !== view.projectId) continue;
-    const recent = (feed.checks[project.id]?.operations ?? []).filter(
-      (op) => isInFlight(op, now) || now - Date.parse(op.updated_at) <= view.endedWithinMs,
-    );
+    const recent = (feed.checks[project.id]?.operations ?? []).filter((op) => isInFlight(op, now) || now - Date.parse(op.updated_at) <= view.endedWithinMs);
     for (const operation of filterOperations(recent, view.filters)) {
       if (seen.has(operation.id)) continue;
       seen.add(operation.id);

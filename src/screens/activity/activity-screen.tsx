@@ -26,15 +26,9 @@ export function ActivityScreen() {
   const now = useNow(1_000);
   // Only the archive's data is read here (not when it was fetched), so its polls re-render the view only when it changes.
   const data = useMemo(() => withArchive(feed.data, archive.data, { answeredAt: now, coversAll }), [feed.data, archive.data, now, coversAll]);
-  const view = useMemo(
-    () => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }),
-    [address],
-  );
+  const view = useMemo(() => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }), [address]);
   const rows = useMemo(() => activityRows(data, view, now), [data, view, now]);
-  const seenActions = useMemo(
-    () => new Set(Object.values(data?.checks ?? {}).flatMap((check) => check.operations.map((op) => op.action))),
-    [data],
-  );
+  const seenActions = useMemo(() => new Set(Object.values(data?.checks ?? {}).flatMap((check) => check.operations.map((op) => op.action))), [data]);
   const listed = data?.listedAt != null;
   const problems = data ? Object.values(data.checks).filter((check) => check.problem).length : 0;
   const projects = useMemo(() => knownProjects(data), [data]);
@@ -59,12 +53,11 @@ export function ActivityScreen() {
       )}
       <ArchiveNote archive={archive.data} coversAll={coversAll} total={total} />
       <ActivityFilterBar address={address} onChange={changeAddress} projects={projects} seenActions={seenActions} />
-      {data?.listProblem && (
-        <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />
-      )}
+      {data?.listProblem && <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />}
       {problems > 0 && (
         <p className="muted">
-          {problems === 1 ? '1 project' : `${problems} projects`} could not be read at the last check; {problems === 1 ? 'it is' : 'they are'} tried again in turn.
+          {problems === 1 ? '1 project' : `${problems} projects`} could not be read at the last check; {problems === 1 ? 'it is' : 'they are'} tried again in
+          turn.
         </p>
       )}
       {rows.length > 0 ? (

@@ -21,7 +21,8 @@ export function withArchive(
     const at = project.lastReadAt ? Date.parse(project.lastReadAt) : answeredAt;
     checks[project.id] = { at, operations: archive.operations.filter((op) => op.project_id === project.id) };
   }
-  if (coversAll) return { ...base, projects: base.listedAt === null ? added : [...listed, ...added], listedAt: base.listedAt ?? answeredAt, listing: null, checks };
+  if (coversAll)
+    return { ...base, projects: base.listedAt === null ? added : [...listed, ...added], listedAt: base.listedAt ?? answeredAt, listing: null, checks };
   if (base.listedAt !== null) return { ...base, projects: [...listed, ...added], checks };
   // The first list is still being read: the covered projects count among those it has found.
   return { ...base, listing: base.listing && { ...base.listing, found: [...listed, ...added] }, checks };

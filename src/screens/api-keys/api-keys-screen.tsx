@@ -135,9 +135,7 @@ export function ApiKeysScreen() {
       </>
     );
   } else if (access.state === 'error') {
-    content = (
-      <LoadFailureCallout title="Could not check this API key." failure={access.failure} onRetry={access.retry} fetching={access.fetching} />
-    );
+    content = <LoadFailureCallout title="Could not check this API key." failure={access.failure} onRetry={access.retry} fetching={access.fetching} />;
   } else {
     content = (
       <>
@@ -157,9 +155,7 @@ export function ApiKeysScreen() {
             }
           />
         ) : (
-          <p className="callout">
-            This key cannot list, create or revoke API keys. To manage keys, sign in with a personal key or an organization key.
-          </p>
+          <p className="callout">This key cannot list, create or revoke API keys. To manage keys, sign in with a personal key or an organization key.</p>
         )}
 
         {access.state === 'personal' && (
@@ -201,8 +197,8 @@ export function ApiKeysScreen() {
                   notice={refusalNotice(owner)}
                   whenForbidden={
                     <p className="callout">
-                      You are a member of {org.name}, not an administrator: only its administrators can see and revoke its keys. You
-                      can still create project-scoped keys for its projects.
+                      You are a member of {org.name}, not an administrator: only its administrators can see and revoke its keys. You can still create
+                      project-scoped keys for its projects.
                     </p>
                   }
                   now={now}

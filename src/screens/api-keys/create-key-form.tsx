@@ -100,7 +100,8 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
   async function submit(event: SyntheticEvent, chosen: KeyTarget) {
     event.preventDefault();
     const invalidName = validateKeyName(name);
-    const missingProject = chosen.projectScopedOnly && projectId === '' ? 'Choose a project: as a member of this organization you can only create project-scoped keys.' : null;
+    const missingProject =
+      chosen.projectScopedOnly && projectId === '' ? 'Choose a project: as a member of this organization you can only create project-scoped keys.' : null;
     setNameError(invalidName);
     setProjectError(missingProject);
     setRefusal(null);
@@ -122,7 +123,8 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
         });
         return;
       }
-      const owner = chosen.owner.kind === 'personal' ? { kind: 'personal' as const } : { kind: 'organization' as const, name: chosen.orgName ?? chosen.owner.orgId };
+      const owner =
+        chosen.owner.kind === 'personal' ? { kind: 'personal' as const } : { kind: 'organization' as const, name: chosen.orgName ?? chosen.owner.orgId };
       setRefusal(explainRefusal(error, scopedTo ? 'create-project-scoped' : 'create', owner, sessionKind));
     }
   }
@@ -191,7 +193,11 @@ export function CreateKeyForm({ targets, sessionKind, onCreated }: CreateKeyForm
         </div>
       </form>
       {refusal && (
-        <ErrorCallout title={refusal.done ? 'The key was created, but its details could not be read.' : 'The key was not created.'} message={refusal.reason} requestId={refusal.requestId}>
+        <ErrorCallout
+          title={refusal.done ? 'The key was created, but its details could not be read.' : 'The key was not created.'}
+          message={refusal.reason}
+          requestId={refusal.requestId}
+        >
           {refusal.apiMessage && <p className="muted">The API said: {refusal.apiMessage}</p>}
         </ErrorCallout>
       )}

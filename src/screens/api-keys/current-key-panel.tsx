@@ -53,8 +53,8 @@ function describe(access: KnownAccess, user: CurrentUser | undefined): Described
               : access.organizationsFailure
                 ? 'Your personal projects and those of your organizations (which ones could not be read)'
                 : all.length
-                ? `Your personal projects and the projects of ${names(all)}`
-                : 'Your personal projects',
+                  ? `Your personal projects and the projects of ${names(all)}`
+                  : 'Your personal projects',
           ],
         ],
         may: [

@@ -34,7 +34,19 @@ interface KeysSectionProps {
  * One owner's keys with every state: loading (same size as the table), a failing first load (with when the
  * console tries again, and Retry), empty, the list (kept through a failed refresh: the notices say that one).
  */
-export function KeysSection({ owner, ownerLabel, title, emptyText, sessionKind, projectNames, onRevoke, notice, whenForbidden, listing = 'fetch', now }: KeysSectionProps) {
+export function KeysSection({
+  owner,
+  ownerLabel,
+  title,
+  emptyText,
+  sessionKind,
+  projectNames,
+  onRevoke,
+  notice,
+  whenForbidden,
+  listing = 'fetch',
+  now,
+}: KeysSectionProps) {
   const titleId = useId();
   const listOptions = apiKeyQueries.list(owner);
   const keys = useQuery({ ...listOptions, enabled: listing === 'fetch' });

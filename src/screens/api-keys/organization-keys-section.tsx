@@ -19,10 +19,7 @@ interface OrganizationKeysSectionProps {
 /** An organization's keys, project-scoped ones marked with their project's name. */
 export function OrganizationKeysSection({ orgId, orgName, ...rest }: OrganizationKeysSectionProps) {
   const projects = useInfiniteQuery(projectQueries.list(orgId));
-  const projectNames = useMemo(
-    () => new Map(projects.data?.pages.flatMap((page) => page.projects.map((p) => [p.id, p.name] as const))),
-    [projects.data],
-  );
+  const projectNames = useMemo(() => new Map(projects.data?.pages.flatMap((page) => page.projects.map((p) => [p.id, p.name] as const))), [projects.data]);
   return (
     <KeysSection
       owner={{ kind: 'organization', orgId }}

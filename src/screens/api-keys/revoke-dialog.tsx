@@ -23,20 +23,13 @@ export function RevokeDialog({ apiKey, ownerLabel, projectLabel, fallbackFocus, 
   const cancelRef = useRef<HTMLButtonElement>(null);
 
   return (
-    <ModalDialog
-      role="alertdialog"
-      labelledBy={titleId}
-      describedBy={bodyId}
-      initialFocus={cancelRef}
-      fallbackFocus={fallbackFocus}
-      onClose={onCancel}
-    >
+    <ModalDialog role="alertdialog" labelledBy={titleId} describedBy={bodyId} initialFocus={cancelRef} fallbackFocus={fallbackFocus} onClose={onCancel}>
       <h2 id={titleId}>Revoke key “{apiKey.name}”?</h2>
       <div id={bodyId}>
         <p>
           Key {apiKey.id} of {ownerLabel}
-          {projectLabel ? `, scoped to project ${projectLabel}` : ''}. Everything that uses it gets “401 Unauthorized” from
-          its very next request. This cannot be undone.
+          {projectLabel ? `, scoped to project ${projectLabel}` : ''}. Everything that uses it gets “401 Unauthorized” from its very next request. This cannot
+          be undone.
         </p>
         <p className="muted">If it is the key this console is signed in with, the console signs out.</p>
       </div>

@@ -31,11 +31,18 @@ export function SecretDialog({ created, ownerLabel, onClose }: { created: ApiKey
   }
 
   return (
-    <ModalDialog labelledBy={titleId} describedBy={warningId} initialFocus={copyRef} onClose={askToClose} onBackdropClick={askToClose} className="secret-dialog">
+    <ModalDialog
+      labelledBy={titleId}
+      describedBy={warningId}
+      initialFocus={copyRef}
+      onClose={askToClose}
+      onBackdropClick={askToClose}
+      className="secret-dialog"
+    >
       <h2 id={titleId}>Key “{created.name}” created</h2>
       <p id={warningId} className="callout callout--warning">
-        <strong>Copy the secret now: you will not see it again.</strong> The console does not keep it, and the API
-        never shows it a second time. If it is lost, revoke the key and create a new one.
+        <strong>Copy the secret now: you will not see it again.</strong> The console does not keep it, and the API never shows it a second time. If it is lost,
+        revoke the key and create a new one.
       </p>
       <p className="muted small">
         {ownerLabel}
@@ -43,15 +50,7 @@ export function SecretDialog({ created, ownerLabel, onClose }: { created: ApiKey
       </p>
       <label htmlFor={secretId}>Secret</label>
       <div className="secret-dialog__secret">
-        <input
-          id={secretId}
-          type="text"
-          readOnly
-          value={created.key}
-          autoComplete="off"
-          spellCheck={false}
-          onFocus={(e) => e.currentTarget.select()}
-        />
+        <input id={secretId} type="text" readOnly value={created.key} autoComplete="off" spellCheck={false} onFocus={(e) => e.currentTarget.select()} />
         <button ref={copyRef} type="button" onClick={() => void copySecret()}>
           {copy === 'copied' ? 'Copied' : 'Copy'}
         </button>

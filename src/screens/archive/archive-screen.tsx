@@ -41,7 +41,11 @@ export function ArchiveScreen() {
 
   const list = sources.data?.sources ?? [];
   const ownKept = list.some((s) => s.isOwnKey);
-  const keepDisabledReason = ownKept ? 'This session’s key is already kept: it is listed below. Remove it there to stop.' : sources.data ? null : 'Waiting for the list of kept keys…';
+  const keepDisabledReason = ownKept
+    ? 'This session’s key is already kept: it is listed below. Remove it there to stop.'
+    : sources.data
+      ? null
+      : 'Waiting for the list of kept keys…';
 
   async function confirmRemove({ source }: RemoveTarget) {
     setAnnouncement('');
@@ -55,31 +59,35 @@ export function ArchiveScreen() {
     }
   }
 
-
   return (
     <section className="archive">
       <h1 tabIndex={-1}>History archive</h1>
       <p>
-        The platform deletes operations older than 6 months and lists them only page by page. The console’s server can keep its own record
-        of them, read with an API key it keeps.
+        The platform deletes operations older than 6 months and lists them only page by page. The console’s server can keep its own record of them, read with an
+        API key it keeps.
       </p>
       <div className="archive__terms">
         <p>Pressing “Keep history” means:</p>
         <ul>
           <li>
-            The API key this session is signed in with is stored on the console’s server, sealed (encrypted) with a key derived from its
-            SESSION_SECRET, until you remove it here. It never comes back to any page.
+            The API key this session is signed in with is stored on the console’s server, sealed (encrypted) with a key derived from its SESSION_SECRET, until
+            you remove it here. It never comes back to any page.
           </li>
           <li>The server uses it only to read: it never changes anything with it.</li>
           <li>
-            With it, the server reads every project the key reaches, their whole history and then each new operation, and keeps operations
-            the platform deletes after 6 months.
+            With it, the server reads every project the key reaches, their whole history and then each new operation, and keeps operations the platform deletes
+            after 6 months.
           </li>
           <li>History filters and Activity for those projects are then answered from the archive, without walking the API.</li>
         </ul>
       </div>
       <p className="archive__keep">
-        <button type="button" onClick={() => void keepHistory()} disabled={keepDisabledReason !== null || keep.isPending} aria-describedby={keepDisabledReason ? reasonId : undefined}>
+        <button
+          type="button"
+          onClick={() => void keepHistory()}
+          disabled={keepDisabledReason !== null || keep.isPending}
+          aria-describedby={keepDisabledReason ? reasonId : undefined}
+        >
           Keep history
         </button>{' '}
         {keepDisabledReason && (
@@ -107,11 +115,7 @@ export function ArchiveScreen() {
       ) : (
         <>
           {sources.isRefetchError && <p className="muted">Could not refresh the list: {describeError(sources.error).message} Showing the last one received.</p>}
-          <SourcesTable
-            sources={list}
-            now={now}
-            onRemove={(source) => setConfirming({ source, heading: document.getElementById(sourcesHeadingId) })}
-          />
+          <SourcesTable sources={list} now={now} onRemove={(source) => setConfirming({ source, heading: document.getElementById(sourcesHeadingId) })} />
           {list.some((s) => s.state === 'backfilling') && (
             <p className="muted" role="status">
               Backfilling: this list is refreshed every {Math.round(intervalMs / 1_000)} s until the whole history is read.

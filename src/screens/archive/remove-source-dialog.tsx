@@ -15,12 +15,12 @@ export function RemoveSourceDialog({ source, ...confirm }: RemoveSourceDialogPro
   return (
     <ConfirmDialog title={`Stop keeping history with “${source.label}”?`} confirmLabel="Remove" pendingLabel="Removing…" {...confirm}>
       <p>
-        The console’s server deletes the stored key at once and stops reading with it. The API key itself is not revoked: it keeps working
-        wherever else it is used.
+        The console’s server deletes the stored key at once and stops reading with it. The API key itself is not revoked: it keeps working wherever else it is
+        used.
       </p>
       <p className="muted">
-        The {formatCount(source.operations)} operations already stored are not deleted, but a project no other kept key covers is read
-        from the API again, as before it was kept.
+        The {formatCount(source.operations)} operations already stored are not deleted, but a project no other kept key covers is read from the API again, as
+        before it was kept.
       </p>
     </ConfirmDialog>
   );

@@ -41,7 +41,9 @@ function SourceRow({ source, now, onRemove }: { source: ArchiveSource; now: numb
       <td data-label="State">
         <span className={`tag tag--plain source-state source-state--${source.state}`}>{state.label}</span> <span className="muted small">{state.detail}</span>
       </td>
-      <td data-label="Last successful read">{source.lastReadAt ? <RelativeTime iso={source.lastReadAt} now={now} /> : <span className="muted">Not yet</span>}</td>
+      <td data-label="Last successful read">
+        {source.lastReadAt ? <RelativeTime iso={source.lastReadAt} now={now} /> : <span className="muted">Not yet</span>}
+      </td>
       <td data-label="Last error">{source.lastError ?? <span className="muted">None</span>}</td>
       <td className="cell--actions">
         {source.isOwnKey ? (

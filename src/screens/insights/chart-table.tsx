@@ -29,7 +29,13 @@ export function ChartTable({ projectId, unit, buckets }: { projectId: string; un
                   const count = bucket.counts[choice] ?? 0;
                   return (
                     <td key={choice} data-label={choice}>
-                      {count === 0 ? '0' : <Link to={historyHref(projectId, { ...NO_FILTERS, ...rangeFilters(bucket), status: choiceStatuses(choice) })}>{formatCount(count)}</Link>}
+                      {count === 0 ? (
+                        '0'
+                      ) : (
+                        <Link to={historyHref(projectId, { ...NO_FILTERS, ...rangeFilters(bucket), status: choiceStatuses(choice) })}>
+                          {formatCount(count)}
+                        </Link>
+                      )}
                     </td>
                   );
                 })}

@@ -36,9 +36,9 @@ export function InsightsScreen() {
     <section className="insights">
       <h1 tabIndex={-1}>Insights</h1>
       <p className="muted">
-        How the operations of each archived project went over {WINDOW_NAMES[insightWindow]}, counted from the history archive. What each figure means:
-        runs are operations created in the window; failed are those with status failed or error; the failure rate leaves out cancelled and
-        skipped ones; p50 and p95 are finished operations’ durations.
+        How the operations of each archived project went over {WINDOW_NAMES[insightWindow]}, counted from the history archive. What each figure means: runs are
+        operations created in the window; failed are those with status failed or error; the failure rate leaves out cancelled and skipped ones; p50 and p95 are
+        finished operations’ durations.
       </p>
       <WindowChoice current={insightWindow} range={data?.range.current} hrefOf={(w) => paths.insights(w)} />
       {failure ? (

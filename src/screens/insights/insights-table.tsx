@@ -2,7 +2,15 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { InsightRange, InsightRow } from '../../api/insights-schemas';
 import { TableHead } from '../../components/table-head';
-import { failedFilters, failureRate, historyHref, PREVIOUS_WINDOW_NAMES, retriedShare, runsFilters, WINDOW_NAMES } from '../../features/history/insights/insight-figures';
+import {
+  failedFilters,
+  failureRate,
+  historyHref,
+  PREVIOUS_WINDOW_NAMES,
+  retriedShare,
+  runsFilters,
+  WINDOW_NAMES,
+} from '../../features/history/insights/insight-figures';
 import { formatCount } from '../../lib/format';
 import { countChange, durationChange, formatMs, formatRate, rateChange } from './figure-format';
 
@@ -22,7 +30,19 @@ interface InsightsTableProps {
 }
 
 /** A figure with its change against the previous window beside it, in words and signs. */
-function FigureCell({ label, children, detail, change, against }: { label: string; children: ReactNode; detail?: string | undefined; change: string; against: string }) {
+function FigureCell({
+  label,
+  children,
+  detail,
+  change,
+  against,
+}: {
+  label: string;
+  children: ReactNode;
+  detail?: string | undefined;
+  change: string;
+  against: string;
+}) {
   return (
     <td data-label={label} className="insight-cell">
       <span className="insight-cell__figure">{children}</span>

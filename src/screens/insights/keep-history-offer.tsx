@@ -22,9 +22,8 @@ export function KeepHistoryOffer({ ownKeyKept, what }: { ownKeyKept: boolean; wh
       ) : (
         <>
           <p>
-            Insights are counted from the console’s own record of operations, the history archive. “Keep history” stores this session’s API key on the
-            console’s server, sealed, and reads every project it reaches with it, only to read (<Link to={paths.archive()}>History archive</Link> says
-            more).
+            Insights are counted from the console’s own record of operations, the history archive. “Keep history” stores this session’s API key on the console’s
+            server, sealed, and reads every project it reaches with it, only to read (<Link to={paths.archive()}>History archive</Link> says more).
           </p>
           <p>
             <button type="button" onClick={() => void keepHistory()} disabled={keep.isPending}>

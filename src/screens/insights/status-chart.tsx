@@ -100,14 +100,16 @@ export function StatusChart({ projectId, range, unit, buckets }: StatusChartProp
             </pattern>
           </defs>
           <g aria-hidden="true" className="ic-axis">
-            {[0, top / 2, top].filter((tick) => Number.isInteger(tick)).map((tick) => (
-              <g key={tick}>
-                <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} />
-                <text x={LEFT - 6} y={y(tick) + 4} textAnchor="end">
-                  {formatCount(tick)}
-                </text>
-              </g>
-            ))}
+            {[0, top / 2, top]
+              .filter((tick) => Number.isInteger(tick))
+              .map((tick) => (
+                <g key={tick}>
+                  <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} />
+                  <text x={LEFT - 6} y={y(tick) + 4} textAnchor="end">
+                    {formatCount(tick)}
+                  </text>
+                </g>
+              ))}
             {buckets.map((bucket, i) =>
               i % labelEvery === 0 ? (
                 <text key={bucket.from} x={LEFT + i * slot + slot / 2} y={HEIGHT - 10} textAnchor="middle">

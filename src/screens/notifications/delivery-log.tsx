@@ -35,7 +35,17 @@ function readable(body: string): string {
   }
 }
 
-function DeliveryRow({ delivery: d, paused, onRedeliver, redelivering }: { delivery: Delivery; paused: boolean; onRedeliver: (eventId: string) => void; redelivering: boolean }) {
+function DeliveryRow({
+  delivery: d,
+  paused,
+  onRedeliver,
+  redelivering,
+}: {
+  delivery: Delivery;
+  paused: boolean;
+  onRedeliver: (eventId: string) => void;
+  redelivering: boolean;
+}) {
   const eventId = useId();
   const detailsId = useId();
   const [open, setOpen] = useState(false);
@@ -64,7 +74,9 @@ function DeliveryRow({ delivery: d, paused, onRedeliver, redelivering }: { deliv
           )}
           {d.attempts > 1 && <span className="muted small"> ({d.attempts} attempts)</span>}
         </td>
-        <td data-label="Status code">{d.lastAttemptAt === null ? <span className="muted">—</span> : (d.lastStatus ?? <span className="muted">No answer</span>)}</td>
+        <td data-label="Status code">
+          {d.lastAttemptAt === null ? <span className="muted">—</span> : (d.lastStatus ?? <span className="muted">No answer</span>)}
+        </td>
         <td data-label="Duration">{d.lastDurationMs === null ? <span className="muted">—</span> : formatDuration(d.lastDurationMs)}</td>
         <td className="cell--actions delivery-log__actions">
           {d.payload !== null && (

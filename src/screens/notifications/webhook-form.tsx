@@ -1,6 +1,13 @@
 import { useId, useState, type SyntheticEvent } from 'react';
 import { describeProblem, isApiError } from '../../api/api-error';
-import { EVENT_LABELS, EVENT_TYPES, type CreatedWebhook, type NotificationEventType, type WebhookFormat, type WebhookScope } from '../../api/notification-schemas';
+import {
+  EVENT_LABELS,
+  EVENT_TYPES,
+  type CreatedWebhook,
+  type NotificationEventType,
+  type WebhookFormat,
+  type WebhookScope,
+} from '../../api/notification-schemas';
 import { useCreateWebhook } from '../../api/notifications';
 
 type ScopeKind = WebhookScope['kind'];
@@ -75,7 +82,11 @@ export function WebhookForm({ onCreated }: { onCreated: (created: CreatedWebhook
       </div>
       <div className="field">
         <label htmlFor={scopeId}>Projects</label>
-        <select id={scopeId} value={scopeKind} onChange={(e) => setScopeKind(e.target.value === 'organization' ? 'organization' : e.target.value === 'project' ? 'project' : 'all')}>
+        <select
+          id={scopeId}
+          value={scopeKind}
+          onChange={(e) => setScopeKind(e.target.value === 'organization' ? 'organization' : e.target.value === 'project' ? 'project' : 'all')}
+        >
           <option value="all">Every archived project</option>
           <option value="organization">One organization</option>
           <option value="project">One project</option>

@@ -91,8 +91,8 @@ export function OperationDetailScreen() {
   return (
     <section>
       <p className="breadcrumbs">
-        <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span>{' '}
-        <Link to={paths.project(projectId)}>{projectName}</Link> <span aria-hidden="true">/</span> Operation
+        <Link to={paths.home()}>Projects</Link> <span aria-hidden="true">/</span> <Link to={paths.project(projectId)}>{projectName}</Link>{' '}
+        <span aria-hidden="true">/</span> Operation
       </p>
       <h1 tabIndex={-1}>{shown ? humanizeAction(shown.action) : 'Operation'}</h1>
       <p className="visually-hidden" aria-live="polite" aria-atomic="true">
@@ -103,16 +103,11 @@ export function OperationDetailScreen() {
       {!operation && kept ? (
         <KeptOperation operation={kept} projectId={projectId} projectName={projectName} branch={branch} compute={compute} now={now} />
       ) : !operation && detailFailure && !(missing && archived.isFetching) ? (
-        <LoadFailureCallout
-          title="Could not load this operation."
-          failure={detailFailure}
-          onRetry={() => void detail.refetch()}
-          fetching={detail.isFetching}
-        >
+        <LoadFailureCallout title="Could not load this operation." failure={detailFailure} onRetry={() => void detail.refetch()} fetching={detail.isFetching}>
           {isApiError(detailFailure.error) && detailFailure.error.status === 404 && (
             <p>
-              It may have been pruned (the platform keeps about 6 months), or it belongs to a project this key cannot
-              see. <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
+              It may have been pruned (the platform keeps about 6 months), or it belongs to a project this key cannot see.{' '}
+              <Link to={paths.project(projectId)}>Back to the project&apos;s operations</Link>
             </p>
           )}
         </LoadFailureCallout>
@@ -153,8 +148,8 @@ export function OperationDetailScreen() {
             <p className="callout callout--warning" role="status">
               <span aria-hidden="true">⚠ </span>
               Reconnecting… the last check failed ({describeError(detail.error ?? detail.failureReason).message}).{' '}
-              {nextCheckIn === null || nextCheck === null ? '' : `${retryCountdown(nextCheck, now, true)}. `}The details below
-              are from {secondsSince(detail.dataUpdatedAt, now)} s ago.
+              {nextCheckIn === null || nextCheck === null ? '' : `${retryCountdown(nextCheck, now, true)}. `}The details below are from{' '}
+              {secondsSince(detail.dataUpdatedAt, now)} s ago.
             </p>
           )}
 

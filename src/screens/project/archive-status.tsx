@@ -19,8 +19,8 @@ export function ArchiveStatus({ matches, now }: { matches: ArchivedMatches; now:
     if (matches.stoppedAt !== undefined) {
       return (
         <p role="status" className="muted archive-status">
-          The history archive stopped following this project after its last read <RelativeTime iso={matches.stoppedAt} now={now} /> (no kept key
-          that reaches it works any more): it does not hold newer operations, so this filter searches the API.
+          The history archive stopped following this project after its last read <RelativeTime iso={matches.stoppedAt} now={now} /> (no kept key that reaches it
+          works any more): it does not hold newer operations, so this filter searches the API.
         </p>
       );
     }

@@ -17,10 +17,7 @@ import { DeleteBranchDialog } from './delete-branch-dialog';
 import { RequestProgress } from './request-progress';
 import { useAbortSignal } from './use-abort-signal';
 
-type OpenDialog =
-  | { kind: 'create' }
-  | { kind: 'delete'; branch: Branch }
-  | { kind: 'suspend' | 'restart'; endpoint: Endpoint };
+type OpenDialog = { kind: 'create' } | { kind: 'delete'; branch: Branch } | { kind: 'suspend' | 'restart'; endpoint: Endpoint };
 
 interface BranchesSectionProps {
   projectId: string;
@@ -43,8 +40,7 @@ interface Done {
 }
 const NOTHING_DONE: Done = { text: '', ids: [], seen: false };
 
-const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, string> | undefined) =>
-  extra ? new Map([...base, ...extra]) : base;
+const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, string> | undefined) => (extra ? new Map([...base, ...extra]) : base);
 
 /** The project's branches and computes, with the changes a person can start from here. */
 export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, operations, now }: BranchesSectionProps) {
@@ -53,7 +49,11 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
   // before the history's next read: the compute's state reads them together, so a restart never starts as "Starting…".
   const watched = useWatchState(watch);
   const known = useMemo(
-    () => mergeCopies(operations, watched.groups.flatMap((group) => group.entries.map((entry) => entry.operation).filter((op) => op.project_id === projectId))),
+    () =>
+      mergeCopies(
+        operations,
+        watched.groups.flatMap((group) => group.entries.map((entry) => entry.operation).filter((op) => op.project_id === projectId)),
+      ),
     [operations, watched, projectId],
   );
   const headingId = useId();
@@ -97,7 +97,10 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
     const title = `Start compute ${computeNameOf(endpoint)}`;
     start.mutate(
       { endpointId: endpoint.id, action: 'start', signal: startSignal.next() },
-      { onSuccess: (data) => setDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: already running.`, data.operations) },
+      {
+        onSuccess: (data) =>
+          setDone(data.operations.length ? `${title}: ${countOperations(data.operations.length)} started.` : `${title}: already running.`, data.operations),
+      },
     );
   };
   const retryStart = () => {
@@ -163,9 +166,7 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         <TableSkeleton columns={BRANCH_COLUMNS} rows={2} label="Loading branches and computes…" />
       )}
 
-      {dialog?.kind === 'create' && branches.data && (
-        <CreateBranchDialog context={context} branches={branches.data} onCancel={() => setDialog(null)} />
-      )}
+      {dialog?.kind === 'create' && branches.data && <CreateBranchDialog context={context} branches={branches.data} onCancel={() => setDialog(null)} />}
       {dialog?.kind === 'delete' && (
         <DeleteBranchDialog
           context={context}

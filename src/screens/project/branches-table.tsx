@@ -74,7 +74,9 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                 <td data-label="Compute">
                   {endpoint ? (
                     <>
-                      <code className="truncate" title={compute}>{compute}</code>
+                      <code className="truncate" title={compute}>
+                        {compute}
+                      </code>
                       {endpoint.type === 'read_only' && <span className="muted"> (read-only)</span>}
                     </>
                   ) : (
@@ -88,7 +90,12 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                       <button type="button" disabled={busy || !settled || active} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>
                         Start
                       </button>
-                      <button type="button" disabled={busy || !settled || !active} aria-label={`Suspend compute ${compute}`} onClick={() => onSuspend(endpoint)}>
+                      <button
+                        type="button"
+                        disabled={busy || !settled || !active}
+                        aria-label={`Suspend compute ${compute}`}
+                        onClick={() => onSuspend(endpoint)}
+                      >
                         Suspend
                       </button>
                       <button type="button" disabled={busy || !settled} aria-label={`Restart compute ${compute}`} onClick={() => onRestart(endpoint)}>

@@ -104,8 +104,8 @@ export function CreateBranchDialog({ context, branches, onCancel }: CreateBranch
           </select>
         </div>
         <label className="checkbox">
-          <input type="checkbox" checked={withCompute} onChange={(e) => setWithCompute(e.target.checked)} /> With a read-write
-          compute (started once the branch is ready)
+          <input type="checkbox" checked={withCompute} onChange={(e) => setWithCompute(e.target.checked)} /> With a read-write compute (started once the branch
+          is ready)
         </label>
         <RequestProgress
           projectId={projectId}

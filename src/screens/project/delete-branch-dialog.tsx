@@ -27,9 +27,7 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
       {
         onSuccess: (data) =>
           onDone(
-            data
-              ? `Delete branch ${branch.name}: ${countOperations(data.operations.length)} started.`
-              : `Branch ${branch.name} was already deleted.`,
+            data ? `Delete branch ${branch.name}: ${countOperations(data.operations.length)} started.` : `Branch ${branch.name} was already deleted.`,
             data?.operations,
           ),
       },
@@ -60,12 +58,10 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
       }
     >
       <p>
-        The branch, its data{computes.length ? ` and its ${computes.length === 1 ? 'compute' : `${computes.length} computes`}` : ''} will be
-        deleted. This cannot be undone.
+        The branch, its data{computes.length ? ` and its ${computes.length === 1 ? 'compute' : `${computes.length} computes`}` : ''} will be deleted. This
+        cannot be undone.
       </p>
-      {computes.some((c) => c.current_state === 'active') && (
-        <p className="muted">Its running compute is suspended first; connections to it are closed.</p>
-      )}
+      {computes.some((c) => c.current_state === 'active') && <p className="muted">Its running compute is suspended first; connections to it are closed.</p>}
     </ConfirmDialog>
   );
 }

@@ -95,10 +95,10 @@ export function HistorySection(props: HistorySectionProps) {
   const noMatches = archived
     ? 'No operation in the archive’s record of this project matches these filters.'
     : walking
-    ? 'No matches yet: searching older operations…'
-    : walk.status.phase === 'done'
-      ? 'No operation in the history searched matches these filters.'
-      : 'No loaded operation matches these filters.';
+      ? 'No matches yet: searching older operations…'
+      : walk.status.phase === 'done'
+        ? 'No operation in the history searched matches these filters.'
+        : 'No loaded operation matches these filters.';
 
   return (
     <section className="history" aria-labelledby={headingId}>
@@ -158,7 +158,12 @@ export function HistorySection(props: HistorySectionProps) {
 
       <div ref={tableHolder}>
         {historyFailure ? (
-          <LoadFailureCallout title="Could not load the operations." failure={historyFailure} onRetry={() => void history.refetch()} fetching={history.isFetching} />
+          <LoadFailureCallout
+            title="Could not load the operations."
+            failure={historyFailure}
+            onRetry={() => void history.refetch()}
+            fetching={history.isFetching}
+          />
         ) : history.isPending ? (
           <TableSkeleton columns={OPERATION_COLUMNS} label="Loading operations…" />
         ) : finding ? (
@@ -168,19 +173,22 @@ export function HistorySection(props: HistorySectionProps) {
         ) : shown.length === 0 ? (
           <p className="empty">{noMatches}</p>
         ) : (
-          <OperationsTable projectId={projectId} projectName={projectName} operations={shown} branchNames={branchNames} computeNames={computeNames} now={now} usual={usual} />
+          <OperationsTable
+            projectId={projectId}
+            projectName={projectName}
+            operations={shown}
+            branchNames={branchNames}
+            computeNames={computeNames}
+            now={now}
+            usual={usual}
+          />
         )}
       </div>
       {operations.length > 0 && !historyFailure && !filtered && (
         <>
           <div className="table-footer">
             {history.hasNextPage ? (
-              <button
-                type="button"
-                onClick={() => void history.fetchNextPage()}
-                disabled={history.isFetchingNextPage || walking}
-                aria-describedby="ops-count"
-              >
+              <button type="button" onClick={() => void history.fetchNextPage()} disabled={history.isFetchingNextPage || walking} aria-describedby="ops-count">
                 Load more
               </button>
             ) : (

@@ -37,7 +37,10 @@ export function RequestError({
           <span aria-hidden="true">✓ </span>
           {doneTitle}
         </p>
-        <p>The API accepted it, but its answer could not be read, so what it started is not known. The lists on this page are being read again; there is no need to send it again.</p>
+        <p>
+          The API accepted it, but its answer could not be read, so what it started is not known. The lists on this page are being read again; there is no need
+          to send it again.
+        </p>
         {error.requestId && (
           <p className="muted">
             Request id: <code>{error.requestId}</code>

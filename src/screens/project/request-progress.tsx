@@ -62,8 +62,7 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
               {isLocked(waiting) ? `The project is busy: waiting for ${waitingFor(blockers)}.` : `${describeProblem(waiting)} Waiting to send it again.`}
             </p>
             <p>
-              {nextTry && retryCountdown(nextTry, now, true)} (try{' '}
-              {failureCount + 1} of {LOCKED_MAX_TRIES}). Nothing has been changed yet.
+              {nextTry && retryCountdown(nextTry, now, true)} (try {failureCount + 1} of {LOCKED_MAX_TRIES}). Nothing has been changed yet.
             </p>
             <p className="muted">{waiting.message}</p>
             {onStop && (
@@ -76,7 +75,9 @@ export function RequestProgress({ projectId, request, pendingLabel, failedTitle,
           <p className="muted">{pendingLabel}</p>
         ) : null}
       </div>
-      {status === 'error' && !isAbort(error) && <RequestError error={error} failedTitle={failedTitle} doneTitle={doneTitle} blockers={blockers} onRetry={onRetry} />}
+      {status === 'error' && !isAbort(error) && (
+        <RequestError error={error} failedTitle={failedTitle} doneTitle={doneTitle} blockers={blockers} onRetry={onRetry} />
+      )}
     </>
   );
 }

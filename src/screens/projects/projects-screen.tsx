@@ -69,12 +69,7 @@ export function ProjectsScreen() {
   return (
     <section>
       <h1 tabIndex={-1}>Projects</h1>
-      {isPersonal && (
-        <OrganizationSwitcher
-          orgId={orgId}
-          onChange={(next) => setParams(next ? { org: next } : {}, { replace: false })}
-        />
-      )}
+      {isPersonal && <OrganizationSwitcher orgId={orgId} onChange={(next) => setParams(next ? { org: next } : {}, { replace: false })} />}
       <p className="toolbar">
         <label htmlFor={searchId}>Search projects</label>{' '}
         <input id={searchId} type="search" value={term} onChange={(e) => setTerm(e.target.value)} placeholder="Name or id" />
@@ -82,12 +77,7 @@ export function ProjectsScreen() {
       </p>
 
       {projectsFailure ? (
-        <LoadFailureCallout
-          title="Could not load projects."
-          failure={projectsFailure}
-          onRetry={() => void projects.refetch()}
-          fetching={projects.isFetching}
-        />
+        <LoadFailureCallout title="Could not load projects." failure={projectsFailure} onRetry={() => void projects.refetch()} fetching={projects.isFetching} />
       ) : projects.isPending ? (
         <TableSkeleton columns={COLUMNS} rows={5} label="Loading projects…" />
       ) : loaded.length === 0 ? (

@@ -23,8 +23,7 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
   if (reason === 'rejected') {
     return (
       <p role="alert" className="callout callout--error">
-        Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to where you
-        were.
+        Your API key was rejected (invalid or revoked), so you were signed out. Enter a valid key to go back to where you were.
       </p>
     );
   }
@@ -58,7 +57,15 @@ function signedOutNotice(reason: SignInScreenProps['signedOutBecause'], elsewher
  * console's server (it works before the script has arrived, or without it); with the script, the key is
  * posted the same way by fetch, the check can be cancelled, and the person stays on the address they asked for.
  */
-export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, sessionsEndOnRestart = false, signedOutElsewhere = false, initialProblem, onSignedIn }: SignInScreenProps) {
+export function SignInScreen({
+  apiTarget,
+  isSimulator,
+  signedOutBecause,
+  sessionsEndOnRestart = false,
+  signedOutElsewhere = false,
+  initialProblem,
+  onSignedIn,
+}: SignInScreenProps) {
   const keyId = useId();
   const hintId = useId();
   const { pathname, search, hash } = useLocation();
@@ -131,8 +138,7 @@ export function SignInScreen({ apiTarget, isSimulator, signedOutBecause, session
           Remember on this device
         </label>
         <p className="muted small">
-          The key goes to the console’s server once and never stays in this page. Off: the session ends when the browser
-          closes.{' '}
+          The key goes to the console’s server once and never stays in this page. Off: the session ends when the browser closes.{' '}
           {sessionsEndOnRestart
             ? 'On: it stays on this device until you sign out, but this console’s server keeps no secret across restarts, so either way a restart ends it.'
             : 'On: it lasts 30 days on this device, until you sign out.'}

@@ -69,9 +69,7 @@ export class ControlApi {
     const personal = (await this.projects()).map((p) => ({ ...p, organization: null }));
     const { organizations } = await this.get<{ organizations: ApiOrganization[] }>('/users/me/organizations');
     const perOrg = await Promise.all(
-      organizations.map(async (org) =>
-        (await this.projects(org.id)).map((p) => ({ ...p, organization: { id: org.id, name: org.name } })),
-      ),
+      organizations.map(async (org) => (await this.projects(org.id)).map((p) => ({ ...p, organization: { id: org.id, name: org.name } }))),
     );
     const byId = new Map<string, ListedProject>();
     // An org's own list wins over the personal one: that is where the console shows the project.
@@ -115,9 +113,7 @@ export class ControlApi {
   }
 
   async operation(projectId: string, operationId: string): Promise<ApiOperation> {
-    const body = await this.get<{ operation: ApiOperation }>(
-      `/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`,
-    );
+    const body = await this.get<{ operation: ApiOperation }>(`/projects/${encodeURIComponent(projectId)}/operations/${encodeURIComponent(operationId)}`);
     return body.operation;
   }
 }
@@ -142,9 +138,7 @@ const CENSUS_CAP = 5_000;
 
 export async function projectCensus(api: ControlApi): Promise<ProjectCensus> {
   const projects = await api.allProjects();
-  const counted = await Promise.all(
-    projects.map(async (p) => ({ ...p, operationCount: (await api.operations(p.id, WALK_LIMIT, CENSUS_CAP)).length })),
-  );
+  const counted = await Promise.all(projects.map(async (p) => ({ ...p, operationCount: (await api.operations(p.id, WALK_LIMIT, CENSUS_CAP)).length })));
   counted.sort((a, b) => b.operationCount - a.operationCount);
   // The 20,000-operation project (SIM_HUGE_PROJECT) is scale.spec.ts's alone: not one to page through by hand
   // (and not one to walk to its end for every test that takes the census).

@@ -56,7 +56,12 @@ export async function walkNormalPath(page: Page): Promise<void> {
   await settled(page);
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Activity' }).click();
-  await expect(page.getByRole('table', { name: /activity across projects/i }).getByRole('row').nth(1)).toBeVisible({ timeout: 15_000 });
+  await expect(
+    page
+      .getByRole('table', { name: /activity across projects/i })
+      .getByRole('row')
+      .nth(1),
+  ).toBeVisible({ timeout: 15_000 });
   await settled(page);
 
   await page.goto('/settings/api-keys');

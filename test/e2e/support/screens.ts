@@ -36,10 +36,13 @@ function appCodeFile(): string {
 export async function holdAppCode(page: Page): Promise<() => void> {
   let letThrough!: () => void;
   const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route((url) => url.pathname === `/${appCodeFile()}`, async (route) => {
-    await held;
-    await route.continue();
-  });
+  await page.route(
+    (url) => url.pathname === `/${appCodeFile()}`,
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+  );
   return letThrough;
 }
 
@@ -203,10 +206,7 @@ export function pickOperation(ops: readonly ApiOperation[], index: number): ApiO
  * A page that keeps failing is retried now, by its Retry, once the console would wait longer than
  * `patienceS` seconds for its next try (it waits up to a minute), as a person would.
  */
-export async function loadMoreToEnd(
-  page: Page,
-  { maxClicks = 300, settleMs = 10_000, patienceS = 5 } = {},
-): Promise<{ clicks: number; repeated: number }> {
+export async function loadMoreToEnd(page: Page, { maxClicks = 300, settleMs = 10_000, patienceS = 5 } = {}): Promise<{ clicks: number; repeated: number }> {
   const table = operationsTable(page);
   const loadMore = page.getByRole('button', { name: /Load more/ });
   const moved = async (before: number) => (await loadMore.count()) === 0 || (await loadedRowCount(table)) > before;
@@ -218,7 +218,10 @@ export async function loadMoreToEnd(
     const wait = /Retrying in (\d+) s/.exec((await failing.textContent({ timeout: 1_000 }).catch(() => null)) ?? '');
     if (!wait || Number(wait[1]) <= patienceS) return;
     // The page may come meanwhile and take the alert with it.
-    await failing.getByRole('button', { name: 'Retry' }).click({ timeout: 1_000 }).catch(() => undefined);
+    await failing
+      .getByRole('button', { name: 'Retry' })
+      .click({ timeout: 1_000 })
+      .catch(() => undefined);
   };
   // The first page first: until it is in, there is no "Load more" and the loop below would not start.
   await expect(loadMore.or(page.getByText(/^End of history\./))).toBeVisible();
@@ -232,17 +235,20 @@ export async function loadMoreToEnd(
     const clickedAt = Date.now();
     // Rows came, or nothing has been loading for `settleMs` (a page waiting for its next try shows its callout).
     await expect
-      .poll(async () => {
-        if (await moved(before)) return true;
-        if ((await failing.count()) > 0) {
-          await retryIfLongWait();
-          return false;
-        }
-        return (await loading.count()) === 0 && Date.now() - clickedAt > settleMs;
-      }, {
-        timeout: 120_000,
-        intervals: [50],
-      })
+      .poll(
+        async () => {
+          if (await moved(before)) return true;
+          if ((await failing.count()) > 0) {
+            await retryIfLongWait();
+            return false;
+          }
+          return (await loading.count()) === 0 && Date.now() - clickedAt > settleMs;
+        },
+        {
+          timeout: 120_000,
+          intervals: [50],
+        },
+      )
       .toBe(true);
     if (!(await moved(before))) repeated++;
   }

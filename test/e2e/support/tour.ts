@@ -27,7 +27,13 @@ export async function tourOfScreens(api: ControlApi): Promise<TourStop[]> {
     {
       name: 'notifications',
       path: '/settings/notifications',
-      ready: (page) => expect(page.getByRole('table', { name: /^Delivery log/ }).getByRole('row').nth(1)).toBeVisible(),
+      ready: (page) =>
+        expect(
+          page
+            .getByRole('table', { name: /^Delivery log/ })
+            .getByRole('row')
+            .nth(1),
+        ).toBeVisible(),
     },
     {
       name: 'project',
@@ -42,7 +48,12 @@ export async function tourOfScreens(api: ControlApi): Promise<TourStop[]> {
       path: '/activity',
       ready: async (page) => {
         await heading(page, 'Activity');
-        await expect(page.getByRole('table', { name: /activity across projects/i }).or(page.getByText(/no API request spent on them/)).first()).toBeVisible();
+        await expect(
+          page
+            .getByRole('table', { name: /activity across projects/i })
+            .or(page.getByText(/no API request spent on them/))
+            .first(),
+        ).toBeVisible();
       },
     },
     {

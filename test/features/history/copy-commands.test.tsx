@@ -19,16 +19,12 @@ describe('copying a read as a command', () => {
 
     await user.click(screen.getByRole('button', { name: 'Copy as curl' }));
     const curl = await navigator.clipboard.readText();
-    expect(curl).toBe(
-      `curl --silent --show-error --fail-with-body -H "Authorization: Bearer $NEON_API_KEY" -H 'Accept: application/json' ${url}`,
-    );
+    expect(curl).toBe(`curl --silent --show-error --fail-with-body -H "Authorization: Bearer $NEON_API_KEY" -H 'Accept: application/json' ${url}`);
     await waitFor(() => expect(screen.getByText('Copied.')).toBeInTheDocument());
 
     await user.click(screen.getByRole('button', { name: 'Copy as neonctl' }));
     const neonctl = await navigator.clipboard.readText();
-    expect(neonctl).toBe(
-      `npx neonctl api /projects/${project.id}/operations/${op!.id} --api-host ${window.location.origin}/api/v2 --api-key "$NEON_API_KEY"`,
-    );
+    expect(neonctl).toBe(`npx neonctl api /projects/${project.id}/operations/${op!.id} --api-host ${window.location.origin}/api/v2 --api-key "$NEON_API_KEY"`);
     for (const text of [curl, neonctl]) expect(text).not.toContain(sim.apiKey);
   });
 
@@ -42,7 +38,9 @@ describe('copying a read as a command', () => {
     await user.click(screen.getByRole('button', { name: 'Copy as curl' }));
     const curl = await navigator.clipboard.readText();
     expect(curl).toContain(`  url='${window.location.origin}/api/v2/projects/${project.id}/operations?limit=1000'\n`);
-    expect(curl).toContain(`page=$(curl --silent --show-error --fail-with-body -H "Authorization: Bearer $NEON_API_KEY" -H 'Accept: application/json' "$next")`);
+    expect(curl).toContain(
+      `page=$(curl --silent --show-error --fail-with-body -H "Authorization: Bearer $NEON_API_KEY" -H 'Accept: application/json' "$next")`,
+    );
     expect(curl).toContain(`    printf '%s\\n' "$page" | jq -c '${program}'\n`);
     expect(curl).toContain('if (.operations | length) == 1000 then $url + "&cursor=" + (.pagination.cursor // empty | @uri) else empty end');
     expect(curl).not.toContain(sim.apiKey);

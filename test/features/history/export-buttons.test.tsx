@@ -21,7 +21,13 @@ function addHistory(projectId: string, count: number) {
 }
 
 async function loadedRows(count: number) {
-  await waitFor(() => expect(within(screen.getByRole('table', { name: /operations/i })).getAllByRole('row').slice(1)).toHaveLength(count));
+  await waitFor(() =>
+    expect(
+      within(screen.getByRole('table', { name: /operations/i }))
+        .getAllByRole('row')
+        .slice(1),
+    ).toHaveLength(count),
+  );
 }
 
 describe('exporting the operation history', () => {

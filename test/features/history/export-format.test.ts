@@ -105,7 +105,9 @@ describe('CSV export', () => {
   });
 
   it('defuses text a spreadsheet would run as a formula', () => {
-    const csv = operationsToCsv(input([operation('op-1', { status: 'error', error: '=HYPERLINK("http://evil.example","x")' }), operation('op-2', { error: '@SUM(A1)' })]));
+    const csv = operationsToCsv(
+      input([operation('op-1', { status: 'error', error: '=HYPERLINK("http://evil.example","x")' }), operation('op-2', { error: '@SUM(A1)' })]),
+    );
 
     const records = csvRecords(csv);
     expect(records[0]!.error).toBe(`'=HYPERLINK("http://evil.example","x")`);

@@ -71,7 +71,10 @@ describe('exporting everything that matches', () => {
     await waitFor(() => expect(downloads).toHaveLength(1), { timeout: 10_000 });
     const file = await downloads[0]!;
     expect(file.name).toMatch(/\.ndjson$/);
-    const rows = file.text.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; status_label: string });
+    const rows = file.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; status_label: string });
     expect(rows.map((row) => row.id)).toEqual(all.map((op) => op.id));
     expect(rows[0]!.status_label).toBe('OK');
     // What the export walked stays loaded: the table now holds the whole history.

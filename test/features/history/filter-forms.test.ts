@@ -23,10 +23,7 @@ const names = { branchNames: new Map([['br-main', 'main']]), computeNames: new M
 const ndjson = operations.map((op) => ndjsonLine(exportedRow(op, names))).join('');
 const apiPage = JSON.stringify({ operations, pagination: { cursor: operations.at(-1)?.created_at } });
 
-const jq = (program: string, input: string) =>
-  execFileSync('jq', ['-r', program], { input, encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean);
+const jq = (program: string, input: string) => execFileSync('jq', ['-r', program], { input, encoding: 'utf8' }).split('\n').filter(Boolean);
 
 let db: PGlite;
 
@@ -36,7 +33,14 @@ beforeAll(async () => {
     id text PRIMARY KEY, action text NOT NULL, status text NOT NULL, branch_id text, endpoint_id text, created_at timestamptz NOT NULL
   )`);
   for (const op of operations) {
-    await db.query('INSERT INTO operations VALUES ($1, $2, $3, $4, $5, $6)', [op.id, op.action, op.status, op.branch_id ?? null, op.endpoint_id ?? null, op.created_at]);
+    await db.query('INSERT INTO operations VALUES ($1, $2, $3, $4, $5, $6)', [
+      op.id,
+      op.action,
+      op.status,
+      op.branch_id ?? null,
+      op.endpoint_id ?? null,
+      op.created_at,
+    ]);
   }
 }, 60_000);
 

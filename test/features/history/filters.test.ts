@@ -16,7 +16,8 @@ function op(fields: Partial<FilterableOperation> = {}): FilterableOperation {
 
 describe('history filters', () => {
   it('reads the address and writes it back as it was, keeping other parameters', () => {
-    const search = 'status=failed%2Crunning&action=apply_config&branch=br-1&compute=ep-1&q=abc&from=2026-11-20T00%3A00%3A00.000Z&to=2026-11-21T00%3A00%3A00.000Z';
+    const search =
+      'status=failed%2Crunning&action=apply_config&branch=br-1&compute=ep-1&q=abc&from=2026-11-20T00%3A00%3A00.000Z&to=2026-11-21T00%3A00%3A00.000Z';
     const filters = filtersFromSearch(new URLSearchParams(`${search}&org=o-1`));
     expect(filters).toEqual({
       status: ['failed', 'running'],

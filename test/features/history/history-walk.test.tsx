@@ -132,7 +132,14 @@ describe('searching the whole history for a filter', () => {
 
     renderApp(`/projects/${project.id}?status=failed&from=${encodeURIComponent(from)}`, { apiKey: sim.apiKey });
     await waitFor(() => expect(progress()).toHaveTextContent('Searched back to the start of the time range: 2,100 operations'));
-    await waitFor(() => expect(tableIds()).toEqual(all.slice(0, 1_500).filter((op) => op.status === 'failed').map((op) => op.id)));
+    await waitFor(() =>
+      expect(tableIds()).toEqual(
+        all
+          .slice(0, 1_500)
+          .filter((op) => op.status === 'failed')
+          .map((op) => op.id),
+      ),
+    );
     expect(requests.filter((r) => r.url.searchParams.get('limit') === '1000')).toHaveLength(2);
   });
 

@@ -61,6 +61,10 @@ describe('"Longer than usual"', () => {
     const table = screen.getByRole('table', { name: 'Usual durations per action' });
     const row = within(table).getByRole('rowheader', { name: 'Apply config' }).closest('tr')!;
     // apply_config took 2, 4, …, 40 s: p50 20 s, p95 38 s, longer than usual after 2 × 38 s.
-    expect(within(row).getAllByRole('cell').map((c) => c.textContent)).toEqual(['20', '20 s', '38 s', '1 min 16 s']);
+    expect(
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['20', '20 s', '38 s', '1 min 16 s']);
   });
 });

@@ -49,7 +49,14 @@ describe('keyboard shortcuts of the history', () => {
     const project = newProject(sim);
     // Operations in flight: an ended one has no Watch.
     for (let i = 0; i < 3; i++) {
-      sim.cp.addOperation({ projectId: project.id, action: 'check_availability', startAs: 'running', durationMs: 60 * 60_000, fail: false, createdAt: sim.clock.now() - (3 - i) * 60_000 });
+      sim.cp.addOperation({
+        projectId: project.id,
+        action: 'check_availability',
+        startAs: 'running',
+        durationMs: 60 * 60_000,
+        fail: false,
+        createdAt: sim.clock.now() - (3 - i) * 60_000,
+      });
     }
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     await screen.findByRole('table', { name: /operations/i });

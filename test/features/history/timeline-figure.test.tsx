@@ -14,9 +14,32 @@ function project() {
   const p = sim.cp.addProject({ name: 'Timeline', ownerId: sim.seed.userId, compute: 'idle' });
   const dev = sim.cp.addBranch({ projectId: p.id, name: 'dev', compute: false });
   const now = sim.clock.now();
-  const ok = sim.cp.addOperation({ projectId: p.id, action: 'apply_config', status: 'finished', branchId: p.defaultBranchId, endpointId: p.endpointId ?? undefined, createdAt: now - 50 * MINUTE, durationMs: 3 * MINUTE });
-  const failed = sim.cp.addOperation({ projectId: p.id, action: 'create_branch', status: 'error', branchId: dev.id, createdAt: now - 30 * MINUTE, durationMs: MINUTE });
-  const running = sim.cp.addOperation({ projectId: p.id, action: 'start_compute', branchId: p.defaultBranchId, createdAt: now - 10 * MINUTE, startAs: 'running', durationMs: 60 * MINUTE, fail: false });
+  const ok = sim.cp.addOperation({
+    projectId: p.id,
+    action: 'apply_config',
+    status: 'finished',
+    branchId: p.defaultBranchId,
+    endpointId: p.endpointId ?? undefined,
+    createdAt: now - 50 * MINUTE,
+    durationMs: 3 * MINUTE,
+  });
+  const failed = sim.cp.addOperation({
+    projectId: p.id,
+    action: 'create_branch',
+    status: 'error',
+    branchId: dev.id,
+    createdAt: now - 30 * MINUTE,
+    durationMs: MINUTE,
+  });
+  const running = sim.cp.addOperation({
+    projectId: p.id,
+    action: 'start_compute',
+    branchId: p.defaultBranchId,
+    createdAt: now - 10 * MINUTE,
+    startAs: 'running',
+    durationMs: 60 * MINUTE,
+    fail: false,
+  });
   return { p, ok, failed, running };
 }
 
@@ -27,14 +50,28 @@ describe('the timeline', () => {
     const { p, ok, failed, running } = project();
     renderApp(`/projects/${p.id}`, { apiKey: sim.apiKey });
     await waitFor(() => expect(within(figure()).getAllByRole('link')).toHaveLength(3));
-    expect(figure().querySelector('figcaption')).toHaveTextContent(/^Timeline of the operations loaded, last day: 3 on 3 lanes, 1 marked Error, 1 in progress\.$/);
+    expect(figure().querySelector('figcaption')).toHaveTextContent(
+      /^Timeline of the operations loaded, last day: 3 on 3 lanes, 1 marked Error, 1 in progress\.$/,
+    );
     const links = within(figure()).getAllByRole('link');
     expect(links.map((a) => a.getAttribute('href')).sort()).toEqual([ok, failed, running].map((op) => `/projects/${p.id}/operations/${op.id}`).sort());
     expect(within(figure()).getByRole('link', { name: /^Create branch, Error, dev, started .*, took 1 min$/ })).toBeInTheDocument();
     // Failures have a shape of their own (a diamond), not only a colour; work in flight an arrowhead.
-    expect(within(figure()).getByRole('link', { name: /^Create branch/ }).querySelector('path')).not.toBeNull();
-    expect(within(figure()).getByRole('link', { name: /^Apply config/ }).querySelector('path')).toBeNull();
-    expect(within(figure()).getByRole('link', { name: /^Start compute, In progress, main, started .*, running for 10 min/ }).querySelector('path')).not.toBeNull();
+    expect(
+      within(figure())
+        .getByRole('link', { name: /^Create branch/ })
+        .querySelector('path'),
+    ).not.toBeNull();
+    expect(
+      within(figure())
+        .getByRole('link', { name: /^Apply config/ })
+        .querySelector('path'),
+    ).toBeNull();
+    expect(
+      within(figure())
+        .getByRole('link', { name: /^Start compute, In progress, main, started .*, running for 10 min/ })
+        .querySelector('path'),
+    ).not.toBeNull();
   });
 
   it('grows the marks of work in flight as time passes', async () => {

@@ -5,10 +5,23 @@ const NOW = Date.parse('2026-11-22T12:00:00Z');
 const MINUTE = 60_000;
 
 function op(id: string, minutesAgo: number, fields: Partial<TimelineOperation> = {}): TimelineOperation {
-  return { id, action: 'apply_config', status: 'finished', created_at: new Date(NOW - minutesAgo * MINUTE).toISOString(), total_duration_ms: MINUTE, ...fields };
+  return {
+    id,
+    action: 'apply_config',
+    status: 'finished',
+    created_at: new Date(NOW - minutesAgo * MINUTE).toISOString(),
+    total_duration_ms: MINUTE,
+    ...fields,
+  };
 }
 
-const names = { branchNames: new Map([['br-main', 'main'], ['br-dev', 'dev']]), computeNames: new Map([['ep-1', 'primary']]) };
+const names = {
+  branchNames: new Map([
+    ['br-main', 'main'],
+    ['br-dev', 'dev'],
+  ]),
+  computeNames: new Map([['ep-1', 'primary']]),
+};
 
 describe('timeline layout', () => {
   it('puts each operation in its branch and compute lane, oldest first, from its start to its end', () => {
@@ -65,7 +78,12 @@ describe('timeline layout', () => {
 
   it('draws marks that would cover each other one row below the other, and the rest on the lane’s own line', () => {
     // A restart's two (an Error diamond and a 7-unit bar at one moment), one a little later, one far later.
-    const reaches = [markReach(100, 107, 'danger', false), markReach(100, 100, 'success', false), markReach(104, 110, 'success', false), markReach(300, 306, 'success', false)];
+    const reaches = [
+      markReach(100, 107, 'danger', false),
+      markReach(100, 100, 'success', false),
+      markReach(104, 110, 'success', false),
+      markReach(300, 306, 'success', false),
+    ];
     const { rows, count } = stackMarks(reaches);
     expect(rows).toEqual([0, 1, 2, 0]);
     expect(count).toBe(3);

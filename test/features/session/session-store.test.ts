@@ -30,7 +30,11 @@ function signedInStore(channel: SessionChannel | null = null) {
 describe('holding rejections while a revoke is under way', () => {
   afterEach(() => vi.unstubAllGlobals());
   // Sign-out tells the console's server; nothing here needs it to answer.
-  const quietFetch = () => vi.stubGlobal('fetch', vi.fn(() => Promise.resolve(new Response('{}'))));
+  const quietFetch = () =>
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(() => Promise.resolve(new Response('{}'))),
+    );
 
   it('a 401 that comes while held gives way to the reason the revoke finds', () => {
     quietFetch();

@@ -51,7 +51,9 @@ describe('"Notify me when it ends" in the watch tray', () => {
     await user.click(within(item).getByRole('button', { name: 'Notify me when it ends' }));
 
     expect(await within(item).findByRole('status')).toHaveTextContent('Its end goes to your webhook, even with this tab closed.');
-    expect((await listWatches(db, fingerprintOf(sim.apiKey))).map((w) => ({ projectId: w.project_id, operationId: w.operation_id }))).toEqual([{ projectId: project.id, operationId: op.id }]);
+    expect((await listWatches(db, fingerprintOf(sim.apiKey))).map((w) => ({ projectId: w.project_id, operationId: w.operation_id }))).toEqual([
+      { projectId: project.id, operationId: op.id },
+    ]);
   });
 
   it('points to Notifications when there is no webhook to send to', async () => {

@@ -77,7 +77,7 @@ describe('watch store', () => {
     const earlier = createWatchStore();
     earlier.open(namespace);
     earlier.watch({ operations: [op('stored', 'running', 't1')] });
-    const key = WATCH_STORAGE_PREFIX + (namespace);
+    const key = WATCH_STORAGE_PREFIX + namespace;
     expect(localStorage.getItem(key)).toContain('stored');
 
     const store = createWatchStore();

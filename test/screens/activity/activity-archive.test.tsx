@@ -105,10 +105,31 @@ describe('activity with the history archive', () => {
     // writes them: in flight only by the status rules (a retry still ahead; a status this console does not know),
     // and a failure the platform is done with.
     const now = Date.now();
-    const base = { project_id: personal, total_duration_ms: 4_000, created_at: new Date(now - 72 * HOUR).toISOString(), updated_at: new Date(now - 71 * HOUR).toISOString() };
-    const awaitingRetry: Operation = { ...base, id: 'op-awaiting-retry', action: 'apply_config', status: 'failed', failures_count: 3, error: 'pageserver unavailable', retry_at: new Date(now + HOUR).toISOString() };
+    const base = {
+      project_id: personal,
+      total_duration_ms: 4_000,
+      created_at: new Date(now - 72 * HOUR).toISOString(),
+      updated_at: new Date(now - 71 * HOUR).toISOString(),
+    };
+    const awaitingRetry: Operation = {
+      ...base,
+      id: 'op-awaiting-retry',
+      action: 'apply_config',
+      status: 'failed',
+      failures_count: 3,
+      error: 'pageserver unavailable',
+      retry_at: new Date(now + HOUR).toISOString(),
+    };
     const unknownStatus: Operation = { ...base, id: 'op-new-status', action: 'replicate_storage', status: 'replicating', failures_count: 0 };
-    const over: Operation = { ...base, id: 'op-failure-over', action: 'apply_config', status: 'failed', failures_count: 1, error: 'gave up', retry_at: new Date(now - 70 * HOUR).toISOString() };
+    const over: Operation = {
+      ...base,
+      id: 'op-failure-over',
+      action: 'apply_config',
+      status: 'failed',
+      failures_count: 1,
+      error: 'gave up',
+      retry_at: new Date(now - 70 * HOUR).toISOString(),
+    };
     // What the page's own rule says of each (src/lib/operation-status.ts): the archive must say the same.
     expect([awaitingRetry, unknownStatus, over].map((op) => isInFlight(op, now))).toEqual([true, true, false]);
     const listed = [awaitingRetry, unknownStatus, over].map((operation) => ({ operation, body: JSON.parse(JSON.stringify(operation)) as unknown }));

@@ -153,7 +153,9 @@ describe('activity across projects', () => {
     const running = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
     const { user } = renderApp(`/activity?project=${sim.seed.projectIds.personal}&status=running`, { apiKey: sim.apiKey });
     await waitFor(() => expect(rowOf(running.id)).not.toBeNull());
-    const rows = within(await table()).getAllByRole('row').slice(1);
+    const rows = within(await table())
+      .getAllByRole('row')
+      .slice(1);
     for (const row of rows) expect(within(row).getByRole('link', { name: 'blog-backend' })).toBeInTheDocument();
     expect(screen.getByRole('combobox', { name: 'Project' })).toHaveValue(sim.seed.projectIds.personal);
     // The history's Status and Action popups (test/features/history/filter-popups.test.tsx), the chosen status a chip.
@@ -200,6 +202,8 @@ describe('activity across projects', () => {
     first.unmount();
 
     renderApp('/activity?ended=fortnight', { apiKey: sim.apiKey });
-    expect(await screen.findByText(/“ended=fortnight” in the address is not one of the choices \(15m, 1h, 6h, 1d\): showing the last hour/)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/“ended=fortnight” in the address is not one of the choices \(15m, 1h, 6h, 1d\): showing the last hour/),
+    ).toBeInTheDocument();
   });
 });

@@ -54,8 +54,14 @@ function secretIn(dialog: HTMLElement): string {
 
 /** Everything the console keeps: both storages and every cached query and mutation state. */
 function everythingKept(queryClient: QueryClient): string {
-  const queries = queryClient.getQueryCache().getAll().map((q) => q.state);
-  const mutations = queryClient.getMutationCache().getAll().map((m) => m.state);
+  const queries = queryClient
+    .getQueryCache()
+    .getAll()
+    .map((q) => q.state);
+  const mutations = queryClient
+    .getMutationCache()
+    .getAll()
+    .map((m) => m.state);
   return JSON.stringify({
     session: storageContents(sessionStorage),
     local: storageContents(localStorage),
@@ -103,9 +109,7 @@ describe('what the current key is', () => {
   });
 
   it('organizations that cannot be read are said to be unknown, not absent', async () => {
-    sim.server.use(
-      http.get('*/api/v2/users/me/organizations', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 500 })),
-    );
+    sim.server.use(http.get('*/api/v2/users/me/organizations', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 500 })));
     renderKeysScreen();
     const panel = await region(/Signed in with: Personal key/);
     expect(await screen.findByText('Could not load your organizations.')).toBeInTheDocument();
@@ -170,15 +174,11 @@ describe('the lists', () => {
   it('lists personal keys with name, id, created, created by, last used and where from', async () => {
     renderKeysScreen();
     const table = await personalTable();
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Name',
-      'ID',
-      'Created',
-      'Created by',
-      'Last used',
-      'Last used from',
-      'Actions',
-    ]);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Name', 'ID', 'Created', 'Created by', 'Last used', 'Last used from', 'Actions']);
     const row = within(table).getByRole('rowheader', { name: 'demo-console' }).closest('tr');
     expect(row).not.toBeNull();
     expect(row).toHaveTextContent('Demo User');
@@ -221,9 +221,7 @@ describe('the lists', () => {
   });
 
   it('shows a failed list with Retry, and Retry loads it', async () => {
-    sim.server.use(
-      http.get('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'storage is down' }, { status: 503 }), { once: true }),
-    );
+    sim.server.use(http.get('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'storage is down' }, { status: 503 }), { once: true }));
     const { user } = renderKeysScreen();
     const section = await personalKeys();
     // Said at once, not a skeleton while the console waits to try again by itself.
@@ -312,7 +310,11 @@ describe('creating a key', () => {
     expect(everythingKept(queryClient())).not.toContain(secret);
     // gcTime 0: once nothing observes it, the create mutation leaves the MutationCache altogether.
     await waitFor(() =>
-      expect(queryClient().getMutationCache().findAll({ mutationKey: ['api-keys', 'create'] })).toHaveLength(0),
+      expect(
+        queryClient()
+          .getMutationCache()
+          .findAll({ mutationKey: ['api-keys', 'create'] }),
+      ).toHaveLength(0),
     );
     // Focus is back where it was before the dialog.
     expect(within(form).getByRole('button', { name: 'Create' })).toHaveFocus();
@@ -403,7 +405,9 @@ describe('creating a key', () => {
     const form = await chooseAcmeOrganizationKey(user);
 
     const project = await within(form).findByRole('combobox', { name: 'Project (optional)' });
-    expect(await within(form).findByText(/The projects could not be loaded \(.*projects are busy.*\), so no project can be chosen; retrying in \d+ s\./)).toBeInTheDocument();
+    expect(
+      await within(form).findByText(/The projects could not be loaded \(.*projects are busy.*\), so no project can be chosen; retrying in \d+ s\./),
+    ).toBeInTheDocument();
     await waitFor(() => expect(project).toBeEnabled(), { timeout: 5_000 });
     expect(refusals).toBe(2);
     expect(within(project).getByRole('option', { name: /acme-analytics-staging/ })).toBeInTheDocument();
@@ -431,9 +435,7 @@ describe('creating a key', () => {
   });
 
   it('explains a refused create (403) in plain words', async () => {
-    sim.server.use(
-      http.post('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 403 }), { once: true }),
-    );
+    sim.server.use(http.post('*/api/v2/api_keys', () => HttpResponse.json({ code: '', message: 'nope' }, { status: 403 }), { once: true }));
     const { user } = renderKeysScreen();
     await personalTable();
     const form = await createForm();
@@ -460,7 +462,7 @@ describe('creating a key', () => {
     await user.type(within(form).getByRole('textbox', { name: 'Name' }), 'acme-ops');
     await user.click(within(form).getByRole('button', { name: 'Create' }));
     expect(await within(form).findByRole('alert')).toHaveTextContent(
-      'Only administrators of Acme Analytics (or Acme Analytics\'s own organization key) can create organization keys',
+      "Only administrators of Acme Analytics (or Acme Analytics's own organization key) can create organization keys",
     );
   });
 });

@@ -38,7 +38,14 @@ const ownRow = () => within(screen.getByRole('table', { name: 'Keys the archive 
 
 /** A key kept as the server keeps one, written through the store's own module (the collector then reads with it). */
 async function keepWithStore(id: string, key: string, { keyKind = 'personal', label = 'Demo User' }: { keyKind?: string; label?: string } = {}) {
-  await keepSource(await sim.console.db(), { id, fingerprint: fingerprintOf(key), sealedKey: serverSeal.seal('kept-key', key), keyKind, label, now: new Date() });
+  await keepSource(await sim.console.db(), {
+    id,
+    fingerprint: fingerprintOf(key),
+    sealedKey: serverSeal.seal('kept-key', key),
+    keyKind,
+    label,
+    now: new Date(),
+  });
   sim.console.running.leader.wake();
 }
 

@@ -37,7 +37,8 @@ function projectWithHistory() {
       createdAt: now - HOUR - i * 3.7 * HOUR,
     });
   }
-  for (let i = 0; i < 9; i++) sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'finished', durationMs: 1_000, createdAt: now - 8 * DAY - i * HOUR });
+  for (let i = 0; i < 9; i++)
+    sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'finished', durationMs: 1_000, createdAt: now - 8 * DAY - i * HOUR });
   return project;
 }
 
@@ -56,7 +57,9 @@ function within_(operations: readonly WireOperation[], href: string): WireOperat
 
 const nearestRank = (values: readonly number[], fraction: number) => [...values].sort((a, b) => a - b)[Math.ceil(fraction * values.length) - 1] ?? NaN;
 const cellOf = (row: HTMLElement, column: string) => {
-  const headers = within(screen.getByRole('table', { name: /Operations per (action|project)/ })).getAllByRole('columnheader').map((th) => th.textContent);
+  const headers = within(screen.getByRole('table', { name: /Operations per (action|project)/ }))
+    .getAllByRole('columnheader')
+    .map((th) => th.textContent);
   return within(row).getAllByRole('cell')[headers.indexOf(column) - 1] as HTMLElement;
 };
 
@@ -71,7 +74,11 @@ describe('insights', () => {
     // The page asks again while the archive reads, and shows the figures once it has.
     const table = await screen.findByRole('table', { name: /Operations per action, the last 7 days/ }, { timeout: 20_000 });
     await waitFor(() => expect(screen.queryByText(/still reading this project/)).not.toBeInTheDocument(), { timeout: 20_000 });
-    expect(within(table).getAllByRole('columnheader').map((th) => th.textContent)).toEqual(['Action', 'Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried']);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((th) => th.textContent),
+    ).toEqual(['Action', 'Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried']);
     const operations = sim.cp.operationsOf(project.id);
     for (const action of ACTIONS) {
       const row = within(table).getByRole('row', { name: new RegExp(`^${action.replace('_', ' ')}`, 'i') });
@@ -98,7 +105,10 @@ describe('insights', () => {
     const apply = within(table).getByRole('row', { name: /^Apply config/ });
     const applyRuns = Number(within(cellOf(apply, 'Runs')).getByRole('link').textContent);
     expect(cellOf(apply, 'Runs')).toHaveTextContent(`${applyRuns}; against the 7 days before: +${applyRuns - 9} from 9`);
-    expect(screen.getByRole('link', { name: 'Download this table as CSV' })).toHaveAttribute('href', `/archive/projects/${project.id}/insights?window=7d&format=csv`);
+    expect(screen.getByRole('link', { name: 'Download this table as CSV' })).toHaveAttribute(
+      'href',
+      `/archive/projects/${project.id}/insights?window=7d&format=csv`,
+    );
   }, 60_000);
 
   it('is found from a project’s page and from the main navigation', async () => {
@@ -139,8 +149,18 @@ describe('insights', () => {
       const day = within_(operations, within(row).getByRole('rowheader').querySelector('a')?.getAttribute('href') ?? '');
       expect(within(row).getAllByRole('cell').at(-1)).toHaveTextContent(String(day.length));
     }
-    const first = new URL(within(rows[0] as HTMLElement).getByRole('rowheader').querySelector('a')?.href ?? '', 'http://console.test').searchParams.get('from');
-    const last = new URL(within(rows.at(-1) as HTMLElement).getByRole('rowheader').querySelector('a')?.href ?? '', 'http://console.test').searchParams.get('to');
+    const first = new URL(
+      within(rows[0] as HTMLElement)
+        .getByRole('rowheader')
+        .querySelector('a')?.href ?? '',
+      'http://console.test',
+    ).searchParams.get('from');
+    const last = new URL(
+      within(rows.at(-1) as HTMLElement)
+        .getByRole('rowheader')
+        .querySelector('a')?.href ?? '',
+      'http://console.test',
+    ).searchParams.get('to');
     expect(Date.parse(last ?? '') + 1_000 - Date.parse(first ?? '')).toBe(30 * DAY);
   }, 60_000);
 
@@ -160,6 +180,8 @@ describe('insights', () => {
     expect(await screen.findByRole('table', { name: /Operations per project, the last 24 hours/ })).toBeInTheDocument();
     expect(window.location.search).toBe('?window=24h');
     const row = within(screen.getByRole('table', { name: /Operations per project/ })).getByRole('row', { name: /insights-test/ });
-    expect(within(cellOf(row, 'Runs')).getByRole('link')).toHaveTextContent(String(within_(sim.cp.operationsOf(project.id), within(cellOf(row, 'Runs')).getByRole('link').getAttribute('href') ?? '').length));
+    expect(within(cellOf(row, 'Runs')).getByRole('link')).toHaveTextContent(
+      String(within_(sim.cp.operationsOf(project.id), within(cellOf(row, 'Runs')).getByRole('link').getAttribute('href') ?? '').length),
+    );
   }, 60_000);
 });

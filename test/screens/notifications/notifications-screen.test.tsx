@@ -22,7 +22,14 @@ const RECEIVER = 'https://93.184.215.14';
 let made = 0;
 
 /** A webhook made with the session's key, written through the store's own module, as the server keeps one. */
-async function keepWebhook(url: string, { format = 'json', scope = { kind: 'all' }, events = ['operation.failed'] }: { format?: WebhookFormat; scope?: WebhookScope; events?: ('operation.failed' | 'operation.finished')[] } = {}) {
+async function keepWebhook(
+  url: string,
+  {
+    format = 'json',
+    scope = { kind: 'all' },
+    events = ['operation.failed'],
+  }: { format?: WebhookFormat; scope?: WebhookScope; events?: ('operation.failed' | 'operation.finished')[] } = {},
+) {
   return insertWebhook(await sim.console.db(), {
     id: `wh_test_${++made}`,
     ownerFingerprint: fingerprintOf(sim.apiKey),
@@ -86,7 +93,16 @@ describe('Notifications screen', () => {
     const db = await sim.console.db();
     const queuedAt = new Date(Date.now() - 60 * 60_000);
     const eventId = `${failed.id}:failed:1`;
-    await enqueueDelivery(db, { webhookId: hook.id, eventId, type: 'operation.failed', projectId: project.id, operationId: failed.id, occurredAt: queuedAt, operation: { ...failed }, now: queuedAt });
+    await enqueueDelivery(db, {
+      webhookId: hook.id,
+      eventId,
+      type: 'operation.failed',
+      projectId: project.id,
+      operationId: failed.id,
+      occurredAt: queuedAt,
+      operation: { ...failed },
+      now: queuedAt,
+    });
     const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1', [hook.id])).rows;
     const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: project.id, name: 'Webhook target' } });
     await recordAttempt(db, {
@@ -112,7 +128,11 @@ describe('Notifications screen', () => {
     const { user } = open();
     expect(await screen.findByText(DISABLED_GONE_REASON)).toBeInTheDocument();
     const log = await screen.findByRole('table', { name: `Delivery log: ${url}` });
-    expect(within(log).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['When', 'Project', 'Action', 'Event', 'Result', 'Status code', 'Duration', 'Payload and actions']);
+    expect(
+      within(log)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['When', 'Project', 'Action', 'Event', 'Result', 'Status code', 'Duration', 'Payload and actions']);
     const row = within(log).getByRole('row', { name: /Webhook target Apply config Failed .*Failed 410 1\.2 s/ });
     expect(within(row).getByRole('link', { name: 'Apply config' })).toHaveAttribute('href', `/projects/${failed.project_id}/operations/${failed.id}`);
     // The paused webhook's events go out with Resume, not one by one.

@@ -97,9 +97,7 @@ describe('operation detail', () => {
     expect(await screen.findByTestId('operation-status')).toHaveTextContent('In progress');
 
     sim.server.use(
-      http.get('*/api/v2/projects/:projectId/operations/:operationId', () =>
-        HttpResponse.json({ code: '', message: 'service unavailable' }, { status: 503 }),
-      ),
+      http.get('*/api/v2/projects/:projectId/operations/:operationId', () => HttpResponse.json({ code: '', message: 'service unavailable' }, { status: 503 })),
     );
     expect(await screen.findByText(/Reconnecting… the last check failed \(service unavailable\)/)).toBeInTheDocument();
     expect(screen.getByTestId('operation-status')).toHaveTextContent('In progress');

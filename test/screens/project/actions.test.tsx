@@ -54,7 +54,9 @@ async function branchesTable() {
 
 async function rowOf(branchName: string) {
   const table = await branchesTable();
-  const row = within(table).getByRole('rowheader', { name: new RegExp(`^${branchName}`) }).closest('tr');
+  const row = within(table)
+    .getByRole('rowheader', { name: new RegExp(`^${branchName}`) })
+    .closest('tr');
   if (!row) throw new Error(`no row for ${branchName}`);
   return row;
 }
@@ -73,15 +75,17 @@ describe('branches and computes', () => {
 
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     const table = await branchesTable();
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Branch',
-      'Parent',
-      'Compute',
-      'Compute state',
-      'Actions',
-    ]);
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Branch', 'Parent', 'Compute', 'Compute state', 'Actions']);
     const main = await rowOf('main');
-    expect(within(main).getAllByRole('cell').map((c) => c.textContent)).toEqual(['—', project.endpointId, 'Idle', expect.any(String)]);
+    expect(
+      within(main)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['—', project.endpointId, 'Idle', expect.any(String)]);
     expect(within(main).queryByRole('button', { name: /^Delete/ })).not.toBeInTheDocument();
     expect(within(main).getByRole('button', { name: `Suspend compute ${project.endpointId}` })).toBeDisabled();
 
@@ -121,7 +125,11 @@ describe('branches and computes', () => {
       branch: { name: 'dev', parent_id: project.defaultBranchId },
       endpoints: [{ type: 'read_write' }],
     });
-    expect(within(group).getAllByRole('link').map((a) => a.textContent)).toEqual(['Create branch', 'Start compute']);
+    expect(
+      within(group)
+        .getAllByRole('link')
+        .map((a) => a.textContent),
+    ).toEqual(['Create branch', 'Start compute']);
     expect(group).toHaveTextContent(/Creating · dev/);
     expect(screen.getByText('Create branch dev: 2 operations started.')).toBeInTheDocument();
     expect(await rowOf('dev')).toHaveTextContent('main');
@@ -146,7 +154,11 @@ describe('branches and computes', () => {
     await user.type(within(dialog).getByLabelText('Branch name'), '{Enter}');
 
     const group = await watchedGroup('Create branch feature: 1 operation');
-    expect(within(group).getAllByRole('link').map((a) => a.textContent)).toEqual(['Create branch']);
+    expect(
+      within(group)
+        .getAllByRole('link')
+        .map((a) => a.textContent),
+    ).toEqual(['Create branch']);
     const [post] = changes(`/projects/${project.id}/branches`);
     expect(JSON.parse(await post!.body)).toEqual({ branch: { name: 'feature', parent_id: dev.id } });
   });
@@ -163,7 +175,11 @@ describe('branches and computes', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Delete branch' }));
 
     const group = await watchedGroup('Delete branch feature: 2 operations');
-    expect(within(group).getAllByRole('link').map((a) => a.textContent)).toEqual(['Suspend compute', 'Delete timeline']);
+    expect(
+      within(group)
+        .getAllByRole('link')
+        .map((a) => a.textContent),
+    ).toEqual(['Suspend compute', 'Delete timeline']);
     expect(changes(`/projects/${project.id}/branches/${feature.id}`).map((r) => r.method)).toEqual(['DELETE']);
     await waitFor(async () => expect(within(await branchesTable()).queryByRole('rowheader', { name: /^feature/ })).not.toBeInTheDocument());
   });

@@ -76,7 +76,9 @@ describe('the unfiltered history past the API’s end', () => {
     // Read by selector: the accessible-role queries over 54 rows are slow in jsdom.
     const rows = () => [...operationsTable().querySelectorAll('tbody tr[data-index]')];
     await waitFor(() => expect(rows()).toHaveLength(54));
-    expect(rows().map((row) => decodeURIComponent(row.querySelector('a')?.getAttribute('href')?.split('/operations/')[1] ?? ''))).toEqual(platform.map((op) => op.id));
+    expect(rows().map((row) => decodeURIComponent(row.querySelector('a')?.getAttribute('href')?.split('/operations/')[1] ?? ''))).toEqual(
+      platform.map((op) => op.id),
+    );
     expect(rows().map((row) => row.textContent.includes('Kept by the archive'))).toEqual(platform.map((op) => dropped.includes(op)));
     expect(screen.getByText(/End of history/)).toBeInTheDocument();
   });
@@ -145,7 +147,11 @@ describe('history served from the archive', () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 30, failedEvery97);
     // The archive's first whole read of the project (pages of 1,000) is held: it has listed the project, not read it.
-    sim.server.use(http.get(`*/api/v2/projects/${project.id}/operations`, ({ request }) => (new URL(request.url).searchParams.get('limit') === '1000' ? delay('infinite') : undefined)));
+    sim.server.use(
+      http.get(`*/api/v2/projects/${project.id}/operations`, ({ request }) =>
+        new URL(request.url).searchParams.get('limit') === '1000' ? delay('infinite') : undefined,
+      ),
+    );
     holdSession(sim.apiKey);
     await keepHistory(sim.console, { until: 'listed', projects: 1 });
 
@@ -242,7 +248,11 @@ describe('history served from the archive', () => {
     const all = addHistory(sim, project.id, 1_200, failedEvery97);
     const kept = oldFailure(project.id);
     await archiveThenPrune(kept);
-    sim.server.use(http.get('*/archive/projects/:projectId/operations', () => HttpResponse.json({ code: '', message: 'The archive store is not reachable.' }, { status: 500 })));
+    sim.server.use(
+      http.get('*/archive/projects/:projectId/operations', () =>
+        HttpResponse.json({ code: '', message: 'The archive store is not reachable.' }, { status: 500 }),
+      ),
+    );
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('The history archive could not answer (The archive store is not reachable.): searching through the API instead.');

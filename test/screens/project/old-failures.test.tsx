@@ -28,7 +28,13 @@ const operationRequests = (projectId: string) => requests.filter((u) => u.pathna
 /** A project whose history holds one failed operation, its status changed `ago` ms ago (its retry was due a minute later). */
 function projectWithFailure(ago: number) {
   const project = sim.cp.addProject({ name: 'Failures', ownerId: sim.seed.userId, compute: false });
-  const op = sim.cp.addOperation({ projectId: project.id, action: 'suspend_compute', status: 'failed', createdAt: sim.clock.now() - ago, error: 'pod termination timed out' });
+  const op = sim.cp.addOperation({
+    projectId: project.id,
+    action: 'suspend_compute',
+    status: 'failed',
+    createdAt: sim.clock.now() - ago,
+    error: 'pod termination timed out',
+  });
   return { project, op };
 }
 

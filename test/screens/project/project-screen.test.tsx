@@ -62,19 +62,13 @@ describe('operation history', () => {
 
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     const rows = bodyRows(await table());
-    expect(within(screen.getByRole('table', { name: /operations/i })).getAllByRole('columnheader').map((h) => h.textContent)).toEqual([
-      'Operation',
-      'Branch',
-      'Compute',
-      'Status',
-      'Duration',
-      'Date',
-    ]);
+    expect(
+      within(screen.getByRole('table', { name: /operations/i }))
+        .getAllByRole('columnheader')
+        .map((h) => h.textContent),
+    ).toEqual(['Operation', 'Branch', 'Compute', 'Status', 'Duration', 'Date']);
     const [newest, oldest] = rows;
-    expect(within(newest!).getByRole('link', { name: 'Start compute' })).toHaveAttribute(
-      'href',
-      `/projects/${project.id}/operations/${started.id}`,
-    );
+    expect(within(newest!).getByRole('link', { name: 'Start compute' })).toHaveAttribute('href', `/projects/${project.id}/operations/${started.id}`);
     const cells = within(newest!).getAllByRole('cell');
     expect(cells.map((c) => c.textContent)).toEqual(['main', project.endpointId, 'OK', '1 min 15 s', expect.stringMatching(/ago|now/)]);
     // An operation without a compute says so instead of leaving a blank.
@@ -149,7 +143,9 @@ describe('operation history', () => {
 
     await screen.findByText(/End of history/);
     await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(101));
-    const ids = bodyRows(screen.getByRole('table', { name: /operations/i })).map((r) => within(r).getAllByRole('link')[0]!.getAttribute('href')!.split('/').pop());
+    const ids = bodyRows(screen.getByRole('table', { name: /operations/i })).map((r) =>
+      within(r).getAllByRole('link')[0]!.getAttribute('href')!.split('/').pop(),
+    );
     expect(ids).toEqual(expected);
     expect(new Set(ids).size).toBe(101);
     const cursors = operationRequests(project.id).map((u) => u.searchParams.get('cursor'));
@@ -194,7 +190,12 @@ describe('operation history', () => {
     await user.click(screen.getByRole('button', { name: /Load more/ }));
     await waitFor(() => expect(pageTwoRequests()).toBe(1));
     // The console tries again by itself, waiting twice as long each time: 1, 2, 4 and 8 s.
-    for (const [wait, tries] of [[1_000, 2], [2_000, 3], [4_000, 4], [8_000, 5]] as const) {
+    for (const [wait, tries] of [
+      [1_000, 2],
+      [2_000, 3],
+      [4_000, 4],
+      [8_000, 5],
+    ] as const) {
       await elapse(wait);
       await waitFor(() => expect(pageTwoRequests()).toBe(tries));
     }

@@ -22,7 +22,9 @@ describe('projects', () => {
     renderApp('/', { apiKey: sim.apiKey });
     const link = await screen.findByRole('link', { name: 'Zeta analytics' });
     expect(link).toHaveAttribute('href', `/projects/${project.id}`);
-    const cells = within(rowOf('Zeta analytics')).getAllByRole('cell').map((c) => c.textContent);
+    const cells = within(rowOf('Zeta analytics'))
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
     expect(cells.slice(0, 4)).toEqual([project.id, 'aws-eu-central-1', '17', '1 h 30 min']);
   });
 
@@ -81,9 +83,7 @@ describe('projects', () => {
   });
 
   it('shows a failed load with Retry', async () => {
-    sim.server.use(
-      http.get('*/api/v2/projects', () => HttpResponse.json({ code: '', message: 'database is down' }, { status: 500 }), { once: true }),
-    );
+    sim.server.use(http.get('*/api/v2/projects', () => HttpResponse.json({ code: '', message: 'database is down' }, { status: 500 }), { once: true }));
     const { user } = renderApp('/', { apiKey: sim.apiKey });
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('database is down');

@@ -100,9 +100,7 @@ describe('signing in', () => {
   });
 
   it('tells a server failure apart from a rejected key', async () => {
-    sim.server.use(
-      http.get('*/api/v2/auth', () => HttpResponse.json({ code: '', message: 'boom' }, { status: 503 }), { once: true }),
-    );
+    sim.server.use(http.get('*/api/v2/auth', () => HttpResponse.json({ code: '', message: 'boom' }, { status: 503 }), { once: true }));
     const { user } = renderApp('/');
     await user.type(screen.getByLabelText(/API key/), `${sim.apiKey}{Enter}`);
     expect(await screen.findByRole('alert')).toHaveTextContent(/having trouble \(HTTP 503: boom\)/);
@@ -126,7 +124,11 @@ describe('signing in', () => {
   it('asks the server for a lasting session only when "Remember on this device" is on', async () => {
     const asked: unknown[] = [];
     sim.onPageRequest((request) => {
-      if (new URL(request.url).pathname === '/session') void request.clone().json().then((body: { remember: unknown }) => asked.push(body.remember));
+      if (new URL(request.url).pathname === '/session')
+        void request
+          .clone()
+          .json()
+          .then((body: { remember: unknown }) => asked.push(body.remember));
     });
     const { user } = renderApp('/');
     await user.click(screen.getByRole('checkbox', { name: 'Remember on this device' }));

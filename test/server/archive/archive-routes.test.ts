@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARCHIVE_ACTIVITY_PATH, ARCHIVE_PROJECTS_PATH, ArchiveActivitySchema, ArchivedOperationsPageSchema, ArchivedProjectsSchema, ArchiveSourceResponseSchema, ArchiveSourcesSchema } from '../../../src/api/archive-schemas';
+import {
+  ARCHIVE_ACTIVITY_PATH,
+  ARCHIVE_PROJECTS_PATH,
+  ArchiveActivitySchema,
+  ArchivedOperationsPageSchema,
+  ArchivedProjectsSchema,
+  ArchiveSourceResponseSchema,
+  ArchiveSourcesSchema,
+} from '../../../src/api/archive-schemas';
 import type { Operation } from '../../../src/api/schemas';
 import { filterOperations, filtersFromSearch } from '../../../src/features/history/filters/filters';
 import { isInFlight } from '../../../src/lib/operation-status';
@@ -76,17 +84,34 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     // The figures are the store's rows read by the status rules (the collector may add a read between two asks: asked again then).
     const figuresOf = async (projectId: string) => {
       const now = Date.now();
-      const answer = ArchivedProjectsSchema.parse(JSON.parse((await asPage(server, cookie, ARCHIVE_PROJECTS_PATH)).body)).projects.find((p) => p.id === projectId);
+      const answer = ArchivedProjectsSchema.parse(JSON.parse((await asPage(server, cookie, ARCHIVE_PROJECTS_PATH)).body)).projects.find(
+        (p) => p.id === projectId,
+      );
       const { rows } = await db.query<{ body: Operation; gone_at: Date | null }>('SELECT body, gone_at FROM operations WHERE project_id = $1', [projectId]);
       const newest = Math.max(...rows.map((row) => Date.parse(row.body.created_at)));
       const inFlight = rows.filter((row) => row.gone_at === null && isInFlight(row.body, now)).length;
-      return { answer: answer && { ...answer, lastOperationAt: answer.lastOperationAt && Date.parse(answer.lastOperationAt) }, store: { inFlight, lastOperationAt: newest, operations: rows.length } };
+      return {
+        answer: answer && { ...answer, lastOperationAt: answer.lastOperationAt && Date.parse(answer.lastOperationAt) },
+        store: { inFlight, lastOperationAt: newest, operations: rows.length },
+      };
     };
     for (const name of ['acme-analytics-prod', 'blog-backend']) {
-      await expect.poll(async () => {
-        const { answer, store } = await figuresOf(idOf(name));
-        return answer && { inFlight: answer.inFlight, lastOperationAt: answer.lastOperationAt, operations: answer.operations, same: answer.inFlight === store.inFlight && answer.lastOperationAt === store.lastOperationAt && answer.operations === store.operations };
-      }, { timeout: 10_000, interval: 100 }).toMatchObject({ same: true });
+      await expect
+        .poll(
+          async () => {
+            const { answer, store } = await figuresOf(idOf(name));
+            return (
+              answer && {
+                inFlight: answer.inFlight,
+                lastOperationAt: answer.lastOperationAt,
+                operations: answer.operations,
+                same: answer.inFlight === store.inFlight && answer.lastOperationAt === store.lastOperationAt && answer.operations === store.operations,
+              }
+            );
+          },
+          { timeout: 10_000, interval: 100 },
+        )
+        .toMatchObject({ same: true });
     }
     expect(listed.find((p) => p.id === idOf('acme-analytics-prod'))?.operations).toBeGreaterThan(0);
   });
@@ -176,7 +201,12 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
     expect(JSON.parse(refused.body)).toMatchObject({ message: (JSON.parse(api.body) as { message: string }).message });
     // Its own key reaches no source of its own: it sees none of the other key's.
     expect(JSON.parse((await asPage(server, scoped, '/archive/sources')).body)).toEqual({ sources: [] });
-    const other = await asPage(server, scoped, `/archive/sources/${ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body)).sources[0]?.id ?? ''}`, 'DELETE');
+    const other = await asPage(
+      server,
+      scoped,
+      `/archive/sources/${ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body)).sources[0]?.id ?? ''}`,
+      'DELETE',
+    );
     expect(other.status).toBe(404);
     // A project the key cannot read is the API's own 404, never an archive's "not archived".
     const notCovered = await asPage(server, cookie, '/archive/projects/no-such-project/operations');
@@ -214,7 +244,13 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
       operation('activity-finished', 'finished'),
     ];
     const db = await server.running.store.db();
-    await upsertOperations(db, scratchpad, operations.map((op) => ({ operation: op, body: op })), new Date(now), false);
+    await upsertOperations(
+      db,
+      scratchpad,
+      operations.map((op) => ({ operation: op, body: op })),
+      new Date(now),
+      false,
+    );
 
     const response = await asPage(server, cookie, ARCHIVE_ACTIVITY_PATH);
     expect(response.status, response.body).toBe(200);
@@ -222,22 +258,36 @@ describe.each(DRIVERS)('the archive on %s', (driver) => {
       .operations.map((op) => op.id)
       .filter((id) => id.startsWith('activity-'))
       .sort();
-    expect(shown).toEqual(operations.filter((op) => isInFlight(op, now)).map((op) => op.id).sort());
+    expect(shown).toEqual(
+      operations
+        .filter((op) => isInFlight(op, now))
+        .map((op) => op.id)
+        .sort(),
+    );
     expect(shown).toEqual(['activity-failed-retry-ahead', 'activity-running', 'activity-status-unknown']);
   });
 
   it('disables a source whose key the API rejects, and says so; Remove deletes the sealed key', async () => {
     const orgId = projects.get('acme-analytics-prod')?.orgId ?? '';
-    const created = (await apiJson(server, `/organizations/${orgId}/api_keys`, KEY, 'POST', { key_name: 'soon-revoked', project_id: idOf('acme-analytics-prod') })) as { key: string; id: number };
+    const created = (await apiJson(server, `/organizations/${orgId}/api_keys`, KEY, 'POST', {
+      key_name: 'soon-revoked',
+      project_id: idOf('acme-analytics-prod'),
+    })) as { key: string; id: number };
     const session = await signIn(server, created.key);
     expect((await asPage(server, session, '/archive/sources', 'POST')).status).toBe(201);
     // It has listed the project it reaches before the key is revoked.
     await expect
-      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0]?.projects, { timeout: 30_000, interval: 100 })
+      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0]?.projects, {
+        timeout: 30_000,
+        interval: 100,
+      })
       .toBe(1);
     await apiJson(server, `/organizations/${orgId}/api_keys/${created.id}`, KEY, 'DELETE');
     await expect
-      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0], { timeout: 30_000, interval: 100 })
+      .poll(async () => ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, session, '/archive/sources')).body)).sources[0], {
+        timeout: 30_000,
+        interval: 100,
+      })
       .toMatchObject({ state: 'disabled', lastError: expect.stringContaining('401') as string });
     const { sources } = ArchiveSourcesSchema.parse(JSON.parse((await asPage(server, cookie, '/archive/sources')).body));
     const removed = await asPage(server, cookie, `/archive/sources/${sources[0]?.id ?? ''}`, 'DELETE');

@@ -16,8 +16,24 @@ export async function storeEnv(driver: Driver): Promise<NodeJS.ProcessEnv> {
 }
 
 /** `rendering`: pages rendered on the server too (the insights' pages read the store through it). */
-export async function startArchiveServer(driver: Driver, env: NodeJS.ProcessEnv = {}, rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders'> = {}): Promise<TestServer> {
-  return startTestServer({ SIM_API_KEY: KEY, SIM_FAULTS: '1', ARCHIVE_BUDGET: '700', ARCHIVE_LOCK_RETRY_MS: '100', ARCHIVE_INTERVAL_MS: '200', ARCHIVE_FULL_READ_MS: '1000', ...(await storeEnv(driver)), ...env }, rendering);
+export async function startArchiveServer(
+  driver: Driver,
+  env: NodeJS.ProcessEnv = {},
+  rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders'> = {},
+): Promise<TestServer> {
+  return startTestServer(
+    {
+      SIM_API_KEY: KEY,
+      SIM_FAULTS: '1',
+      ARCHIVE_BUDGET: '700',
+      ARCHIVE_LOCK_RETRY_MS: '100',
+      ARCHIVE_INTERVAL_MS: '200',
+      ARCHIVE_FULL_READ_MS: '1000',
+      ...(await storeEnv(driver)),
+      ...env,
+    },
+    rendering,
+  );
 }
 
 export async function signIn(server: TestServer, key = KEY): Promise<string> {
@@ -64,7 +80,11 @@ export async function projectsByName(server: TestServer, key = KEY): Promise<Map
 }
 
 /** Every operation of a project as the API lists them, newest first (the walk the archive spares the page). */
-export async function apiOperations(server: TestServer, projectId: string, key = KEY): Promise<{ id: string; status: string; action: string; created_at: string }[]> {
+export async function apiOperations(
+  server: TestServer,
+  projectId: string,
+  key = KEY,
+): Promise<{ id: string; status: string; action: string; created_at: string }[]> {
   const all: { id: string; status: string; action: string; created_at: string }[] = [];
   let cursor: string | undefined;
   for (;;) {

@@ -51,7 +51,12 @@ describe('two instances on one DATABASE_URL', () => {
 /** The API drops these operations from its list of the project (as the platform's retention does). */
 async function dropFromApi(server: TestServer, projectId: string, ids: readonly string[]): Promise<void> {
   const rules = [{ path: `/projects/${projectId}/operations`, fault: { type: 'hide-operations', ids } }];
-  const response = await server.request({ method: 'PUT', path: '/__sim/faults', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules }) });
+  const response = await server.request({
+    method: 'PUT',
+    path: '/__sim/faults',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rules }),
+  });
   expect(response.status, response.body).toBe(200);
 }
 
@@ -79,7 +84,9 @@ describe('PGlite across a restart', () => {
     expect((await asPage(first, cookie, '/archive/sources', 'POST')).status).toBe(201);
     await waitFollowing(first, cookie);
     const big = (await projectsByName(first)).get('acme-analytics-prod')?.id ?? '';
-    const before = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(first, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body));
+    const before = ArchivedOperationsPageSchema.parse(
+      JSON.parse((await asPage(first, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body),
+    );
     // The API drops the 300 oldest after the archive read them: the record goes on past its end, in its order.
     const platform = (await apiOperations(first, big)).map((op) => op.id);
     const dropped = platform.slice(-300);
@@ -97,7 +104,9 @@ describe('PGlite across a restart', () => {
       expect(platformNow.slice(-300)).toEqual(dropped);
       await dropFromApi(second, big, dropped);
       expect(await wholeRecord(second, cookie, big)).toEqual({ ids: platformNow, kept: 300 });
-      const after = ArchivedOperationsPageSchema.parse(JSON.parse((await asPage(second, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body));
+      const after = ArchivedOperationsPageSchema.parse(
+        JSON.parse((await asPage(second, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body),
+      );
       expect(after.operations.map((op) => op.id)).toEqual(before.operations.map((op) => op.id));
       expect((await asPage(second, signedOut, '/archive/sources')).status).toBe(401);
     } finally {
@@ -134,9 +143,15 @@ describe('notifications with two instances on one DATABASE_URL', () => {
       for (let i = 0; i < 3; i++) {
         const created = (await apiJson(holder, `/projects/${project}/branches`, KEY, 'POST', {})) as { operations: { id: string }[] };
         started.push(...created.operations.map((op) => op.id));
-        await expect.poll(async () => (await apiOperations(holder, project)).filter((op) => started.includes(op.id) && op.status !== 'finished').length, { timeout: 20_000, interval: 100 }).toBe(0);
+        await expect
+          .poll(async () => (await apiOperations(holder, project)).filter((op) => started.includes(op.id) && op.status !== 'finished').length, {
+            timeout: 20_000,
+            interval: 100,
+          })
+          .toBe(0);
       }
-      const finishedEvents = () => receiver.received.map((r) => JSON.parse(r.body) as { id: string; operation: { id: string } }).filter((e) => started.includes(e.operation.id));
+      const finishedEvents = () =>
+        receiver.received.map((r) => JSON.parse(r.body) as { id: string; operation: { id: string } }).filter((e) => started.includes(e.operation.id));
       await expect.poll(() => new Set(finishedEvents().map((e) => e.operation.id)).size, { timeout: 30_000, interval: 100 }).toBe(started.length);
       // wall-clock: both loops run every second or so; a second copy of any event would come within these rounds.
       await new Promise((resolve) => setTimeout(resolve, 3_000));

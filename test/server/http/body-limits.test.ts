@@ -53,20 +53,32 @@ describe('bodies over the limit on the simulator', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const big = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port: server.port, method: 'POST', path: '/api/v2/api_keys', agent, headers: { ...json, authorization: `Bearer ${KEY}`, 'transfer-encoding': 'chunked' } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        });
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            method: 'POST',
+            path: '/api/v2/api_keys',
+            agent,
+            headers: { ...json, authorization: `Bearer ${KEY}`, 'transfer-encoding': 'chunked' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 24; i += 1) req.write('x'.repeat(64 * 1024));
         req.end();
       });
       expect(big).toBe(413);
       const next = await new Promise<{ status: number; keepAlive: string | undefined }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: server.port, path: '/healthz', agent }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive']?.toString() }));
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port: server.port, path: '/healthz', agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers['keep-alive']?.toString() }));
+          })
+          .on('error', reject);
       });
       expect(next.status).toBe(200);
       // An idle connection outlives a proxy's (60 s on most), so a client never reuses one the server is closing.

@@ -19,19 +19,38 @@ describe('which hosts are answered', () => {
     interfaceAddresses: () => ['192.168.1.20'],
   });
 
-  it.each(['127.0.0.1:5173', '127.0.0.1', 'localhost:5173', 'LOCALHOST', 'app.localhost:5173', '[::1]:5173', 'ops.example.com', 'ops.example.com:443', 'ops.internal:80', 'a.corp.example', 'mixed.case', 'ops.example.com.'])(
-    'answers %s',
-    (host) => {
-      expect(check(host)).toBe(true);
-    },
-  );
+  it.each([
+    '127.0.0.1:5173',
+    '127.0.0.1',
+    'localhost:5173',
+    'LOCALHOST',
+    'app.localhost:5173',
+    '[::1]:5173',
+    'ops.example.com',
+    'ops.example.com:443',
+    'ops.internal:80',
+    'a.corp.example',
+    'mixed.case',
+    'ops.example.com.',
+  ])('answers %s', (host) => {
+    expect(check(host)).toBe(true);
+  });
 
-  it.each([undefined, '', 'evil.example', 'evil.example:5173', 'ops.example.com.evil.example', 'corp.example', 'evilcorp.example', '192.168.1.20:5173', 'localhost.evil.example', '[::2]:5173', '127.0.0.1.evil.example'])(
-    'refuses %s',
-    (host) => {
-      expect(check(host)).toBe(false);
-    },
-  );
+  it.each([
+    undefined,
+    '',
+    'evil.example',
+    'evil.example:5173',
+    'ops.example.com.evil.example',
+    'corp.example',
+    'evilcorp.example',
+    '192.168.1.20:5173',
+    'localhost.evil.example',
+    '[::2]:5173',
+    '127.0.0.1.evil.example',
+  ])('refuses %s', (host) => {
+    expect(check(host)).toBe(false);
+  });
 
   it('answers this machine’s own addresses when bound to every interface', () => {
     const everywhere = createHostCheck({ bindHost: '0.0.0.0', interfaceAddresses: () => ['192.168.1.20', 'fe80::1'] });
@@ -60,7 +79,12 @@ describe('npm start, reached under another name', () => {
     const before = await server.request({ path: '/__sim/faults' });
     const body = method === 'PUT' ? '{"rules":[{"fault":{"type":"status","status":503}}]}' : method === 'POST' ? JSON.stringify({ key: KEY }) : undefined;
 
-    const response = await server.request({ method, path, headers: { host: `evil.example:${server.port}`, authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body });
+    const response = await server.request({
+      method,
+      path,
+      headers: { host: `evil.example:${server.port}`, authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body,
+    });
 
     expect(response.status).toBe(421);
     expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');

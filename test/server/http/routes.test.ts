@@ -205,7 +205,9 @@ describe('npm start with API_URL', () => {
   });
 
   it('refuses to start a deployment (DATABASE_URL, or the operator’s NODE_ENV=production) without SESSION_SECRET, saying why', async () => {
-    await expect(startTestServer({ DATABASE_URL: 'postgres://db.invalid/console', SESSION_SECRET: '' })).rejects.toThrow(/SESSION_SECRET must be set when DATABASE_URL is set .*DATA_DIR/);
+    await expect(startTestServer({ DATABASE_URL: 'postgres://db.invalid/console', SESSION_SECRET: '' })).rejects.toThrow(
+      /SESSION_SECRET must be set when DATABASE_URL is set .*DATA_DIR/,
+    );
     await expect(startTestServer({ NODE_ENV: 'production', SESSION_SECRET: '' })).rejects.toThrow(/SESSION_SECRET must be set when NODE_ENV=production/);
     // `npm start`'s own default (for React's build) is not a deployment: the embedded demo keeps its secret in DATA_DIR.
     const demo = await startTestServer({ NODE_ENV: 'production', [NODE_ENV_DEFAULTED]: '1', SESSION_SECRET: '' });

@@ -40,7 +40,11 @@ describe('the insights’ routes', () => {
     const entry = await import('../../../src/entry-server');
     await entry.loadScreens();
     // React's development build renders a 90-bar chart slowly on a busy machine: the deadline is not what this file is about.
-    server = await startArchiveServer('pglite', {}, { render: createPageRenderer({ entry: () => Promise.resolve(entry) }), renderDeadlineMs: 5_000, maxRenders: 32 });
+    server = await startArchiveServer(
+      'pglite',
+      {},
+      { render: createPageRenderer({ entry: () => Promise.resolve(entry) }), renderDeadlineMs: 5_000, maxRenders: 32 },
+    );
     cookie = await signIn(server);
     projects = await projectsByName(server);
   }, 120_000);
@@ -77,7 +81,8 @@ describe('the insights’ routes', () => {
       for (const row of rows) {
         const runs = await archiveCount(server, cookie, row.key, searchOf(historyHref(row.key, runsFilters(range.current))));
         const failed = await archiveCount(server, cookie, row.key, searchOf(historyHref(row.key, failedFilters(range.current))));
-        if (runs !== row.current.runs || failed !== row.current.failed) differing.push(`${row.name}: runs ${row.current.runs} (listed ${runs}), failed ${row.current.failed} (listed ${failed})`);
+        if (runs !== row.current.runs || failed !== row.current.failed)
+          differing.push(`${row.name}: runs ${row.current.runs} (listed ${runs}), failed ${row.current.failed} (listed ${failed})`);
       }
       return differing;
     };
@@ -96,7 +101,8 @@ describe('the insights’ routes', () => {
       for (const row of actions) {
         const runs = await archiveCount(server, cookie, big, searchOf(historyHref(big, runsFilters(range.current, row.key))));
         const failed = await archiveCount(server, cookie, big, searchOf(historyHref(big, failedFilters(range.current, row.key))));
-        if (runs !== row.current.runs || failed !== row.current.failed) differing.push(`${row.key}: runs ${row.current.runs} (listed ${runs}), failed ${row.current.failed} (listed ${failed})`);
+        if (runs !== row.current.runs || failed !== row.current.failed)
+          differing.push(`${row.key}: runs ${row.current.runs} (listed ${runs}), failed ${row.current.failed} (listed ${failed})`);
       }
       return differing;
     };
@@ -115,13 +121,20 @@ describe('the insights’ routes', () => {
   it('says it is the API that did not answer when it cannot ask whether the key reads a project', async () => {
     const fresh = await signIn(server);
     const faults = (method: string, body?: unknown) =>
-      server.request({ method, path: '/__sim/faults', headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      server.request({
+        method,
+        path: '/__sim/faults',
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
     expect((await faults('PUT', { rules: [{ fault: { type: 'status', status: 503 }, method: 'GET', path: '/projects/*' }] })).status).toBe(200);
     try {
       for (const path of ['/archive/insights', `/archive/projects/${idOf('blog-backend')}/insights`]) {
         const answer = await asPage(server, fresh, path);
         expect(answer.status).toBe(503);
-        expect((JSON.parse(answer.body) as { message: string }).message).toMatch(/^The API did not say whether this key can read the (project|archived projects) \(HTTP 503/);
+        expect((JSON.parse(answer.body) as { message: string }).message).toMatch(
+          /^The API did not say whether this key can read the (project|archived projects) \(HTTP 503/,
+        );
         // Not the session's doing: it stays open.
         expect(answer.headers['set-cookie']).toBeUndefined();
       }
@@ -133,7 +146,10 @@ describe('the insights’ routes', () => {
   it('tells a project-scoped key of its own project only: of any other, exactly what the API tells it', async () => {
     const staging = projects.get('acme-analytics-staging');
     if (!staging?.orgId) throw new Error('acme-analytics-staging has no organization');
-    const made = (await apiJson(server, `/organizations/${staging.orgId}/api_keys`, KEY, 'POST', { key_name: 'insights', project_id: staging.id })) as { id: number; key: string };
+    const made = (await apiJson(server, `/organizations/${staging.orgId}/api_keys`, KEY, 'POST', { key_name: 'insights', project_id: staging.id })) as {
+      id: number;
+      key: string;
+    };
     const scoped = await signIn(server, made.key);
     const overview = InsightsOverviewSchema.parse(JSON.parse((await asPage(server, scoped, '/archive/insights')).body));
     expect(overview.projects.map((row) => row.name)).toEqual(['acme-analytics-staging']);
@@ -164,7 +180,8 @@ describe('the insights’ routes', () => {
     expect(page.status).toBe(200);
     const root = page.body.slice(page.body.indexOf('<div id="root">'), page.body.indexOf('<script type="application/json"'));
     expect(root).toContain('<h1 tabindex="-1">Insights</h1>');
-    for (const header of ['Action', 'Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried']) expect(root).toContain(`<th scope="col">${header}</th>`);
+    for (const header of ['Action', 'Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried'])
+      expect(root).toContain(`<th scope="col">${header}</th>`);
     // SVG's own role (an img's children are presentational, which would hide the bars' links).
     const chart = /<svg[^>]*role="graphics-document"[^>]*>([\s\S]*?)<\/svg>/.exec(root);
     expect(chart?.[0]).toMatch(/aria-labelledby="[^"]+"/);

@@ -26,7 +26,16 @@ describe('the log', () => {
     log('Archive: this instance holds the collector lock and collects', { event: 'archive.leading' });
 
     const [request, during, outside] = out.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(request).toMatchObject({ level: 'info', event: 'request', request_id: 'req-1', method: 'GET', route: '/projects/:projectId', status: 200, duration_ms: 12.3, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as string });
+    expect(request).toMatchObject({
+      level: 'info',
+      event: 'request',
+      request_id: 'req-1',
+      method: 'GET',
+      route: '/projects/:projectId',
+      status: 200,
+      duration_ms: 12.3,
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as string,
+    });
     expect(during).toMatchObject({ level: 'info', event: 'api.unreachable.over', request_id: 'req-1', msg: 'The API at api.example answers again' });
     expect(outside).not.toHaveProperty('request_id');
     expect(out.lines.every((line) => line.endsWith('\n'))).toBe(true);
@@ -59,7 +68,12 @@ describe('the log', () => {
     const out = collect();
     const log = createLogger({ destination: out });
     let now = 0;
-    const outage = createOutage(log, { event: 'store.unavailable', fields: { store: 'Postgres at db:5432/console' }, over: 'Store: answers again', now: () => now });
+    const outage = createOutage(log, {
+      event: 'store.unavailable',
+      fields: { store: 'Postgres at db:5432/console' },
+      over: 'Store: answers again',
+      now: () => now,
+    });
 
     for (let second = 0; second < 30; second++) {
       now = second * 1_000;
@@ -71,14 +85,24 @@ describe('the log', () => {
 
     expect(out.lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ level: 'warn', event: 'store.unavailable', store: 'Postgres at db:5432/console', msg: 'Store: does not answer (try 0)' }),
-      expect.objectContaining({ level: 'info', event: 'store.unavailable.over', failures: 30, outage_s: 31, msg: 'Store: answers again after 31 s (30 failed tries)' }),
+      expect.objectContaining({
+        level: 'info',
+        event: 'store.unavailable.over',
+        failures: 30,
+        outage_s: 31,
+        msg: 'Store: answers again after 31 s (30 failed tries)',
+      }),
     ]);
   });
 });
 
 describe('LOG_FORMAT, LOG_LEVEL and METRICS_TOKEN', () => {
   it('are read once at start, and a bad value stops it with a message', () => {
-    expect(readConfig({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'WARN', METRICS_TOKEN: 'a-token-of-32-characters-0000000' })).toMatchObject({ logFormat: 'pretty', logLevel: 'warn', metricsToken: 'a-token-of-32-characters-0000000' });
+    expect(readConfig({ LOG_FORMAT: 'pretty', LOG_LEVEL: 'WARN', METRICS_TOKEN: 'a-token-of-32-characters-0000000' })).toMatchObject({
+      logFormat: 'pretty',
+      logLevel: 'warn',
+      metricsToken: 'a-token-of-32-characters-0000000',
+    });
     expect(readConfig({})).toMatchObject({ logFormat: undefined, logLevel: 'info', metricsToken: undefined });
     expect(() => readConfig({ LOG_FORMAT: 'xml' })).toThrow('LOG_FORMAT must be json or pretty, not "xml".');
     expect(() => readConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"\.$/);

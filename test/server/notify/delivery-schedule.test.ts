@@ -69,45 +69,49 @@ describe.each(DRIVERS)('delivery schedule on %s', (driver) => {
     expect(new Set(ids())).toEqual(new Set(Array.from({ length: 10 }, (_, i) => `op-${i}:failed:1`)));
   });
 
-  it('pauses a webhook only once every delivery has failed for 5 days, however many attempts; Resume sends what waited and what failed in the last 3 days', MANY_TURNS, async () => {
-    const notify = service();
-    const { webhook } = await addWebhook(notify);
-    h.receiver.answerWith(() => ({ status: 500, body: 'broken' }));
-    await fail('op-first');
-    await turn(notify);
-    // Two and a half days on, an event whose schedule runs out (eight attempts over about 27.5 hours) and fails for good.
-    h.clock = T0 + 2.5 * DAY;
-    await fail('op-later');
-    for (const wait of [0, 5 * SECOND, 5 * 60 * SECOND, 0.5 * HOUR, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]) {
-      h.clock += wait;
+  it(
+    'pauses a webhook only once every delivery has failed for 5 days, however many attempts; Resume sends what waited and what failed in the last 3 days',
+    MANY_TURNS,
+    async () => {
+      const notify = service();
+      const { webhook } = await addWebhook(notify);
+      h.receiver.answerWith(() => ({ status: 500, body: 'broken' }));
+      await fail('op-first');
       await turn(notify);
-    }
-    // Nearly 5 days after the first failure, many more failures at once: still not paused.
-    h.clock = T0 + 5 * DAY - HOUR;
-    for (let i = 0; i < 30; i += 1) await fail(`op-burst-${i}`);
-    await turn(notify);
-    const [failing] = await notify.list(owner);
-    expect(failing).toMatchObject({ state: 'active', failingSince: new Date(T0).toISOString() });
-    expect(failing?.consecutiveFailures).toBeGreaterThan(30);
+      // Two and a half days on, an event whose schedule runs out (eight attempts over about 27.5 hours) and fails for good.
+      h.clock = T0 + 2.5 * DAY;
+      await fail('op-later');
+      for (const wait of [0, 5 * SECOND, 5 * 60 * SECOND, 0.5 * HOUR, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR]) {
+        h.clock += wait;
+        await turn(notify);
+      }
+      // Nearly 5 days after the first failure, many more failures at once: still not paused.
+      h.clock = T0 + 5 * DAY - HOUR;
+      for (let i = 0; i < 30; i += 1) await fail(`op-burst-${i}`);
+      await turn(notify);
+      const [failing] = await notify.list(owner);
+      expect(failing).toMatchObject({ state: 'active', failingSince: new Date(T0).toISOString() });
+      expect(failing?.consecutiveFailures).toBeGreaterThan(30);
 
-    h.clock = T0 + 5 * DAY;
-    await fail('op-5d');
-    await turn(notify);
-    expect(await notify.list(owner)).toMatchObject([{ state: 'paused', pausedReason: PAUSED_FAILING_REASON }]);
-    const before = h.receiver.received.length;
-    h.clock += HOUR;
-    await turn(notify);
-    expect(h.receiver.received).toHaveLength(before);
+      h.clock = T0 + 5 * DAY;
+      await fail('op-5d');
+      await turn(notify);
+      expect(await notify.list(owner)).toMatchObject([{ state: 'paused', pausedReason: PAUSED_FAILING_REASON }]);
+      const before = h.receiver.received.length;
+      h.clock += HOUR;
+      await turn(notify);
+      expect(h.receiver.received).toHaveLength(before);
 
-    h.receiver.answerWith(() => ({ status: 200 }));
-    expect(await notify.resume(owner, webhook.id)).toBe(true);
-    await turn(notify);
-    const resent = ids(h.receiver.received.slice(before));
-    // What waited and what failed in the last 3 days (op-later), each once; not the first event, failed for good 4 days ago.
-    const expected = ['op-later', ...Array.from({ length: 30 }, (_, i) => `op-burst-${i}`), 'op-5d'].map((id) => `${id}:failed:1`);
-    expect(resent.toSorted()).toEqual(expected.toSorted());
-    expect(await notify.list(owner)).toMatchObject([{ state: 'active', consecutiveFailures: 0, failingSince: null }]);
-  });
+      h.receiver.answerWith(() => ({ status: 200 }));
+      expect(await notify.resume(owner, webhook.id)).toBe(true);
+      await turn(notify);
+      const resent = ids(h.receiver.received.slice(before));
+      // What waited and what failed in the last 3 days (op-later), each once; not the first event, failed for good 4 days ago.
+      const expected = ['op-later', ...Array.from({ length: 30 }, (_, i) => `op-burst-${i}`), 'op-5d'].map((id) => `${id}:failed:1`);
+      expect(resent.toSorted()).toEqual(expected.toSorted());
+      expect(await notify.list(owner)).toMatchObject([{ state: 'active', consecutiveFailures: 0, failingSince: null }]);
+    },
+  );
 
   it('a 410 disables the webhook and says why; nothing more is sent until Resume, which sends that event again with those that waited', async () => {
     const notify = service();
@@ -156,6 +160,9 @@ describe.each(DRIVERS)('delivery schedule on %s', (driver) => {
     await turn(notify);
 
     expect(ids()).toEqual(['op-old:failed:1', 'op-new:failed:1', 'op-new:failed:1']);
-    expect(await notify.deliveries(owner, webhook.id)).toMatchObject([{ eventId: 'op-new:failed:1', state: 'delivered', attempts: 2, lastStatus: 200 }, { eventId: 'op-old:failed:1' }]);
+    expect(await notify.deliveries(owner, webhook.id)).toMatchObject([
+      { eventId: 'op-new:failed:1', state: 'delivered', attempts: 2, lastStatus: 200 },
+      { eventId: 'op-old:failed:1' },
+    ]);
   });
 });

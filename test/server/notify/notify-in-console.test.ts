@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const body = JSON.stringify({ url: 'http://127.0.0.1:9/hook', format: 'json', scope: { kind: 'all' }, events: ['operation.failed'] });
-const post = (headers: Record<string, string>) => server.request({ method: 'POST', path: '/notifications/webhooks', headers: { cookie, 'content-type': 'application/json', ...headers }, body });
+const post = (headers: Record<string, string>) =>
+  server.request({ method: 'POST', path: '/notifications/webhooks', headers: { cookie, 'content-type': 'application/json', ...headers }, body });
 
 describe('notifications in the console server', () => {
   it('refuses a cross-site write before the route sees it', async () => {

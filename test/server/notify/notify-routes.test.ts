@@ -55,7 +55,11 @@ async function signIn(key: string): Promise<string> {
 }
 
 async function call(cookie: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, { method, headers: { cookie, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { cookie, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, json: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
 }
@@ -73,7 +77,10 @@ describe('notification routes', () => {
       status: 400,
       json: { code: 'invalid_webhook_url', message: expect.stringMatching(/loopback, private/) as string },
     });
-    expect(await call(cookie, 'POST', '/notifications/webhooks', { ...hook, events: [] })).toMatchObject({ status: 400, json: { message: expect.stringMatching(/at least one event/) as string } });
+    expect(await call(cookie, 'POST', '/notifications/webhooks', { ...hook, events: [] })).toMatchObject({
+      status: 400,
+      json: { message: expect.stringMatching(/at least one event/) as string },
+    });
   });
 
   it('shows, and lets remove, a webhook only to sessions of the key that made it; the secret only once', async () => {
@@ -96,9 +103,15 @@ describe('notification routes', () => {
 
   it('"Notify me when it ends" needs a webhook to send to', async () => {
     const c = await signIn('key-c-000000000000000000000000');
-    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({ status: 409, json: { code: 'no_webhook' } });
+    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({
+      status: 409,
+      json: { code: 'no_webhook' },
+    });
     await call(c, 'POST', '/notifications/webhooks', hook);
-    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({ status: 201, json: { operationId: 'op-1', webhooks: 1 } });
+    expect(await call(c, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).toMatchObject({
+      status: 201,
+      json: { operationId: 'op-1', webhooks: 1 },
+    });
     expect((await call(c, 'GET', '/notifications/watches')).json).toMatchObject({ watches: [{ projectId: 'p1', operationId: 'op-1' }] });
   });
 
@@ -110,8 +123,13 @@ describe('notification routes', () => {
       json: { message: 'operationId: An id is at most 256 characters.' },
     });
     const [made] = (await call(d, 'GET', '/notifications/webhooks')).json?.webhooks as Array<{ id: string }>;
-    const owner = (await db.query<{ owner_fingerprint: string }>('SELECT owner_fingerprint FROM notify_webhooks WHERE id = $1', [made?.id ?? ''])).rows[0]?.owner_fingerprint ?? '';
-    await db.query(`INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at) SELECT $1, 'p1', 'op-' || n, now() FROM generate_series(1, 199) AS n`, [owner]);
+    const owner =
+      (await db.query<{ owner_fingerprint: string }>('SELECT owner_fingerprint FROM notify_webhooks WHERE id = $1', [made?.id ?? ''])).rows[0]
+        ?.owner_fingerprint ?? '';
+    await db.query(
+      `INSERT INTO notify_watches (owner_fingerprint, project_id, operation_id, created_at) SELECT $1, 'p1', 'op-' || n, now() FROM generate_series(1, 199) AS n`,
+      [owner],
+    );
     expect((await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-200' })).status).toBe(201);
     // Watching one already watched is no new watch.
     expect((await call(d, 'POST', '/notifications/watches', { projectId: 'p1', operationId: 'op-1' })).status).toBe(201);

@@ -72,7 +72,12 @@ export function useHarness(driver: Driver): Harness {
       return created;
     },
     fail: (operationId, projectId = 'p1', extra = {}) =>
-      recordTransition(h.db, { projectId, operation: { id: operationId, status: 'failed', failures_count: 1, ...extra }, previousStatus: 'running', seenAt: new Date(h.clock) }),
+      recordTransition(h.db, {
+        projectId,
+        operation: { id: operationId, status: 'failed', failures_count: 1, ...extra },
+        previousStatus: 'running',
+        seenAt: new Date(h.clock),
+      }),
     async turn(notify) {
       await notify.tick();
       await notify.settle();

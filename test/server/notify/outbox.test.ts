@@ -21,7 +21,11 @@ function resolvable() {
 
 /** The Standard Webhooks headers a receiver reads, as one record. */
 function standardHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  return { 'webhook-id': String(headers['webhook-id']), 'webhook-timestamp': String(headers['webhook-timestamp']), 'webhook-signature': String(headers['webhook-signature']) };
+  return {
+    'webhook-id': String(headers['webhook-id']),
+    'webhook-timestamp': String(headers['webhook-timestamp']),
+    'webhook-signature': String(headers['webhook-signature']),
+  };
 }
 
 /** What a receiver's own library (npm standardwebhooks) makes of a delivery received at `nowMs`. */
@@ -56,32 +60,38 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
 
   // PGlite runs one transaction at a time (one connection): a transaction held open there holds every other, so
   // only a Postgres server can commit transitions out of their `seq` order.
-  if (driver === 'postgres') it('delivers a transition whose transaction commits after a later one was dispatched', async () => {
-    const notify = service();
-    await addWebhook(notify);
-    await turn(notify);
-    h.clock += 1000;
-    const held = resolvable();
-    const inserted = resolvable();
-    // The collector's slower transaction takes the lower seq and commits last.
-    const slow = h.db.transaction(async (tx) => {
-      await recordTransition(tx, { projectId: 'p1', operation: { id: 'op-slow', status: 'failed', failures_count: 1 }, previousStatus: 'running', seenAt: new Date(h.clock) });
-      inserted.resolve();
-      await held.promise;
-    });
-    await inserted.promise;
-    await fail('op-quick');
-    await turn(notify);
-    const eventIds = () => h.receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
-    expect(eventIds()).toEqual(['op-quick:failed:1']);
+  if (driver === 'postgres')
+    it('delivers a transition whose transaction commits after a later one was dispatched', async () => {
+      const notify = service();
+      await addWebhook(notify);
+      await turn(notify);
+      h.clock += 1000;
+      const held = resolvable();
+      const inserted = resolvable();
+      // The collector's slower transaction takes the lower seq and commits last.
+      const slow = h.db.transaction(async (tx) => {
+        await recordTransition(tx, {
+          projectId: 'p1',
+          operation: { id: 'op-slow', status: 'failed', failures_count: 1 },
+          previousStatus: 'running',
+          seenAt: new Date(h.clock),
+        });
+        inserted.resolve();
+        await held.promise;
+      });
+      await inserted.promise;
+      await fail('op-quick');
+      await turn(notify);
+      const eventIds = () => h.receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
+      expect(eventIds()).toEqual(['op-quick:failed:1']);
 
-    held.resolve();
-    await slow;
-    await turn(notify);
-    expect(eventIds()).toEqual(['op-quick:failed:1', 'op-slow:failed:1']);
-    const { rows } = await h.db.query<{ seq: string; operation_id: string }>('SELECT seq::text AS seq, operation_id FROM operation_transitions ORDER BY seq');
-    expect(rows.map((row) => row.operation_id)).toEqual(['op-slow', 'op-quick']);
-  });
+      held.resolve();
+      await slow;
+      await turn(notify);
+      expect(eventIds()).toEqual(['op-quick:failed:1', 'op-slow:failed:1']);
+      const { rows } = await h.db.query<{ seq: string; operation_id: string }>('SELECT seq::text AS seq, operation_id FROM operation_transitions ORDER BY seq');
+      expect(rows.map((row) => row.operation_id)).toEqual(['op-slow', 'op-quick']);
+    });
 
   it('raises nothing for transitions seen during the backfill or before the webhook existed', async () => {
     const notify = service();
@@ -136,7 +146,14 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     await turn(notify);
     expect(h.receiver.received).toHaveLength(1);
     expect(await notify.deliveries(owner, webhook.id)).toMatchObject([
-      { eventId: 'op-1:failed:1', state: 'pending', attempts: 1, lastStatus: 503, lastAnswer: 'down for maintenance', nextAttemptAt: new Date(T0 + 30_000).toISOString() },
+      {
+        eventId: 'op-1:failed:1',
+        state: 'pending',
+        attempts: 1,
+        lastStatus: 503,
+        lastAnswer: 'down for maintenance',
+        nextAttemptAt: new Date(T0 + 30_000).toISOString(),
+      },
     ]);
 
     // The second failure waits the schedule's second step: 5 minutes.
@@ -195,7 +212,9 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     await recordTransition(h.db, { projectId: 'p2', operation: { id: 'op-8', status: 'finished' }, previousStatus: 'running', seenAt: new Date(h.clock) });
     await turn(notify);
 
-    expect(h.receiver.received.map((r) => JSON.parse(r.body) as { type: string; id: string })).toMatchObject([{ type: 'operation.finished', id: 'op-7:finished' }]);
+    expect(h.receiver.received.map((r) => JSON.parse(r.body) as { type: string; id: string })).toMatchObject([
+      { type: 'operation.finished', id: 'op-7:finished' },
+    ]);
   });
 
   it('a receiver that never answers holds up only its own webhook, with at most a few of its events in flight', async () => {
@@ -224,14 +243,24 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
     await notify.tick();
     for (const [i, status] of statuses.entries()) {
       const created = new Date(h.clock - 3_600_000 + i * 60_000).toISOString();
-      await recordTransition(h.db, { projectId: 'p1', operation: { id: `ended-${i}`, status, created_at: created, total_duration_ms: 10_000 }, previousStatus: 'running', seenAt: new Date(h.clock) });
+      await recordTransition(h.db, {
+        projectId: 'p1',
+        operation: { id: `ended-${i}`, status, created_at: created, total_duration_ms: 10_000 },
+        previousStatus: 'running',
+        seenAt: new Date(h.clock),
+      });
     }
     return notify;
   }
 
   /** Started 25 s ago with `status`. */
   const startedAgo = (id: string, status: string) =>
-    recordTransition(h.db, { projectId: 'p1', operation: { id, status, created_at: new Date(h.clock - 25_000).toISOString() }, previousStatus: 'scheduling', seenAt: new Date(h.clock) });
+    recordTransition(h.db, {
+      projectId: 'p1',
+      operation: { id, status, created_at: new Date(h.clock - 25_000).toISOString() },
+      previousStatus: 'scheduling',
+      seenAt: new Date(h.clock),
+    });
 
   /** Two minutes of the loop's turns: 25 s in becomes 146 s, past twice the p95 and past 30 s. */
   async function twoMinutes(notify: Notifications): Promise<string[]> {
@@ -275,13 +304,23 @@ describe.each(DRIVERS)('the outbox on %s', (driver) => {
 
     expect(await notify.test(owner, webhook.id)).toEqual({ delivered: true, status: 200, answer: 'ok from slack' });
     const [request] = h.receiver.received;
-    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({ text: expect.stringContaining('Test project') as string, blocks: expect.any(Array) as unknown[] });
+    expect(JSON.parse(request?.body ?? '{}')).toMatchObject({
+      text: expect.stringContaining('Test project') as string,
+      blocks: expect.any(Array) as unknown[],
+    });
     expect(verifySignature(secret, request?.body ?? '', request?.headers ?? {}, h.clock)).toBe(true);
     expect(await notify.test({ ...owner, fingerprint: 'someone-else' }, webhook.id)).toBeNull();
   });
 
   it('refuses a private address unless WEBHOOK_ALLOW_PRIVATE is set, and says so', async () => {
-    const strict = createNotifications({ db: h.db, seal, access: createProjectAccess(createApiReader(fakeApi)), send: sendWebhook, publicUrl: new URL('http://x/'), allowPrivate: false });
+    const strict = createNotifications({
+      db: h.db,
+      seal,
+      access: createProjectAccess(createApiReader(fakeApi)),
+      send: sendWebhook,
+      publicUrl: new URL('http://x/'),
+      allowPrivate: false,
+    });
     expect(await strict.create(owner, { url: h.receiver.url, format: 'json', scope: { kind: 'all' }, events: ['operation.failed'] })).toMatchObject({
       ok: false,
       problem: expect.stringMatching(/loopback, private.*WEBHOOK_ALLOW_PRIVATE=1/) as string,

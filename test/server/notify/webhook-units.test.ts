@@ -57,18 +57,54 @@ describe('webhook signature (Standard Webhooks)', () => {
 
 describe('webhook address guard', () => {
   it.each([
-    '127.0.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-    '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::a00:1', '2002:c0a8:101::1', '::127.0.0.1',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a00:1',
+    '2002:c0a8:101::1',
+    '::127.0.0.1',
     // IPv4-translated (::ffff:0:0/96) and local-use NAT64 (64:ff9b:1::/48, as a /96, a /64 and a /48), read as the IPv4 they carry.
-    '::ffff:0:127.0.0.1', '::ffff:0:a00:1', '::ffff:0:169.254.169.254', '64:ff9b:1::a00:1', '64:ff9b:1::127.0.0.1', '64:ff9b:1:0:a:0:1:0', '64:ff9b:1:a00:0:1::',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:a00:1',
+    '::ffff:0:169.254.169.254',
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1::127.0.0.1',
+    '64:ff9b:1:0:a:0:1:0',
+    '64:ff9b:1:a00:0:1::',
     // The rest of 64:ff9b::/32 carries no IPv4 and is reserved.
     '64:ff9b:0:1::808:808',
   ])('refuses %s', (address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '::ffff:0:8.8.8.8', '64:ff9b::808:808', '64:ff9b:1::808:808'])('lets %s through', (address) => {
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:0:8.8.8.8',
+    '64:ff9b::808:808',
+    '64:ff9b:1::808:808',
+  ])('lets %s through', (address) => {
     expect(isBlockedAddress(address)).toBe(false);
   });
 
@@ -80,14 +116,18 @@ describe('webhook address guard', () => {
   it('names the switch that allows private receivers when it refuses one', async () => {
     expect(await checkWebhookUrl('http://127.0.0.1:9999/hook', { allowPrivate: false })).toEqual({
       ok: false,
-      problem: "127.0.0.1 is a loopback, private or reserved address (127.0.0.1); webhooks go only to public addresses unless the console's server runs with WEBHOOK_ALLOW_PRIVATE=1.",
+      problem:
+        "127.0.0.1 is a loopback, private or reserved address (127.0.0.1); webhooks go only to public addresses unless the console's server runs with WEBHOOK_ALLOW_PRIVATE=1.",
     });
   });
 
   it('refuses other schemes, credentials, names that do not resolve, and private answers', async () => {
     const publicDns = { allowPrivate: false, resolve: resolveTo('93.184.216.34') };
     expect(await checkWebhookUrl('ftp://example.com/hook', publicDns)).toMatchObject({ ok: false, problem: expect.stringMatching(/http and https/) as string });
-    expect(await checkWebhookUrl('https://user:pw@example.com/hook', publicDns)).toMatchObject({ ok: false, problem: expect.stringMatching(/user name or password/) as string });
+    expect(await checkWebhookUrl('https://user:pw@example.com/hook', publicDns)).toMatchObject({
+      ok: false,
+      problem: expect.stringMatching(/user name or password/) as string,
+    });
     expect(await checkWebhookUrl('not a url', publicDns)).toMatchObject({ ok: false });
     expect(await checkWebhookUrl('https://nowhere.invalid/', { allowPrivate: false, resolve: () => Promise.reject(new Error('ENOTFOUND')) })).toMatchObject({
       ok: false,
@@ -102,7 +142,10 @@ describe('webhook address guard', () => {
   });
 
   it('lets loopback through with WEBHOOK_ALLOW_PRIVATE', async () => {
-    expect(await checkWebhookUrl('http://127.0.0.1:9999/hook', { allowPrivate: true })).toMatchObject({ ok: true, address: { address: '127.0.0.1', family: 4 } });
+    expect(await checkWebhookUrl('http://127.0.0.1:9999/hook', { allowPrivate: true })).toMatchObject({
+      ok: true,
+      address: { address: '127.0.0.1', family: 4 },
+    });
   });
 });
 
@@ -146,7 +189,15 @@ describe('webhook payloads', () => {
       operation: event.operation,
       url: 'https://console.example.com/projects/proj-1/operations/op-1',
     });
-    expect(Object.keys(JSON.parse(renderBody('json', event, PUBLIC)) as object)).toEqual(['id', 'type', 'occurred_at', 'updated_at', 'project', 'operation', 'url']);
+    expect(Object.keys(JSON.parse(renderBody('json', event, PUBLIC)) as object)).toEqual([
+      'id',
+      'type',
+      'occurred_at',
+      'updated_at',
+      'project',
+      'operation',
+      'url',
+    ]);
     // The platform's time of the change beside the console's.
     expect(jsonEvent({ ...event, operation: { ...event.operation, updated_at: '2026-11-26T00:59:58Z' } }, PUBLIC).updated_at).toBe('2026-11-26T00:59:58Z');
   });

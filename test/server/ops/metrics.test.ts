@@ -33,7 +33,11 @@ describe('/metrics', () => {
       expect(refused.status).toBe(401);
       expect(refused.headers['www-authenticate']).toBe('Bearer');
       const body = JSON.parse(refused.body) as { code: string; message: string; request_id: string };
-      expect(body).toEqual({ code: 'metrics_unauthorized', message: expect.stringContaining('METRICS_TOKEN') as string, request_id: refused.headers['x-request-id'] });
+      expect(body).toEqual({
+        code: 'metrics_unauthorized',
+        message: expect.stringContaining('METRICS_TOKEN') as string,
+        request_id: refused.headers['x-request-id'],
+      });
       expect(refused.body).not.toContain('http_request_duration_seconds');
     }
   });

@@ -44,7 +44,8 @@ function requestLine(id: string): LogLine | undefined {
   return server.lines.find((line) => line.event === 'request' && line.request_id === id);
 }
 
-const api = (path: string, headers: Record<string, string> = {}) => server.request({ path, headers: { authorization: `Bearer ${KEY}`, accept: 'application/json', ...headers } });
+const api = (path: string, headers: Record<string, string> = {}) =>
+  server.request({ path, headers: { authorization: `Bearer ${KEY}`, accept: 'application/json', ...headers } });
 
 describe("a request's id", () => {
   it('is taken from X-Request-ID, answered, sent to the API and named by the JSON log line of the request', async () => {
@@ -53,7 +54,16 @@ describe("a request's id", () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['x-request-id']).toBe('trace-42.a_B');
     expect(seen).toEqual([{ path: '/api/v2/projects/p-1/operations?limit=5&q=secret-search', requestId: 'trace-42.a_B' }]);
-    await expect.poll(() => requestLine('trace-42.a_B')).toMatchObject({ level: 'info', method: 'GET', route: '/api/v2/*', status: 200, duration_ms: expect.any(Number) as number, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string });
+    await expect
+      .poll(() => requestLine('trace-42.a_B'))
+      .toMatchObject({
+        level: 'info',
+        method: 'GET',
+        route: '/api/v2/*',
+        status: 200,
+        duration_ms: expect.any(Number) as number,
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string,
+      });
     // The route's template: neither the project's id nor the search text lands in the log.
     expect(JSON.stringify(server.lines)).not.toMatch(/p-1|secret-search/);
   });
@@ -97,7 +107,10 @@ describe("a request's id", () => {
   });
 
   it("keeps the API's own id on a refusal passed on, and the log line names both", async () => {
-    reply = (_req, res) => res.writeHead(404, { 'content-type': 'application/json', 'x-neon-ret-request-id': 'neon-req-9' }).end('{"code":"","message":"project not found","request_id":"neon-req-9"}');
+    reply = (_req, res) =>
+      res
+        .writeHead(404, { 'content-type': 'application/json', 'x-neon-ret-request-id': 'neon-req-9' })
+        .end('{"code":"","message":"project not found","request_id":"neon-req-9"}');
     const answer = await api('/api/v2/projects/p-gone', { 'x-request-id': 'mine-1' });
 
     expect(answer.status).toBe(404);
@@ -107,13 +120,20 @@ describe("a request's id", () => {
     await expect.poll(() => requestLine('mine-1')).toMatchObject({ status: 404, api_request_id: 'neon-req-9' });
   });
 
-  it("is on the event lines written while the request is answered: the API dropping the connection names it", async () => {
+  it('is on the event lines written while the request is answered: the API dropping the connection names it', async () => {
     reply = (_req, res) => res.destroy();
     const answer = await api('/api/v2/projects', { 'x-request-id': 'dropped-3' });
 
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', request_id: 'dropped-3' });
-    expect(server.lines).toContainEqual(expect.objectContaining({ event: 'api.unreachable', level: 'warn', request_id: 'dropped-3', msg: expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: .*\(GET \/api\/v2\/projects\)$/) as string }));
+    expect(server.lines).toContainEqual(
+      expect.objectContaining({
+        event: 'api.unreachable',
+        level: 'warn',
+        request_id: 'dropped-3',
+        msg: expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: .*\(GET \/api\/v2\/projects\)$/) as string,
+      }),
+    );
     await expect.poll(() => requestLine('dropped-3')).toMatchObject({ status: 502, level: 'warn' });
   });
 });
@@ -148,6 +168,9 @@ describe('/readyz during shutdown', () => {
 
     const answers = received.split(/(?=HTTP\/1\.1 \d{3} )/);
     expect(answers.map((text) => /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1])).toEqual(['200', '503']);
-    expect(JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 'draining', checks: { store: { status: 'not checked' } } });
+    expect(JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      status: 'draining',
+      checks: { store: { status: 'not checked' } },
+    });
   });
 });

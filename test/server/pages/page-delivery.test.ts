@@ -18,7 +18,8 @@ function gatedRenderer() {
   const render: PageRenderer = ({ session }) =>
     Promise.resolve(session ? { headTags: SCREEN_TAGS, render: () => new Promise<ScreenRender>((resolve) => pending.push(resolve)) } : null);
   const finishAll = () => {
-    for (const resolve of pending.splice(0)) resolve({ kind: 'rendered', html: '<main>rendered</main>', queries: { queries: [], mutations: [] }, renderedAt: 1 });
+    for (const resolve of pending.splice(0))
+      resolve({ kind: 'rendered', html: '<main>rendered</main>', queries: { queries: [], mutations: [] }, renderedAt: 1 });
   };
   return { render, pending, finishAll };
 }

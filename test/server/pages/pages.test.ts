@@ -34,7 +34,10 @@ describe('the page data block', () => {
   });
 
   it('cuts a streamed page where the app goes: the head (its CSS, no code) first, then the app, the data block and last the code, its preloads held when rendered', () => {
-    const template = TEMPLATE.replace('</head>', '<script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><style>p{}</style></head>');
+    const template = TEMPLATE.replace(
+      '</head>',
+      '<script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><style>p{}</style></head>',
+    );
     const { head, finish } = splitPage(template, '<link rel="stylesheet" href="/assets/s.css"><link rel="modulepreload" href="/assets/s.js">');
     const rest = finish(hostile, '<main>rendered</main>');
 
@@ -42,11 +45,19 @@ describe('the page data block', () => {
     expect(head).toBe('<!doctype html><html><head><title>t</title><style>p{}</style><link rel="stylesheet" href="/assets/s.css"></head><body><div id="root">');
     expect(rest.startsWith('<main>rendered</main></div><script type="application/json" id="ops-console-data">')).toBe(true);
     // Its preloads held in an inert template (the browser's preload scanner reads ahead): nothing fetched before the rows paint.
-    expect(rest.endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><template id="ops-console-code"><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></template></body></html>')).toBe(true);
+    expect(
+      rest.endsWith(
+        '</script><script type="module" crossorigin src="/assets/index.js"></script><template id="ops-console-code"><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></template></body></html>',
+      ),
+    ).toBe(true);
     expect(parsePageData(/<script type="application\/json"[^>]*>(\{.*?\})<\/script>/.exec(rest)?.[1])).toEqual(hostile);
 
     // The shell shows nothing without its code: its preloads go as they are.
-    expect(finish(hostile).endsWith('</script><script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></body></html>')).toBe(true);
+    expect(
+      finish(hostile).endsWith(
+        '</script><script type="module" crossorigin src="/assets/index.js"></script><link rel="modulepreload" crossorigin href="/assets/a.js"><link rel="modulepreload" href="/assets/s.js"></body></html>',
+      ),
+    ).toBe(true);
   });
 
   it('reads a missing or broken block as signed out', () => {
@@ -69,12 +80,19 @@ describe('a path to go back to after signing in', () => {
   });
 
   // Each of these becomes `//evil.example` (another host to a browser) once its dot segments are resolved.
-  it.each(['/.//evil.example', '/..//evil.example', '/a/..//evil.example', '/%2e//evil.example', '/.%2E//evil.example', '/./\\evil.example', '/.///evil.example/x', '/\t/./evil.example', '/.//evil.example?x=//y#//z'])(
-    'keeps %s on this origin after normalising it',
-    (target) => {
-      const path = sameOriginPath(target);
-      expect(path).toMatch(/^\/(?![/\\])/);
-      expect(new URL(path, 'http://console.invalid').origin).toBe('http://console.invalid');
-    },
-  );
+  it.each([
+    '/.//evil.example',
+    '/..//evil.example',
+    '/a/..//evil.example',
+    '/%2e//evil.example',
+    '/.%2E//evil.example',
+    '/./\\evil.example',
+    '/.///evil.example/x',
+    '/\t/./evil.example',
+    '/.//evil.example?x=//y#//z',
+  ])('keeps %s on this origin after normalising it', (target) => {
+    const path = sameOriginPath(target);
+    expect(path).toMatch(/^\/(?![/\\])/);
+    expect(new URL(path, 'http://console.invalid').origin).toBe('http://console.invalid');
+  });
 });

@@ -32,7 +32,8 @@ async function signedInPage(server: TestServer): Promise<string> {
 }
 
 function startWith(plan: () => Plan, maxRenders: number): Promise<TestServer> {
-  const render: PageRenderer = ({ session }) => Promise.resolve(session ? { headTags: '', render: (signal, dataDeadline) => plan()(signal, dataDeadline) } : null);
+  const render: PageRenderer = ({ session }) =>
+    Promise.resolve(session ? { headTags: '', render: (signal, dataDeadline) => plan()(signal, dataDeadline) } : null);
   return startTestServer({ SIM_API_KEY: KEY }, { render, renderDeadlineMs: DEADLINE_MS, maxRenders });
 }
 

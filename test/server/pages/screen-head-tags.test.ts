@@ -9,7 +9,10 @@ const TEMPLATE = '<!doctype html><html><head><script type="module" crossorigin s
 
 /** A manifest with a chunk for every source a screen names (each importing the entry, which index.html loads already). */
 function manifestFor(sources: Readonly<Record<string, readonly string[]>>): ClientManifest {
-  const manifest: ClientManifest = { 'index.html': { file: 'assets/index.js' }, '_shared.js': { file: 'assets/shared.js', imports: ['index.html'], css: ['assets/shared.css'] } };
+  const manifest: ClientManifest = {
+    'index.html': { file: 'assets/index.js' },
+    '_shared.js': { file: 'assets/shared.js', imports: ['index.html'], css: ['assets/shared.css'] },
+  };
   for (const source of Object.values(sources).flat()) {
     const name = source.split('/').at(-1)!.replace('.tsx', '');
     manifest[source] = { file: `assets/${name}.js`, imports: ['index.html', '_shared.js'] };

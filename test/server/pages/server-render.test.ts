@@ -74,7 +74,12 @@ describe('server rendering of signed-in pages', () => {
   const page = (path: string, cookie: string) => server.request({ path, headers: { cookie, accept: 'text/html' } });
 
   async function setFaults(rules: unknown[]): Promise<void> {
-    const response = await server.request({ method: 'PUT', path: '/__sim/faults', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rules }) });
+    const response = await server.request({
+      method: 'PUT',
+      path: '/__sim/faults',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rules }),
+    });
     expect(response.status, response.body).toBe(200);
   }
 
@@ -174,7 +179,12 @@ describe('server rendering of signed-in pages', () => {
     const orgKey = await api<{ key: string }>(`/organizations/${acme.id}/api_keys`, { method: 'POST', body: { key_name: 'isolation' } });
     const sessions = [
       { name: 'personal', key: KEY, cookie: await signIn(KEY), projects: (await api<{ projects: Listed[] }>('/projects')).projects },
-      { name: 'organization', key: orgKey.key, cookie: await signIn(orgKey.key), projects: (await api<{ projects: Listed[] }>('/projects', { key: orgKey.key })).projects },
+      {
+        name: 'organization',
+        key: orgKey.key,
+        cookie: await signIn(orgKey.key),
+        projects: (await api<{ projects: Listed[] }>('/projects', { key: orgKey.key })).projects,
+      },
     ];
     const [personal, organization] = sessions;
     expect(personal!.projects.length).toBeGreaterThan(0);

@@ -15,7 +15,12 @@ afterAll(() => removeTestClientDir());
 const demoKeyOf = (server: TestServer) => /Demo API key: (\S+)/.exec(server.printed.join('\n'))?.[1] ?? '';
 
 async function signIn(server: TestServer, key: string): Promise<string> {
-  const response = await server.request({ method: 'POST', path: SESSION_PATH, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, remember: true }) });
+  const response = await server.request({
+    method: 'POST',
+    path: SESSION_PATH,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key, remember: true }),
+  });
   expect(response.status, response.body).toBe(200);
   return response.headers['set-cookie']![0]!.split(';')[0]!;
 }
@@ -23,7 +28,9 @@ async function signIn(server: TestServer, key: string): Promise<string> {
 /** A branch made through the session: the ids of the operations it started. */
 async function branchOperations(server: TestServer, cookie: string): Promise<string[]> {
   const page = { cookie, 'content-type': 'application/json', origin: `http://127.0.0.1:${server.port}` };
-  const projects = JSON.parse((await server.request({ path: '/api/v2/projects?limit=400', headers: { cookie } })).body) as { projects: { id: string; name: string }[] };
+  const projects = JSON.parse((await server.request({ path: '/api/v2/projects?limit=400', headers: { cookie } })).body) as {
+    projects: { id: string; name: string }[];
+  };
   const project = projects.projects.find((p) => p.name === 'scratchpad') ?? projects.projects[0];
   const made = await server.request({ method: 'POST', path: `/api/v2/projects/${project?.id ?? ''}/branches`, headers: page, body: '{}' });
   expect(made.status, made.body).toBe(201);

@@ -34,7 +34,10 @@ describe('how connections reach the workers', () => {
 describe('how many processes serve', () => {
   it('is one with the embedded store, whatever WEB_CONCURRENCY asks, and says why', () => {
     expect(processes({ databaseUrl: undefined, webConcurrency: undefined })).toEqual({ count: 1 });
-    expect(processes({ databaseUrl: undefined, webConcurrency: 4 })).toEqual({ count: 1, note: expect.stringContaining('WEB_CONCURRENCY=4 needs DATABASE_URL') as string });
+    expect(processes({ databaseUrl: undefined, webConcurrency: 4 })).toEqual({
+      count: 1,
+      note: expect.stringContaining('WEB_CONCURRENCY=4 needs DATABASE_URL') as string,
+    });
   });
 
   it('is WEB_CONCURRENCY with a Postgres server, one per core when unset', () => {
@@ -124,7 +127,12 @@ describe('two instances on one Postgres', () => {
   });
 
   it('ends a signed-out session on every instance, not only the one that signed it out', async () => {
-    const signIn = await request({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() }, body: JSON.stringify({ key: KEY }) });
+    const signIn = await request({
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() },
+      body: JSON.stringify({ key: KEY }),
+    });
     expect(signIn.status, signIn.body).toBe(200);
     const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
     const reads = await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })));
@@ -142,13 +150,22 @@ describe('two instances on one Postgres', () => {
     const created = await request({ method: 'POST', path: '/api/v2/api_keys', headers: auth, body: '{"key_name":"refused across workers"}' });
     expect(created.status, created.body).toBe(200);
     const { id, key } = JSON.parse(created.body) as { id: number; key: string };
-    const signIn = await request({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() }, body: JSON.stringify({ key }) });
+    const signIn = await request({
+      method: 'POST',
+      path: '/session',
+      headers: { 'content-type': 'application/json', accept: 'application/json', origin: origin() },
+      body: JSON.stringify({ key }),
+    });
     const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
     expect((await request({ method: 'DELETE', path: `/api/v2/api_keys/${id}`, headers: auth })).status).toBe(200);
 
     expect((await request({ path: '/api/v2/projects?limit=1', headers: { cookie } })).status).toBe(401);
     // The 401 that ended it went out at once; the other instance hears of it through the store a moment later.
-    const refusals = async () => (await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })))).map((read) => [read.status, (JSON.parse(read.body) as { code?: string }).code]);
+    const refusals = async () =>
+      (await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })))).map((read) => [
+        read.status,
+        (JSON.parse(read.body) as { code?: string }).code,
+      ]);
     await expect.poll(refusals, { timeout: 5_000, interval: 50 }).toEqual(Array.from({ length: TRIES }, () => [401, KEY_REJECTED_CODE]));
   });
 

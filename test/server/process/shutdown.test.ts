@@ -128,9 +128,11 @@ describe('SIGTERM', () => {
       });
       sockets.push(await openSocket(port), await openSocket(port, `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`));
       const inFlight = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port, path: '/api/v2/slow', agent: browser, headers: { authorization: 'Bearer drain-test-key' } }, (res) => {
-          res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port, path: '/api/v2/slow', agent: browser, headers: { authorization: 'Bearer drain-test-key' } }, (res) => {
+            res.resume().on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          })
+          .on('error', reject);
       });
       await slowArrived;
 

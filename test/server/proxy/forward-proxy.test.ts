@@ -196,7 +196,10 @@ describe('forward proxy', () => {
 
       expect(response.status).toBe(502);
       expect(response.headers['content-type']).toBe('application/json');
-      expect(JSON.parse(response.body)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', message: expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\.$/) as string });
+      expect(JSON.parse(response.body)).toMatchObject({
+        code: 'CONSOLE_API_UNREACHABLE',
+        message: expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\.$/) as string,
+      });
       expect(response.body).not.toContain(KEY);
     } finally {
       await close(down);
@@ -293,7 +296,12 @@ describe('the proxy only ever reaches API_URL', () => {
   it.each([301, 302, 303, 307, 308])('passes no %i redirect on and never follows it to its Location', async (status) => {
     reply = (res) => res.writeHead(status, { location: `http://${evil()}/steal`, 'content-type': 'text/plain' }).end('moved');
 
-    const response = await rawRequest(proxyPort, { method: 'POST', path: '/api/v2/api_keys', headers: { ...auth, 'content-type': 'application/json' }, body: '{"key_name":"x"}' });
+    const response = await rawRequest(proxyPort, {
+      method: 'POST',
+      path: '/api/v2/api_keys',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"key_name":"x"}',
+    });
 
     expect(response.status).toBe(502);
     expect(response.headers.location).toBeUndefined();

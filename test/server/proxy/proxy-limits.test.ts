@@ -57,16 +57,19 @@ interface Received {
 /** A GET that counts the answer's bytes without keeping them (memory is measured while it runs). */
 function receive(port: number, headers: Record<string, string> = {}): Promise<Received> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/api/v2/projects/p-1/operations', headers: { authorization: `Bearer ${KEY}`, ...headers } }, (res) => {
-      let bytes = 0;
-      let text = '';
-      res.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (text.length < 4096) text += chunk.toString('latin1');
-      });
-      res.on('error', () => undefined);
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, complete: res.complete, text }));
-    });
+    const req = http.get(
+      { host: '127.0.0.1', port, path: '/api/v2/projects/p-1/operations', headers: { authorization: `Bearer ${KEY}`, ...headers } },
+      (res) => {
+        let bytes = 0;
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (text.length < 4096) text += chunk.toString('latin1');
+        });
+        res.on('error', () => undefined);
+        res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes, complete: res.complete, text }));
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -176,7 +179,13 @@ describe('answers larger than the cap', () => {
     const { result, growth } = await peakGrowth(() => receive(port));
 
     expect(result.status).toBe(502);
-    expect(JSON.parse(result.text)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', message: 'The API at ' + `127.0.0.1:${new URL(`http://${upstreamSaw[0]!.host!}`).port}` + ' sent an answer larger than 16 MiB, which the console does not pass on.' });
+    expect(JSON.parse(result.text)).toMatchObject({
+      code: 'CONSOLE_API_UNREACHABLE',
+      message:
+        'The API at ' +
+        `127.0.0.1:${new URL(`http://${upstreamSaw[0]!.host!}`).port}` +
+        ' sent an answer larger than 16 MiB, which the console does not pass on.',
+    });
     expect(upstreamSent).toBeLessThan(64 * MIB);
     expect(growth).toBeLessThan(64 * MIB);
   });
@@ -237,7 +246,10 @@ describe('an API that breaks off', () => {
     };
     const result = await receive(port);
     expect(result.status).toBe(502);
-    expect(JSON.parse(result.text)).toMatchObject({ code: 'CONSOLE_API_UNREACHABLE', message: expect.stringMatching(/^The API at 127\.0\.0\.1:\d+ broke off its answer: aborted\.$/) as string });
+    expect(JSON.parse(result.text)).toMatchObject({
+      code: 'CONSOLE_API_UNREACHABLE',
+      message: expect.stringMatching(/^The API at 127\.0\.0\.1:\d+ broke off its answer: aborted\.$/) as string,
+    });
     expect(logged).toEqual([expect.stringMatching(/broke off its answer: aborted\. \(GET \/api\/v2\/projects\/p-1\/operations\)$/)]);
   });
 

@@ -22,7 +22,14 @@ describe('request() with the server transport', () => {
   });
 
   it('keeps two sessions apart: each call is answered for its own key', async () => {
-    const created = (await (await backend.fetch({ method: 'POST', target: '/api/v2/api_keys', headers: new Headers({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }), body: new TextEncoder().encode('{"key_name":"other"}') })).json()) as { key: string };
+    const created = (await (
+      await backend.fetch({
+        method: 'POST',
+        target: '/api/v2/api_keys',
+        headers: new Headers({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }),
+        body: new TextEncoder().encode('{"key_name":"other"}'),
+      })
+    ).json()) as { key: string };
     const wrong = request('/projects', ProjectsPageSchema, { transport: serverTransport(backend.fetch, `${KEY}-wrong`) });
     const right = request('/projects', ProjectsPageSchema, { transport: serverTransport(backend.fetch, created.key) });
 

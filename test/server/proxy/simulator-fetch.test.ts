@@ -18,7 +18,15 @@ function addresses(): string[] {
     found.add(`${path}/`);
     found.add(`${path}?cursor=abc&limit=10`);
   }
-  for (const odd of ['/api/v2', '/api/v2/', '/api/v2/projects/a%2Fb/operations', '/API/V2/PROJECTS', '/api/v2/nowhere/at/all', '/api/v2/projects/p/branches/b/extra/deep']) found.add(odd);
+  for (const odd of [
+    '/api/v2',
+    '/api/v2/',
+    '/api/v2/projects/a%2Fb/operations',
+    '/API/V2/PROJECTS',
+    '/api/v2/nowhere/at/all',
+    '/api/v2/projects/p/branches/b/extra/deep',
+  ])
+    found.add(odd);
   return [...found];
 }
 
@@ -56,7 +64,10 @@ describe('the simulator route index', () => {
 
   it('tries every handler whose route it cannot read (a predicate, a pattern of groups)', () => {
     const custom = [
-      http.get(({ request }) => new URL(request.url).pathname.endsWith('/x'), () => HttpResponse.json({})),
+      http.get(
+        ({ request }) => new URL(request.url).pathname.endsWith('/x'),
+        () => HttpResponse.json({}),
+      ),
       http.get('/a/:id(\\d+)', () => HttpResponse.json({})),
       http.get(/\/regexp$/, () => HttpResponse.json({})),
     ];

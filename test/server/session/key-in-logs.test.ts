@@ -65,7 +65,8 @@ function api(port: number, key: string) {
   const headers = { authorization: `Bearer ${key}`, accept: 'application/json' };
   return {
     get: (p: string) => rawRequest(port, { path: `/api/v2${p}`, headers }),
-    post: (p: string, body: string) => rawRequest(port, { method: 'POST', path: `/api/v2${p}`, headers: { ...headers, 'content-type': 'application/json' }, body }),
+    post: (p: string, body: string) =>
+      rawRequest(port, { method: 'POST', path: `/api/v2${p}`, headers: { ...headers, 'content-type': 'application/json' }, body }),
     delete: (p: string) => rawRequest(port, { method: 'DELETE', path: `/api/v2${p}`, headers }),
   };
 }
@@ -80,7 +81,9 @@ describe('npm start on the simulator', () => {
     await client.get('/users/me/organizations');
     const { projects } = JSON.parse((await client.get('/projects?limit=400')).body) as { projects: { id: string }[] };
     type Page = { operations: { id: string }[]; pagination?: { cursor: string } };
-    const pages = await Promise.all(projects.map(async ({ id }) => ({ id, page: JSON.parse((await client.get(`/projects/${id}/operations?limit=2`)).body) as Page })));
+    const pages = await Promise.all(
+      projects.map(async ({ id }) => ({ id, page: JSON.parse((await client.get(`/projects/${id}/operations?limit=2`)).body) as Page })),
+    );
     const { id: projectId, page } = pages.find(({ page }) => page.operations.length > 0)!;
     await client.get(`/projects/${projectId}/operations?limit=2&cursor=${encodeURIComponent(page.pagination?.cursor ?? '')}`);
     await client.get(`/projects/${projectId}/operations/${page.operations[0]!.id}`);
@@ -153,7 +156,9 @@ describe('npm start with API_URL', () => {
       expect(response.status).toBe(502);
       expect(response.body).not.toContain(KEY);
       // Both the API call and the sign-in's key check found it down: one line says so (server/log/outage.ts).
-      expect(linesWith('connection refused (ECONNREFUSED)').map((line) => JSON.parse(line) as { event: string })).toEqual([expect.objectContaining({ event: 'api.unreachable', level: 'warn' })]);
+      expect(linesWith('connection refused (ECONNREFUSED)').map((line) => JSON.parse(line) as { event: string })).toEqual([
+        expect.objectContaining({ event: 'api.unreachable', level: 'warn' }),
+      ]);
       expect(linesWith(KEY)).toEqual([]);
     } finally {
       await stop(down.server);

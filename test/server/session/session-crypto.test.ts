@@ -74,7 +74,8 @@ describe('the one seal (AES-256-GCM, an HKDF label per purpose)', () => {
     for (const sealedFor of PURPOSES) {
       const sealed = seal.seal(sealedFor, 'napi_secret_key_123');
       expect(sealed).not.toContain('napi');
-      for (const openedAs of PURPOSES) expect(seal.open(openedAs, sealed), `${sealedFor} opened as ${openedAs}`).toBe(openedAs === sealedFor ? 'napi_secret_key_123' : null);
+      for (const openedAs of PURPOSES)
+        expect(seal.open(openedAs, sealed), `${sealedFor} opened as ${openedAs}`).toBe(openedAs === sealedFor ? 'napi_secret_key_123' : null);
     }
   });
 
@@ -132,7 +133,12 @@ describe('the cross-site write rule', () => {
     ['POST from an opaque origin', 'POST', { origin: 'null' }, /an opaque origin/],
     ['POST from an opaque origin of another site (a sandboxed frame)', 'POST', { 'sec-fetch-site': 'cross-site', origin: 'null' }, /another site/],
     // What Chromium sends for a form on a page whose Referrer-Policy is no-referrer, as the console's is.
-    ['a form post of our own page (Origin: null under no-referrer, Sec-Fetch-Site: same-origin)', 'POST', { 'sec-fetch-site': 'same-origin', origin: 'null' }, null],
+    [
+      'a form post of our own page (Origin: null under no-referrer, Sec-Fetch-Site: same-origin)',
+      'POST',
+      { 'sec-fetch-site': 'same-origin', origin: 'null' },
+      null,
+    ],
   ])('%s', (_name, method, headers, expected) => {
     const problem = crossSiteWriteProblem(request(method, headers));
     if (expected === null) expect(problem).toBeNull();

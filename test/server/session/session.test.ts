@@ -81,7 +81,14 @@ describe('a session on the simulator', () => {
     const first = JSON.parse((await signIn(server)).response.body) as { fingerprint: string };
     const second = JSON.parse((await signIn(server)).response.body) as { fingerprint: string };
     const created = JSON.parse(
-      (await server.request({ method: 'POST', path: '/api/v2/api_keys', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"key_name":"other"}' })).body,
+      (
+        await server.request({
+          method: 'POST',
+          path: '/api/v2/api_keys',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: '{"key_name":"other"}',
+        })
+      ).body,
     ) as { key: string };
     const other = JSON.parse((await signIn(server, created.key)).response.body) as { fingerprint: string };
 
@@ -119,7 +126,14 @@ describe('a session on the simulator', () => {
 
   it('ends the session when the API answers 401 (a revoked key), and expires the cookie with that answer', async () => {
     const created = JSON.parse(
-      (await server.request({ method: 'POST', path: '/api/v2/api_keys', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"key_name":"soon revoked"}' })).body,
+      (
+        await server.request({
+          method: 'POST',
+          path: '/api/v2/api_keys',
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+          body: '{"key_name":"soon revoked"}',
+        })
+      ).body,
     ) as { id: number; key: string };
     const { cookie } = await signIn(server, created.key);
     expect((await server.request({ path: '/api/v2/projects', headers: { cookie } })).status).toBe(200);
@@ -146,7 +160,10 @@ describe('a session on the simulator', () => {
     const flipped = `${name}=${value.slice(0, -2)}${value.endsWith('A') ? 'B' : 'A'}${value.slice(-1)}`;
     const other = await startTestServer({ SIM_API_KEY: KEY, SESSION_SECRET: 'another-secret-that-is-long-enough-0000' });
     try {
-      for (const [what, port, sent] of [['tampered', server.port, flipped], ['another secret', other.port, cookie]] as const) {
+      for (const [what, port, sent] of [
+        ['tampered', server.port, flipped],
+        ['another secret', other.port, cookie],
+      ] as const) {
         const response = await (port === server.port ? server : other).request({ path: '/api/v2/projects', headers: { cookie: sent } });
         expect(response.status, what).toBe(401);
         expect(setCookieOf(response).attributes.get('max-age'), what).toBe('0');
@@ -169,18 +186,21 @@ describe('a session on the simulator', () => {
     expect(setCookieOf(response).attributes.get('max-age')).toBe(String(30 * 24 * 3600));
   });
 
-  it.each(['/.//evil.example', '/..//evil.example/steal', '/%2e//evil.example'])('answers a form sign-in returning to %s with a 303 that stays on this origin', async (returnTo) => {
-    const response = await server.request({
-      method: 'POST',
-      path: '/session',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${server.port}` },
-      body: new URLSearchParams({ 'api-key': KEY, 'return-to': returnTo }).toString(),
-    });
+  it.each(['/.//evil.example', '/..//evil.example/steal', '/%2e//evil.example'])(
+    'answers a form sign-in returning to %s with a 303 that stays on this origin',
+    async (returnTo) => {
+      const response = await server.request({
+        method: 'POST',
+        path: '/session',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${server.port}` },
+        body: new URLSearchParams({ 'api-key': KEY, 'return-to': returnTo }).toString(),
+      });
 
-    expect(response.status).toBe(303);
-    expect(response.headers.location).toMatch(/^\/(?![/\\])/);
-    expect(new URL(response.headers.location!, 'http://console.invalid').origin).toBe('http://console.invalid');
-  });
+      expect(response.status).toBe(303);
+      expect(response.headers.location).toMatch(/^\/(?![/\\])/);
+      expect(new URL(response.headers.location!, 'http://console.invalid').origin).toBe('http://console.invalid');
+    },
+  );
 
   it('answers a form post with a wrong key with the page, its data block saying why, and never sends the browser elsewhere', async () => {
     const response = await server.request({
@@ -205,7 +225,12 @@ describe('a session on the simulator', () => {
     ])('refuses a write with %s with 403, the session cookie notwithstanding', async (_name, headers) => {
       const { cookie } = await signIn(server);
       const before = (JSON.parse((await server.request({ path: '/api/v2/api_keys', headers: { cookie } })).body) as unknown[]).length;
-      for (const [method, path] of [['POST', '/api/v2/api_keys'], ['DELETE', '/api/v2/api_keys/1'], ['POST', '/session/sign-out'], ['POST', '/session']] as const) {
+      for (const [method, path] of [
+        ['POST', '/api/v2/api_keys'],
+        ['DELETE', '/api/v2/api_keys/1'],
+        ['POST', '/session/sign-out'],
+        ['POST', '/session'],
+      ] as const) {
         // Node's client sends a DELETE body with neither length nor chunking: only POST gets one.
         const body = method === 'POST' ? '{"key_name":"csrf","key":"x"}' : undefined;
         const response = await server.request({ method, path, headers: { cookie, 'content-type': 'application/json', ...headers }, body });
@@ -246,13 +271,16 @@ describe('a session on the simulator', () => {
       expect(bounce.body).toContain('content="0;url=/"');
     });
 
-    it.each(['/.//evil.example', '/a/..//evil.example/x', '/%2e//evil.example'])('never bounces %s to another host once its dot segments are resolved', async (path) => {
-      const bounce = await server.request({ path, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
+    it.each(['/.//evil.example', '/a/..//evil.example/x', '/%2e//evil.example'])(
+      'never bounces %s to another host once its dot segments are resolved',
+      async (path) => {
+        const bounce = await server.request({ path, headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
 
-      const target = /content="0;url=([^"]*)"/.exec(bounce.body)?.[1] ?? '';
-      expect(target).toMatch(/^\/(?![/\\])/);
-      expect(bounce.body).not.toContain('//evil.example');
-    });
+        const target = /content="0;url=([^"]*)"/.exec(bounce.body)?.[1] ?? '';
+        expect(target).toMatch(/^\/(?![/\\])/);
+        expect(bounce.body).not.toContain('//evil.example');
+      },
+    );
   });
 });
 
@@ -339,7 +367,9 @@ describe('a sign-in when API_URL cannot be reached', () => {
     const body = JSON.parse(response.body) as { code: string; message: string };
     expect(body.code).toBe('unreachable');
     expect(body.message).toMatch(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\. The key was not checked\.$/);
-    expect(server.logged).toEqual([expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\. \(GET \/api\/v2\/auth\)$/)]);
+    expect(server.logged).toEqual([
+      expect.stringMatching(/^Could not reach the API at 127\.0\.0\.1:\d+: connection refused \(ECONNREFUSED\)\. \(GET \/api\/v2\/auth\)$/),
+    ]);
     expect([response.body, ...server.logged, ...server.printed].join('\n')).not.toContain(KEY);
   });
 });

@@ -104,7 +104,12 @@ export async function signOut(server: Pick<ChildServer, 'request' | 'origin'>, c
 
 /** Keeps the session's key as an archive source (the collector then reads it into the store): the answer's status. */
 export async function keepHistory(server: Pick<ChildServer, 'request' | 'origin'>, cookie: string): Promise<RawResponse> {
-  return server.request({ method: 'POST', path: '/archive/sources', headers: { cookie, origin: server.origin, 'content-type': 'application/json', accept: 'application/json' }, body: '{}' });
+  return server.request({
+    method: 'POST',
+    path: '/archive/sources',
+    headers: { cookie, origin: server.origin, 'content-type': 'application/json', accept: 'application/json' },
+    body: '{}',
+  });
 }
 
 /** What /healthz answered while it was watched: each answer's status, or why none came ("timeout", an error code). */

@@ -53,25 +53,34 @@ describe('two servers on one DATA_DIR (the embedded store)', () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
 
-  it("refuses the second within seconds, naming the folder and the first's process, and the first serves its data on", { timeout: 30_000 }, async ({ annotate }) => {
-    const started = performance.now();
-    const second = spawnServer({ ...EMBEDDED, DATA_DIR: dataDir });
-    let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([second.exited, new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), REFUSED_WITHIN_MS)))]);
-    clearTimeout(timer);
-    const tookMs = Math.round(performance.now() - started);
-    if (code === 'still running') second.child.kill('SIGKILL');
+  it(
+    "refuses the second within seconds, naming the folder and the first's process, and the first serves its data on",
+    { timeout: 30_000 },
+    async ({ annotate }) => {
+      const started = performance.now();
+      const second = spawnServer({ ...EMBEDDED, DATA_DIR: dataDir });
+      let timer: NodeJS.Timeout | undefined;
+      const code = await Promise.race([
+        second.exited,
+        new Promise<'still running'>((resolve) => (timer = setTimeout(() => resolve('still running'), REFUSED_WITHIN_MS))),
+      ]);
+      clearTimeout(timer);
+      const tookMs = Math.round(performance.now() - started);
+      if (code === 'still running') second.child.kill('SIGKILL');
 
-    expect(code, second.output()).toBe(1);
-    expect(second.output()).toContain(`Could not start: DATA_DIR ${path.resolve(dataDir)} is in use by another Ops Console (process ${first.child.pid} on ${hostname()}`);
-    expect(second.output()).not.toContain('Ops Console: http');
-    expect(await lockHolder(dataDir)).toBe(first.child.pid);
-    expect((await first.request({ path: '/healthz' })).status).toBe(200);
-    expect(await sources(first)).toEqual([expect.objectContaining({ isOwnKey: true })]);
-    expect(await refusesSignedOut(first)).toBe(401);
-    expect(first.child.exitCode).toBeNull();
-    await annotate(`the second server exited ${code} after ${tookMs} ms`);
-  });
+      expect(code, second.output()).toBe(1);
+      expect(second.output()).toContain(
+        `Could not start: DATA_DIR ${path.resolve(dataDir)} is in use by another Ops Console (process ${first.child.pid} on ${hostname()}`,
+      );
+      expect(second.output()).not.toContain('Ops Console: http');
+      expect(await lockHolder(dataDir)).toBe(first.child.pid);
+      expect((await first.request({ path: '/healthz' })).status).toBe(200);
+      expect(await sources(first)).toEqual([expect.objectContaining({ isOwnKey: true })]);
+      expect(await refusesSignedOut(first)).toBe(401);
+      expect(first.child.exitCode).toBeNull();
+      await annotate(`the second server exited ${code} after ${tookMs} ms`);
+    },
+  );
 
   it('takes over the lock of a server that was killed, and finds what it kept', { timeout: 60_000 }, async () => {
     const killedPid = first.child.pid;

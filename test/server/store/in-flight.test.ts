@@ -57,7 +57,9 @@ function operation(id: string, status: string, updatedAt: string, retryAt?: stri
 const OPERATIONS: Operation[] = [
   ...KNOWN_STATUSES.flatMap((status) => [operation(`${status}-recent`, status, UPDATED.recent ?? ''), operation(`${status}-old`, status, UPDATED.old ?? '')]),
   ...UNKNOWN_STATUSES.map((status, i) => operation(`unknown-${i}`, status, UPDATED.old ?? '')),
-  ...Object.entries(RETRY).flatMap(([retry, retryAt]) => Object.entries(UPDATED).map(([updated, updatedAt]) => operation(`failed, retry ${retry}, updated ${updated}`, 'failed', updatedAt, retryAt))),
+  ...Object.entries(RETRY).flatMap(([retry, retryAt]) =>
+    Object.entries(UPDATED).map(([updated, updatedAt]) => operation(`failed, retry ${retry}, updated ${updated}`, 'failed', updatedAt, retryAt)),
+  ),
 ];
 
 describe.each(DRIVERS)('the in-flight rule in the store on %s', (driver) => {
@@ -65,7 +67,13 @@ describe.each(DRIVERS)('the in-flight rule in the store on %s', (driver) => {
 
   beforeAll(async () => {
     ({ db } = await openTestStore(driver));
-    await upsertOperations(db, 'p-flight', OPERATIONS.map((op) => ({ operation: op, body: op })), new Date(NOW), false);
+    await upsertOperations(
+      db,
+      'p-flight',
+      OPERATIONS.map((op) => ({ operation: op, body: op })),
+      new Date(NOW),
+      false,
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -96,7 +104,12 @@ describe.each(DRIVERS)('the in-flight rule in the store on %s', (driver) => {
       [JSON.stringify(facts), ...params.values],
     );
     const ids = rows.map((row) => row.id).sort();
-    expect(ids).toEqual(facts.filter((op) => isInFlight(op, NOW)).map((op) => op.id).sort());
+    expect(ids).toEqual(
+      facts
+        .filter((op) => isInFlight(op, NOW))
+        .map((op) => op.id)
+        .sort(),
+    );
     expect(ids).toEqual(['neither', 'only a retry ahead']);
   });
 
@@ -118,7 +131,13 @@ describe.each(DRIVERS)('the in-flight rule in the store on %s', (driver) => {
       const op = operation(`kept: ${id}`, 'failed', UPDATED.old ?? '');
       return { operation: op, body: { ...op, retry_at: retryAt } };
     });
-    await upsertOperations(db, 'p-kept', [...kept, { operation: operation('kept: absent', 'failed', UPDATED.old ?? ''), body: operation('kept: absent', 'failed', UPDATED.old ?? '') }], new Date(NOW), false);
+    await upsertOperations(
+      db,
+      'p-kept',
+      [...kept, { operation: operation('kept: absent', 'failed', UPDATED.old ?? ''), body: operation('kept: absent', 'failed', UPDATED.old ?? '') }],
+      new Date(NOW),
+      false,
+    );
     // The store as it was before migration 003: no column, not recorded.
     await db.query('ALTER TABLE operations DROP COLUMN retry_at');
     await db.query('DELETE FROM schema_migrations WHERE version = 3');

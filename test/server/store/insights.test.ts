@@ -33,7 +33,16 @@ const range = insightRange('7d', NOW);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function operation(id: string, fields: Partial<Operation> & { created_at: string }): Operation {
-  return { id, project_id: PROJECT, action: 'apply_config', status: 'finished', failures_count: 0, updated_at: fields.created_at, total_duration_ms: 1_000, ...fields };
+  return {
+    id,
+    project_id: PROJECT,
+    action: 'apply_config',
+    status: 'finished',
+    failures_count: 0,
+    updated_at: fields.created_at,
+    total_duration_ms: 1_000,
+    ...fields,
+  };
 }
 
 /** A spread of operations over both windows and a day either side, every status, with durations and retries. */
@@ -86,7 +95,12 @@ function percentile(values: readonly number[], fraction: number): number | null 
 }
 
 /** The figures as the history's filters list them: the oracle each figure of the store is checked against. */
-async function expectedFigures(db: Db, project: string, window: { from: string; to: string }, action?: string): Promise<Omit<Figures, 'queueP50Ms' | 'queued'>> {
+async function expectedFigures(
+  db: Db,
+  project: string,
+  window: { from: string; to: string },
+  action?: string,
+): Promise<Omit<Figures, 'queueP50Ms' | 'queued'>> {
   const runs = await listed(db, project, runsFilters(window, action));
   const failed = await listed(db, project, failedFilters(window, action));
   const uncounted = await listed(db, project, { ...runsFilters(window, action), status: UNCOUNTED_STATUSES });
@@ -123,12 +137,30 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
           }),
         Promise.resolve(),
       );
-    await queued('queued-3s', [['scheduling', 1_000], ['running', 4_000], ['finished', 9_000]]);
-    await queued('queued-7s', [['scheduling', 1_000], ['running', 8_000], ['finished', 12_000]]);
-    await queued('queued-40s', [['scheduling', 2_000], ['running', 42_000], ['failed', 50_000]]);
+    await queued('queued-3s', [
+      ['scheduling', 1_000],
+      ['running', 4_000],
+      ['finished', 9_000],
+    ]);
+    await queued('queued-7s', [
+      ['scheduling', 1_000],
+      ['running', 8_000],
+      ['finished', 12_000],
+    ]);
+    await queued('queued-40s', [
+      ['scheduling', 2_000],
+      ['running', 42_000],
+      ['failed', 50_000],
+    ]);
     // First seen running: the queue was never seen. Seen scheduling, then cancelled: it never ran.
-    await queued('never-seen-waiting', [['running', 1_000], ['finished', 5_000]]);
-    await queued('never-ran', [['scheduling', 1_000], ['cancelled', 5_000]]);
+    await queued('never-seen-waiting', [
+      ['running', 1_000],
+      ['finished', 5_000],
+    ]);
+    await queued('never-ran', [
+      ['scheduling', 1_000],
+      ['cancelled', 5_000],
+    ]);
   }, 60_000);
 
   afterAll(async () => {
@@ -145,7 +177,11 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     }
     // The cases are worth comparing: every figure is something somewhere.
     const all = insights.actions.flatMap((row) => [row.current, row.previous]);
-    for (const figure of ['runs', 'failed', 'uncounted', 'retried', 'p50Ms', 'p95Ms'] as const) expect(all.some((f) => (f[figure] ?? 0) > 0), figure).toBe(true);
+    for (const figure of ['runs', 'failed', 'uncounted', 'retried', 'p50Ms', 'p95Ms'] as const)
+      expect(
+        all.some((f) => (f[figure] ?? 0) > 0),
+        figure,
+      ).toBe(true);
     // The edges: the window's first and last second in, the millisecond either side out.
     const branch = insights.actions.find((row) => row.key === 'create_branch');
     const edgeIds = (await listed(db, PROJECT, failedFilters(range.current, 'create_branch'))).map((op) => op.id).filter((id) => id.startsWith('edge-'));
@@ -160,7 +196,12 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     const finished = await listed(db, PROJECT, { ...runsFilters(range.current, 'apply_config'), status: FINISHED_STATUSES });
     expect(finished.map((op) => op.id)).toContain('odd-duration');
     expect(apply?.current.runs).toBe((await listed(db, PROJECT, runsFilters(range.current, 'apply_config'))).length);
-    expect(apply?.current.p50Ms).toBe(percentile(finished.filter((op) => op.id !== 'odd-duration').map((op) => op.total_duration_ms), 0.5));
+    expect(apply?.current.p50Ms).toBe(
+      percentile(
+        finished.filter((op) => op.id !== 'odd-duration').map((op) => op.total_duration_ms),
+        0.5,
+      ),
+    );
   });
 
   it('takes the queue from the first sighting of scheduling to the first of running, over those seen both ways', async () => {
@@ -193,7 +234,9 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     expect(hours.bucket).toBe('hour');
     expect(hours.buckets).toHaveLength(25);
     const lastDay = insightRange('24h', NOW).current;
-    expect(hours.buckets.reduce((sum, bucket) => sum + Object.values(bucket.statuses).reduce((a, b) => a + b, 0), 0)).toBe((await listed(db, PROJECT, rangeFilters(lastDay))).length);
+    expect(hours.buckets.reduce((sum, bucket) => sum + Object.values(bucket.statuses).reduce((a, b) => a + b, 0), 0)).toBe(
+      (await listed(db, PROJECT, rangeFilters(lastDay))).length,
+    );
   });
 
   it('gives one row per project it is handed, those without operations too, and nothing of any other', async () => {
@@ -229,10 +272,29 @@ describe.each(DRIVERS)('the queue kept on each operation on %s', (driver) => {
   const QUEUE_PROJECT = 'p-queue';
   /** What the collector saw of each operation, page by page: its status and when, after yesterday's noon. */
   const SIGHTINGS: Record<string, readonly [string, number][]> = {
-    'waited, ran, finished': [['scheduling', 1_000], ['running', 6_000], ['finished', 9_000]],
-    'waited twice': [['scheduling', 1_000], ['scheduling', 2_000], ['running', 4_000], ['scheduling', 5_000], ['running', 8_000], ['finished', 9_000]],
-    'seen running first': [['running', 1_000], ['scheduling', 3_000], ['running', 4_000], ['finished', 6_000]],
-    'never seen waiting': [['running', 1_000], ['finished', 5_000]],
+    'waited, ran, finished': [
+      ['scheduling', 1_000],
+      ['running', 6_000],
+      ['finished', 9_000],
+    ],
+    'waited twice': [
+      ['scheduling', 1_000],
+      ['scheduling', 2_000],
+      ['running', 4_000],
+      ['scheduling', 5_000],
+      ['running', 8_000],
+      ['finished', 9_000],
+    ],
+    'seen running first': [
+      ['running', 1_000],
+      ['scheduling', 3_000],
+      ['running', 4_000],
+      ['finished', 6_000],
+    ],
+    'never seen waiting': [
+      ['running', 1_000],
+      ['finished', 5_000],
+    ],
     'first seen ended': [['finished', 1_000]],
   };
 

@@ -70,88 +70,121 @@ describe('an instance started with its Postgres down', () => {
     return { status: answer.status, body: JSON.parse(answer.body) as ReadyBody };
   };
 
-  it('serves sign-in, the API and pages, refuses a signed-out cookie at once, and writes that sign-out once the store opens by itself', { timeout: 60_000 }, async ({ annotate }) => {
-    expect((await server.request({ path: '/healthz' })).status).toBe(200);
-    const down = await readyz();
-    expect(down.status).toBe(503);
-    expect(down.body).toMatchObject({ status: 'not ready', checks: { store: { status: 'unavailable' }, collector: { status: 'waiting for the store' }, outbox: { status: 'unknown' } } });
-    const cookie = await signIn(server);
-    const projects = await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie, accept: 'application/json' } });
-    expect(projects.status, projects.body).toBe(200);
-    expect((JSON.parse(projects.body) as { projects: unknown[] }).projects).toHaveLength(1);
-    const page = await server.request({ path: '/', headers: { cookie, accept: 'text/html' } });
-    expect(page.status).toBe(200);
-    expect(page.headers['content-type']).toMatch(/^text\/html/);
-    expect(page.body).toContain('<div id="root">');
+  it(
+    'serves sign-in, the API and pages, refuses a signed-out cookie at once, and writes that sign-out once the store opens by itself',
+    { timeout: 60_000 },
+    async ({ annotate }) => {
+      expect((await server.request({ path: '/healthz' })).status).toBe(200);
+      const down = await readyz();
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({
+        status: 'not ready',
+        checks: { store: { status: 'unavailable' }, collector: { status: 'waiting for the store' }, outbox: { status: 'unknown' } },
+      });
+      const cookie = await signIn(server);
+      const projects = await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie, accept: 'application/json' } });
+      expect(projects.status, projects.body).toBe(200);
+      expect((JSON.parse(projects.body) as { projects: unknown[] }).projects).toHaveLength(1);
+      const page = await server.request({ path: '/', headers: { cookie, accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.body).toContain('<div id="root">');
 
-    const archive = await server.request({ path: '/archive/sources', headers: { cookie, accept: 'application/json' } });
-    expect(archive.status).toBe(503);
-    const refusal = JSON.parse(archive.body) as { code: string; message: string };
-    expect(refusal.code).toBe(STORE_UNAVAILABLE_CODE);
-    expect(refusal.message).toContain(`The console's store (Postgres at ${new URL(cluster.url).host}/console) is unavailable`);
-    expect(refusal.message).not.toMatch(/\bAPI\b/);
-    // The insights count from the store: their answer says it is the store that failed, in the words the page shows.
-    const insights = await server.request({ path: '/archive/insights', headers: { cookie, accept: 'application/json' } });
-    expect(insights.status).toBe(503);
-    expect(JSON.parse(insights.body)).toMatchObject({ code: STORE_UNAVAILABLE_CODE, message: refusal.message });
+      const archive = await server.request({ path: '/archive/sources', headers: { cookie, accept: 'application/json' } });
+      expect(archive.status).toBe(503);
+      const refusal = JSON.parse(archive.body) as { code: string; message: string };
+      expect(refusal.code).toBe(STORE_UNAVAILABLE_CODE);
+      expect(refusal.message).toContain(`The console's store (Postgres at ${new URL(cluster.url).host}/console) is unavailable`);
+      expect(refusal.message).not.toMatch(/\bAPI\b/);
+      // The insights count from the store: their answer says it is the store that failed, in the words the page shows.
+      const insights = await server.request({ path: '/archive/insights', headers: { cookie, accept: 'application/json' } });
+      expect(insights.status).toBe(503);
+      expect(JSON.parse(insights.body)).toMatchObject({ code: STORE_UNAVAILABLE_CODE, message: refusal.message });
 
-    const signedOut = await signIn(server);
-    expect(await signOut(server, signedOut)).toBe(200);
-    expect((await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie: signedOut } })).status).toBe(401);
-    expect(server.output()).toContain('sign-outs hold on this instance and are written when the store answers');
+      const signedOut = await signIn(server);
+      expect(await signOut(server, signedOut)).toBe(200);
+      expect((await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie: signedOut } })).status).toBe(401);
+      expect(server.output()).toContain('sign-outs hold on this instance and are written when the store answers');
 
-    await cluster.start();
-    const started = performance.now();
-    // Nothing asks the store meanwhile: it opens on its own retry, and writes what waited.
-    const written = await waitFor('the store to open and write the sign-out', async () => {
-        const rows = await revocationsInStore(cluster.url);
-        return rows?.length ? rows : undefined;
-      }, STORE_RETRY_MS + OPEN_MS);
-    const openedMs = Math.round(performance.now() - started);
+      await cluster.start();
+      const started = performance.now();
+      // Nothing asks the store meanwhile: it opens on its own retry, and writes what waited.
+      const written = await waitFor(
+        'the store to open and write the sign-out',
+        async () => {
+          const rows = await revocationsInStore(cluster.url);
+          return rows?.length ? rows : undefined;
+        },
+        STORE_RETRY_MS + OPEN_MS,
+      );
+      const openedMs = Math.round(performance.now() - started);
 
-    expect(written).toEqual([{ reason: 'signed-out' }]);
-    const archived = await server.request({ path: '/archive/sources', headers: { cookie, accept: 'application/json' } });
-    expect(archived.status, archived.body).toBe(200);
-    expect(JSON.parse(archived.body)).toEqual({ sources: [] });
-    expect((await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie: signedOut } })).status).toBe(401);
-    expect(server.child.exitCode).toBeNull();
-    expect(await readyz()).toMatchObject({ status: 200, body: { status: 'ready', checks: { store: { status: 'ok', migration: expect.any(Number) as number } } } });
-    await annotate(`store opened ${openedMs} ms after Postgres started (retry every ${STORE_RETRY_MS} ms), the sign-out made while it was down written then`);
-  });
+      expect(written).toEqual([{ reason: 'signed-out' }]);
+      const archived = await server.request({ path: '/archive/sources', headers: { cookie, accept: 'application/json' } });
+      expect(archived.status, archived.body).toBe(200);
+      expect(JSON.parse(archived.body)).toEqual({ sources: [] });
+      expect((await server.request({ path: '/api/v2/projects?limit=1', headers: { cookie: signedOut } })).status).toBe(401);
+      expect(server.child.exitCode).toBeNull();
+      expect(await readyz()).toMatchObject({
+        status: 200,
+        body: { status: 'ready', checks: { store: { status: 'ok', migration: expect.any(Number) as number } } },
+      });
+      await annotate(`store opened ${openedMs} ms after Postgres started (retry every ${STORE_RETRY_MS} ms), the sign-out made while it was down written then`);
+    },
+  );
 
   // After the first test, on its server and cluster (Vitest runs a file's tests in order): Postgres goes away under the running instance.
-  it('answers /readyz 503 within seconds, 200 again once Postgres is back, and logs each failure once with a count when it ends', { timeout: 60_000 }, async ({ annotate }) => {
-    const ready = () => server.request({ path: '/readyz' });
-    expect((await ready()).status).toBe(200);
-    const before = logLines(server.output()).length;
+  it(
+    'answers /readyz 503 within seconds, 200 again once Postgres is back, and logs each failure once with a count when it ends',
+    { timeout: 60_000 },
+    async ({ annotate }) => {
+      const ready = () => server.request({ path: '/readyz' });
+      expect((await ready()).status).toBe(200);
+      const before = logLines(server.output()).length;
 
-    await cluster.stop('fast');
-    const stopped = performance.now();
-    const refusal = await waitFor('/readyz to answer 503', async () => {
-      const answer = await ready();
-      return answer.status === 503 ? answer : undefined;
-    }, READY_WITHIN_MS);
-    const noticedMs = Math.round(performance.now() - stopped);
-    expect(JSON.parse(refusal.body)).toMatchObject({ status: 'not ready', checks: { store: { status: 'unavailable' } } });
-    // Asked again and again while it is down (as a balancer does): each is a failure of the store, none a new line.
-    for (let i = 0; i < 5; i++) expect((await ready()).status).toBe(503);
+      await cluster.stop('fast');
+      const stopped = performance.now();
+      const refusal = await waitFor(
+        '/readyz to answer 503',
+        async () => {
+          const answer = await ready();
+          return answer.status === 503 ? answer : undefined;
+        },
+        READY_WITHIN_MS,
+      );
+      const noticedMs = Math.round(performance.now() - stopped);
+      expect(JSON.parse(refusal.body)).toMatchObject({ status: 'not ready', checks: { store: { status: 'unavailable' } } });
+      // Asked again and again while it is down (as a balancer does): each is a failure of the store, none a new line.
+      for (let i = 0; i < 5; i++) expect((await ready()).status).toBe(503);
 
-    await cluster.start();
-    const started = performance.now();
-    await waitFor('/readyz to answer 200', async () => ((await ready()).status === 200 ? true : undefined), READY_WITHIN_MS);
-    const backMs = Math.round(performance.now() - started);
-    await waitFor('the outage to be logged as over', () => Promise.resolve(logLines(server.output()).some((line) => line.event === 'store.unavailable.over') ? true : undefined), READY_WITHIN_MS);
+      await cluster.start();
+      const started = performance.now();
+      await waitFor('/readyz to answer 200', async () => ((await ready()).status === 200 ? true : undefined), READY_WITHIN_MS);
+      const backMs = Math.round(performance.now() - started);
+      await waitFor(
+        'the outage to be logged as over',
+        () => Promise.resolve(logLines(server.output()).some((line) => line.event === 'store.unavailable.over') ? true : undefined),
+        READY_WITHIN_MS,
+      );
 
-    const during = logLines(server.output()).slice(before);
-    expect(during.filter((line) => line.event === 'store.unavailable')).toHaveLength(1);
-    const over = during.filter((line) => line.event === 'store.unavailable.over');
-    expect(over).toEqual([expect.objectContaining({ level: 'info', msg: expect.stringMatching(/^Store: Postgres at .* answers again after \d+ s \(\d+ failed tries\)$/) as string })]);
-    expect(over[0]!.failures).toBeGreaterThanOrEqual(6);
-    // Nothing that failed over and over (the sign-outs' reads, the collector's lock, listening) said so more than once.
-    const failures = during.filter((line) => line.event !== 'request' && (line.level === 'warn' || line.level === 'error')).map((line) => line.event);
-    expect(failures.length).toBeGreaterThan(0);
-    expect(failures).toEqual([...new Set(failures)]);
-    expect(server.child.exitCode).toBeNull();
-    await annotate(`/readyz said 503 ${noticedMs} ms after Postgres stopped and 200 ${backMs} ms after it started; ${over[0]!.failures} store failures in one line and its end: ${failures.join(', ')}`);
-  });
+      const during = logLines(server.output()).slice(before);
+      expect(during.filter((line) => line.event === 'store.unavailable')).toHaveLength(1);
+      const over = during.filter((line) => line.event === 'store.unavailable.over');
+      expect(over).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          msg: expect.stringMatching(/^Store: Postgres at .* answers again after \d+ s \(\d+ failed tries\)$/) as string,
+        }),
+      ]);
+      expect(over[0]!.failures).toBeGreaterThanOrEqual(6);
+      // Nothing that failed over and over (the sign-outs' reads, the collector's lock, listening) said so more than once.
+      const failures = during.filter((line) => line.event !== 'request' && (line.level === 'warn' || line.level === 'error')).map((line) => line.event);
+      expect(failures.length).toBeGreaterThan(0);
+      expect(failures).toEqual([...new Set(failures)]);
+      expect(server.child.exitCode).toBeNull();
+      await annotate(
+        `/readyz said 503 ${noticedMs} ms after Postgres stopped and 200 ${backMs} ms after it started; ${over[0]!.failures} store failures in one line and its end: ${failures.join(', ')}`,
+      );
+    },
+  );
 });

@@ -15,7 +15,16 @@ describe.each(DRIVERS)('the record’s upkeep on %s', (driver) => {
     const created = Date.parse('2026-11-22T12:00:00Z');
     const listed = Array.from({ length: 300 }, (_, i) => {
       const at = new Date(created - i * 60_000).toISOString();
-      const op = { id: `op-${i}`, project_id: 'p-upkeep', action: 'start_compute', status: 'finished', failures_count: 0, created_at: at, updated_at: at, total_duration_ms: 1_000 };
+      const op = {
+        id: `op-${i}`,
+        project_id: 'p-upkeep',
+        action: 'start_compute',
+        status: 'finished',
+        failures_count: 0,
+        created_at: at,
+        updated_at: at,
+        total_duration_ms: 1_000,
+      };
       return { operation: op, body: op };
     });
     await upsertOperations(db, 'p-upkeep', listed, new Date(created), true);

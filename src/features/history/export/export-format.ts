@@ -129,6 +129,9 @@ export function operationsToJson(input: OperationsExport): string {
 /** `operations-<project>-20261122T120005Z.csv`: safe on every file system, sorts by time. */
 export function exportFileName(projectId: string, exportedAt: Date, extension: 'csv' | 'json' | 'ndjson', qualifier?: string): string {
   const project = projectId.replace(/[^A-Za-z0-9_-]+/g, '-');
-  const stamp = exportedAt.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  const stamp = exportedAt
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
   return `operations-${project}${qualifier ? `-${qualifier}` : ''}-${stamp}.${extension}`;
 }

@@ -56,7 +56,14 @@ export interface FilterField {
  * the filter form sent without script, one per checkbox), read as one list.
  */
 function list(values: readonly string[]): string[] {
-  return [...new Set(values.flatMap((value) => value.split(',')).map((part) => part.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      values
+        .flatMap((value) => value.split(','))
+        .map((part) => part.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 function text(value: string | null): string | undefined {

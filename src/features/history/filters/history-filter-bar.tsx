@@ -40,14 +40,7 @@ export function HistoryFilterBar({ filters, onChange, branches, computes, seenAc
   };
 
   return (
-    <form
-      className="filter-bar"
-      role="search"
-      aria-label="Filter operations"
-      method="get"
-      action={pathname}
-      onSubmit={(event) => event.preventDefault()}
-    >
+    <form className="filter-bar" role="search" aria-label="Filter operations" method="get" action={pathname} onSubmit={(event) => event.preventDefault()}>
       <MultiSelectField
         label="Status"
         name="status"

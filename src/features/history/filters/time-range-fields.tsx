@@ -33,11 +33,19 @@ export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
       <legend id={`${id}-legend`}>Time range</legend>
       <span className="time-range__presets">
         {PRESETS.map((preset) => (
-          <button key={preset.label} type="button" onClick={() => onChange({ from: new Date(Date.now() - preset.ms).toISOString(), to: undefined }, { replace: false })}>
+          <button
+            key={preset.label}
+            type="button"
+            onClick={() => onChange({ from: new Date(Date.now() - preset.ms).toISOString(), to: undefined }, { replace: false })}
+          >
             {preset.label}
           </button>
         ))}
-        <button type="button" disabled={from === undefined && to === undefined} onClick={() => onChange({ from: undefined, to: undefined }, { replace: false })}>
+        <button
+          type="button"
+          disabled={from === undefined && to === undefined}
+          onClick={() => onChange({ from: undefined, to: undefined }, { replace: false })}
+        >
           Any time
         </button>
       </span>

@@ -14,9 +14,19 @@ const DAY_MS = 24 * HOUR_MS;
 const WINDOW_MS: Record<InsightWindow, number> = { '24h': DAY_MS, '7d': 7 * DAY_MS, '30d': 30 * DAY_MS, '90d': 90 * DAY_MS };
 
 /** "the last 7 days": how a page names a window. */
-export const WINDOW_NAMES: Record<InsightWindow, string> = { '24h': 'the last 24 hours', '7d': 'the last 7 days', '30d': 'the last 30 days', '90d': 'the last 90 days' };
+export const WINDOW_NAMES: Record<InsightWindow, string> = {
+  '24h': 'the last 24 hours',
+  '7d': 'the last 7 days',
+  '30d': 'the last 30 days',
+  '90d': 'the last 90 days',
+};
 /** "the 7 days before": what each change is against. */
-export const PREVIOUS_WINDOW_NAMES: Record<InsightWindow, string> = { '24h': 'the 24 hours before', '7d': 'the 7 days before', '30d': 'the 30 days before', '90d': 'the 90 days before' };
+export const PREVIOUS_WINDOW_NAMES: Record<InsightWindow, string> = {
+  '24h': 'the 24 hours before',
+  '7d': 'the 7 days before',
+  '30d': 'the 30 days before',
+  '90d': 'the 90 days before',
+};
 
 /** The chart's bars: hours over 24 hours, days (UTC) otherwise. */
 export type BucketUnit = 'hour' | 'day';
@@ -47,7 +57,7 @@ export function bucketRanges(range: TimeRange, unit: BucketUnit): TimeRange[] {
   const { start, end } = rangeBounds(range);
   const size = BUCKET_MS[unit];
   const buckets: TimeRange[] = [];
-  for (let from = start; from < end; ) {
+  for (let from = start; from < end;) {
     const next = Math.min(end, (Math.floor(from / size) + 1) * size);
     buckets.push({ from: isoSecond(from), to: isoSecond(next - SECOND_MS) });
     from = next;

@@ -6,7 +6,16 @@ import { formatCount, formatDuration, humanizeAction } from '../../../lib/format
 import { durationOf, statusLabel } from '../../../lib/operation-status';
 import { useTimeZone } from '../../../lib/time-zone';
 import { useNow } from '../../../lib/use-now';
-import { axisTicks, layoutTimeline, markReach, MAX_MARKS, stackMarks, type TimelineLane as Lane, type TimelineMark as Mark, type TimelineOperation } from './timeline-layout';
+import {
+  axisTicks,
+  layoutTimeline,
+  markReach,
+  MAX_MARKS,
+  stackMarks,
+  type TimelineLane as Lane,
+  type TimelineMark as Mark,
+  type TimelineOperation,
+} from './timeline-layout';
 import { TimelineMark } from './timeline-mark';
 
 const WINDOWS = [
@@ -108,7 +117,8 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
       <figcaption id={`${id}-caption`}>
         <strong>Timeline</strong>{' '}
         <span className="muted">
-          of the operations {filtered ? 'that match' : 'loaded'}, {windowName}: {formatCount(layout.shown)} on {layout.lanes.length} {layout.lanes.length === 1 ? 'lane' : 'lanes'}
+          of the operations {filtered ? 'that match' : 'loaded'}, {windowName}: {formatCount(layout.shown)} on {layout.lanes.length}{' '}
+          {layout.lanes.length === 1 ? 'lane' : 'lanes'}
           {failed > 0 && `, ${failed} marked ${statusLabel('failed')}`}
           {live > 0 && `, ${live} in progress`}
           {layout.left > 0 && ` (the newest ${MAX_MARKS}; ${formatCount(layout.left)} older ones in this window not drawn)`}.

@@ -16,8 +16,8 @@ export function UsualDurationsPanel({ usual, searched }: UsualDurationsPanelProp
         Usual durations <span className="muted">(p50 and p95 per action, over the {formatCount(searched)} operations loaded)</span>
       </summary>
       <p className="muted small">
-        {LONGER_THAN_USUAL_RULE} Actions with fewer than {USUAL_MIN_SAMPLES} ended operations here have no usual duration yet; searching
-        further back adds to these figures.
+        {LONGER_THAN_USUAL_RULE} Actions with fewer than {USUAL_MIN_SAMPLES} ended operations here have no usual duration yet; searching further back adds to
+        these figures.
       </p>
       {rows.length === 0 ? (
         <p className="muted">Not enough ended operations loaded yet.</p>
