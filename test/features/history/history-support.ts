@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { screen, within } from '@testing-library/react';
+import { screen } from '@testing-library/react';
 import type { SimServer } from '../../support/sim-server';
 import type { EmptySeed } from '../../../sim/seed';
 
@@ -35,12 +35,17 @@ export function operationsTable() {
   return screen.getByRole('table', { name: /operations/i });
 }
 
-/** The operation ids the table links to, top to bottom (short tables render every row). */
+/**
+ * The operation ids the table links to, top to bottom (short tables render every row). Plain selectors, not role
+ * queries: a `waitFor` runs this on every change to the page, and role queries over 200 rows take a busy jsdom
+ * seconds each, time the page under test does not get.
+ */
 export function tableIds(): string[] {
-  return within(operationsTable())
-    .getAllByRole('row')
-    .slice(1)
-    .map((row) => decodeURIComponent(within(row).getAllByRole('link')[0]?.getAttribute('href')?.split('/operations/')[1] ?? ''));
+  const table = [...document.querySelectorAll('table')].find((t) => /operations/i.test(t.caption?.textContent ?? ''));
+  if (!table) throw new Error('no operations table yet');
+  return [...table.querySelectorAll('tbody tr:not([aria-hidden="true"])')].map((row) =>
+    decodeURIComponent(row.querySelector('a')?.getAttribute('href')?.split('/operations/')[1] ?? ''),
+  );
 }
 
 /** Requests to a project's operations list, with when they went out. */

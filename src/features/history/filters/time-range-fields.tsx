@@ -1,7 +1,7 @@
 import { useId } from 'react';
-import { fromFieldValue, toFieldValue } from '../../../lib/date-time-format';
 import { useTimeZone } from '../../../lib/time-zone';
 import { useTakenOver } from '../../../lib/use-taken-over';
+import { DateTimeField } from './date-time-field';
 import { useEditSession } from './use-edit-session';
 
 const PRESETS = [
@@ -26,7 +26,7 @@ export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
   const inert = !useTakenOver();
   const [zone] = useTimeZone();
   const zoneName = zone === 'utc' ? 'UTC' : 'local time';
-  // A date is typed in parts, each a change: one history entry per field edit.
+  // A date is typed in parts: one history entry per field edit.
   const session = useEditSession();
   return (
     <fieldset className="filter-field time-range" aria-labelledby={`${id}-legend`}>
@@ -51,26 +51,24 @@ export function TimeRangeFields({ from, to, onChange }: TimeRangeFieldsProps) {
       </span>
       <span className="time-range__fields">
         <label htmlFor={`${id}-from`}>From</label>
-        <input
+        <DateTimeField
           id={`${id}-from`}
-          type="datetime-local"
-          value={toFieldValue(from, zone)}
+          value={from}
+          zone={zone}
           disabled={inert}
-          onFocus={session.onFocus}
-          onBlur={session.onBlur}
-          onChange={(event) => onChange({ from: fromFieldValue(event.target.value, zone), to }, { replace: session.replace() })}
-          aria-describedby={`${id}-zone`}
+          describedBy={`${id}-zone`}
+          session={session}
+          onChange={(next, options) => onChange({ from: next, to }, options)}
         />
         <label htmlFor={`${id}-to`}>To</label>
-        <input
+        <DateTimeField
           id={`${id}-to`}
-          type="datetime-local"
-          value={toFieldValue(to, zone)}
+          value={to}
+          zone={zone}
           disabled={inert}
-          onFocus={session.onFocus}
-          onBlur={session.onBlur}
-          onChange={(event) => onChange({ from, to: fromFieldValue(event.target.value, zone) }, { replace: session.replace() })}
-          aria-describedby={`${id}-zone`}
+          describedBy={`${id}-zone`}
+          session={session}
+          onChange={(next, options) => onChange({ from, to: next }, options)}
         />
         <span id={`${id}-zone`} className="muted small">
           ({zoneName})
