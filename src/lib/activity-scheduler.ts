@@ -6,7 +6,8 @@
 // never more than the budget in any 60 s. A project with work
 // in flight is read again once the poll interval has passed; the others in turn, least recently checked
 // first, never more often than IDLE_FACTOR × the interval. Busy projects get at most BUSY_SHARE of the
-// budget while idle ones are due, so a storm in a few projects never hides a new operation elsewhere.
+// budget (and of the requests sent, when they take longer than the interval) while idle ones are due, so a
+// storm in a few projects never hides a new operation elsewhere.
 // Projects never read yet go by their `priority` (recent activity), so the first round finds work early,
 // and take turns with the first list's pages (the projects found so far are `projects` then). The
 // project list is read again every LIST_REFRESH_MS. A 429 halves the budget for SLOW_DOWN_MS (or for
@@ -147,9 +148,12 @@ export function planNext(input: SchedulerInput): Plan {
   const due = candidates.filter((c) => c.due <= at).sort(byTurn);
   if (due.length > 0) {
     const budget = effectiveBudget(input.budgetPerMinute, input.slowDown, at);
-    const busySent = sentInLastMinute(input.sent, at).filter((r) => r.kind === 'busy').length;
+    const recent = sentInLastMinute(input.sent, at);
+    const busySent = recent.filter((r) => r.kind === 'busy').length;
     const others = due.filter((c) => c.step.kind === 'list' || !c.step.busy);
-    const busyCapped = busySent >= Math.floor(budget * BUSY_SHARE) && others.length > 0;
+    // Requests slower than the interval (a slow network, a busy machine) leave busy projects always due: then the share is of what was sent.
+    const behind = due.some((c) => c.step.kind === 'project' && c.step.busy && c.due <= at - input.intervalMs) && busySent >= recent.length * BUSY_SHARE;
+    const busyCapped = (busySent >= Math.floor(budget * BUSY_SHARE) || behind) && others.length > 0;
     const chosen = (busyCapped ? others[0] : due[0]) ?? due[0];
     if (chosen) return { step: chosen.step, at };
   }

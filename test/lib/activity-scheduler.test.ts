@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectionTimes, mostInAMinute, simulateActivity } from '../../bench/activity';
-import { earliestSend, effectiveBudget, planNext, roundMs, type SchedulerInput } from '../../src/lib/activity-scheduler';
+import { earliestSend, effectiveBudget, kindOf, planNext, recordSent, roundMs, type SchedulerInput, type SentRequest } from '../../src/lib/activity-scheduler';
 
 // The activity view's scheduler over simulated minutes (bench/activity.ts drives it with a simulated clock).
 
@@ -113,6 +113,36 @@ describe('activity scheduler', () => {
     const idle = new Set(log.filter((r) => r.kind === 'idle').map((r) => r.projectId));
     expect(idle.size).toBe(30);
     expect(mostInAMinute(log)).toBeLessThanOrEqual(60);
+  });
+
+  it('keeps reading idle projects when each request takes longer than the poll interval', () => {
+    // A slow network: every answer takes 250 ms, the interval is 100 ms, the budget far from spent.
+    const projects = ['busy-1', 'busy-2', 'idle-1', 'idle-2', 'idle-3'];
+    const checkedAt = new Map<string, number>();
+    let sent: SentRequest[] = [];
+    let now = 0;
+    const reads: string[] = [];
+    while (now < 10_000) {
+      const plan = planNext(
+        input({
+          now,
+          budgetPerMinute: 3_000,
+          intervalMs: 100,
+          projects: projects.map((id) => ({ id, checkedAt: checkedAt.get(id) ?? null, busy: id.startsWith('busy') })),
+          sent,
+        }),
+      );
+      now = plan.at;
+      sent = recordSent(sent, { at: now, kind: kindOf(plan.step) });
+      if (plan.step.kind === 'project') {
+        reads.push(plan.step.projectId);
+        checkedAt.set(plan.step.projectId, now);
+      }
+      now += 250;
+    }
+    // Every idle project is read in every few seconds, however often the busy ones are due.
+    for (const idle of ['idle-1', 'idle-2', 'idle-3']) expect(reads.filter((id) => id === idle).length).toBeGreaterThanOrEqual(5);
+    expect(reads.filter((id) => id.startsWith('busy')).length).toBeGreaterThanOrEqual(reads.length / 2 - 1);
   });
 
   it('halves the pace after a 429 and waits out its Retry-After', () => {
