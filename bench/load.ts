@@ -1,4 +1,4 @@
-// The console's server under load (issue 19), measuring the server and not its neighbours: the load
+// The console's server under load (docs/benchmarks.md), measuring the server and not its neighbours: the load
 // generator (autocannon) runs in a process of its own (bench/load-generator.ts), the API is a stub process
 // on loopback with fixed answers recorded from the simulator (bench/api-stub.ts, API_URL), and beside each
 // figure the same load against a bare node:http process returning the same bytes (bench/bare-server.ts),

@@ -1,4 +1,4 @@
-// The floor the console is compared with (issue 19): the same first page of operations as a plain HTML
+// The floor the console is compared with (docs/benchmarks.md): the same first page of operations as a plain HTML
 // table with a small inline <style>, no stylesheet request and no script at all, served by a bare node:http.
 import type { Branch, Endpoint, Operation } from '../src/api/schemas';
 import { formatDuration, formatRelative, formatUtc, humanizeAction } from '../src/lib/format';

@@ -38,7 +38,7 @@ export interface ServerConfig {
   webConcurrency: number | undefined;
   /** API_URL is the built-in simulator served by the primary of several instances (process/run.ts), not a real API. */
   apiIsSimulator: boolean;
-  /** METRICS_TOKEN: /metrics answers a request bearing it; undefined: only loopback clients (server/ops/metrics-route.ts). */
+  /** METRICS_TOKEN: /metrics answers a request bearing it; undefined: only loopback clients (server/ops/ops-routes.ts). */
   metricsToken: string | undefined;
   /** LOG_FORMAT: json or pretty; undefined: pretty on a terminal, JSON otherwise (server/log/logger.ts). */
   logFormat: LogFormat | undefined;

@@ -3,8 +3,8 @@
 // connections each turn started about 100 requests and lasted 50–150 ms, so people arriving meanwhile waited
 // seconds to be accepted at all (bench/arrivals.ts), and /healthz waited a turn too. Past a budget of time in
 // one turn, the next requests wait for the rest of the turn or the following ones, in the order they came, so
-// turns stay short; /healthz is never held (server/console-server.ts). Requests waiting is also the process's
-// sign of overload: a page asked for then goes out as the shell at once (server/pages.ts) rather than add a
+// turns stay short; /healthz is never held (server/routes.ts). Requests waiting is also the process's
+// sign of overload: a page asked for then goes out as the shell at once (server/pages/page.ts) rather than add a
 // render to the backlog. Measured (npm run bench, 2 workers, 200 connections, 100 more arriving at once):
 // 1,900 → 3,758 req/s, slowest answer 706 → 198 ms, /healthz slowest 335 → 66 ms, the 100 arriving all
 // answered within 4.5 s before, 0.8 s after (1.2 s with a 10 ms budget).

@@ -1,6 +1,6 @@
 // The console's own notification routes (src/api/notification-schemas.ts), beside /archive: signed-in only
 // (the session's key fingerprint decides which webhooks a person sees: the ones made with the same key),
-// JSON in and out through the shared zod shapes, cross-site writes already refused by server/csrf.ts.
+// JSON in and out through the shared zod shapes, cross-site writes already refused by server/http/csrf.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import {

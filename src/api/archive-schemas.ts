@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { OperationSchema } from './schemas';
 
-// The archive's wire (issue 22): what the console's server answers about its own record of operations
+// The archive's wire (docs/archive.md): what the console's server answers about its own record of operations
 // (server/store, server/collector; server/archive/) and what the page reads (api/archive.ts,
 // screens/archive). Written once, imported by both sides. Every path is the console's own, beside
 // /session: never under /api/v2, which is only ever the platform's API.

@@ -25,7 +25,7 @@ import { callOf, isPageClient } from './query-transport';
 import { CONSOLE_BASE, request, type Call } from './request';
 import { historyRefreshDelay, maySendAgain, nextRequestDelay } from './retry-policy';
 
-// The console's own record of operations (issue 22), as the page reads it: the kept sources, a
+// The console's own record of operations (docs/archive.md), as the page reads it: the kept sources, a
 // project's history answered by the store, and Activity for the projects the store covers. Every path
 // is the console server's own (archive-schemas.ts); errors come through request() like the API's.
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 
-// The notifications' wire (issue 23): what the console's server answers about webhooks, their rules and
+// The notifications' wire (docs/notifications.md): what the console's server answers about webhooks, their rules and
 // deliveries (server/notify/notify-routes.ts) and what the page sends and reads (api/notifications.ts,
 // screens/notifications, the watch tray). Written once, imported by both sides. The console's own paths,
 // beside /archive: never under /api/v2.

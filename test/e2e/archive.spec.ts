@@ -10,7 +10,7 @@ import { operationsTable, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey, signInThroughKeyScreen } from './support/session';
 import { tourOfScreens } from './support/tour';
 
-// The history archive end to end (issue 22), against the lane's own server: Keep history with the signed-in
+// The history archive end to end (docs/archive.md), against the lane's own server: Keep history with the signed-in
 // key, the collector backfills every project (the 20,000-operation one too), a filter is answered from the
 // store in one request, an operation the API stops listing stays on the page, and Activity costs the API no
 // more with five people watching than with one. While the key is kept (and a webhook has a delivery), every

@@ -5,7 +5,7 @@ import { collectPageErrors } from './support/faults';
 import { projectPath, untilTakenOver } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
-// The edges a newcomer meets (issue 14): addresses that cannot be decoded, a project that does not
+// The edges a newcomer meets: addresses that cannot be decoded, a project that does not
 // exist, a connection that is gone, and each page naming itself in the tab.
 
 test.beforeEach(async ({ context }) => {

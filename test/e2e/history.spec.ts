@@ -5,7 +5,7 @@ import { ControlApi, expectedLabel, projectCensus, type ApiOperation, type Count
 import { compareWithApi, operationPath, operationsTable, projectPath, readOperationsTable } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
-// Issue 12 in the browser, on `npm start`: a filtered deep link finds every match in the whole history
+// The history in the browser, on `npm start`: a filtered deep link finds every match in the whole history
 // (the console walks it by itself), the timeline's marks are links, and the keyboard goes from / to an
 // opened operation.
 

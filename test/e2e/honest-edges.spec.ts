@@ -6,7 +6,7 @@ import { clearFaults, collectPageErrors, setFaults } from './support/faults';
 import { operationPath, projectPath, untilTakenOver } from './support/screens';
 import { E2E_API_KEY, holdKey, SESSION_COOKIE } from './support/session';
 
-// Issue 20's edges as a person meets them: a browser in another time zone than the server hydrates every
+// The honest edges as a person meets them: a browser in another time zone than the server hydrates every
 // server-rendered page without an error, and a session the server can no longer open (a restart under a
 // new secret) is never blamed on the key.
 

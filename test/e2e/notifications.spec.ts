@@ -7,7 +7,7 @@ import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, setFaults } from './support/faults';
 import { E2E_API_KEY, holdKey } from './support/session';
 
-// Notifications end to end (issue 23), against the lane's own server (WEBHOOK_ALLOW_PRIVATE=1, so a receiver
+// Notifications end to end (docs/notifications.md), against the lane's own server (WEBHOOK_ALLOW_PRIVATE=1, so a receiver
 // on loopback may be added): the archive's collector reads the project with no tab open, the dispatcher turns
 // what it saw into one event, and the receiver gets it signed. The fault control holds an operation's status
 // ("unknown-values" on one id) so the test decides when it fails or ends.

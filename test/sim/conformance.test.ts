@@ -10,8 +10,8 @@ import { PLATFORM_ROUTES } from '../../sim/platform-routes';
 import { seedDemo } from '../../sim/seed';
 import { SECOND, createSim, type HttpResult } from './support';
 
-// The pinned @neondatabase/api-client ships the platform's OpenAPI document, byte-identical to the
-// team's reference copy (shared/reference/neon-openapi-v2.yaml), so the check runs on any checkout.
+// The pinned @neondatabase/api-client ships the platform's OpenAPI document, so the check runs on any
+// checkout.
 const OPENAPI_PATH = createRequire(import.meta.url).resolve('@neondatabase/api-client/public-v2-for-users.gen.yaml');
 
 interface OpenApiDocument {

@@ -1,6 +1,6 @@
--- The archive (issue 22): the kept keys, the projects each reaches, every operation seen, every status change.
+-- The archive (docs/archive.md): the kept keys, the projects each reaches, every operation seen, every status change.
 
--- A kept key: sealed (AES-256-GCM, server/archive/sealed-keys.ts), never stored in the clear; the keyed
+-- A kept key: sealed (AES-256-GCM, server/session/seal.ts), never stored in the clear; the keyed
 -- fingerprint keeps one source per key and lets a session tell its own.
 CREATE TABLE archive_sources (
   id text PRIMARY KEY,

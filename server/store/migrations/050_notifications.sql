@@ -1,4 +1,4 @@
--- Notifications (issue 23): webhooks with their rule, operation watches ("Notify me when it ends"),
+-- Notifications (docs/notifications.md): webhooks with their rule, operation watches ("Notify me when it ends"),
 -- the outbox of deliveries (one row per webhook and event: at least once, never queued twice), and the
 -- dispatcher's place in operation_transitions. Times come from the server's clock as parameters.
 

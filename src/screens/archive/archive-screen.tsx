@@ -22,7 +22,7 @@ interface RemoveTarget {
 }
 
 /**
- * The history archive (issue 22): what keeping history means, the button that keeps the session's
+ * The history archive (docs/archive.md): what keeping history means, the button that keeps the session's
  * key as a source, and the sources the console's server reads with, polled while one is backfilling.
  */
 export function ArchiveScreen() {

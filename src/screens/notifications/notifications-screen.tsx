@@ -10,7 +10,7 @@ import { SigningSecret } from './signing-secret';
 import { WebhookForm } from './webhook-form';
 import { WebhookItem } from './webhook-item';
 
-/** /settings/notifications: webhooks that hear about operations after every tab is closed (issue 23). */
+/** /settings/notifications: webhooks that hear about operations after every tab is closed (docs/notifications.md). */
 export function NotificationsScreen() {
   useDocumentTitle('Notifications');
   const webhooksOptions = notificationQueries.webhooks();

@@ -7,7 +7,7 @@ import { filterOperations, filtersFromSearch, jqCondition, searchWithFilters, sq
 import type { Operation } from '../../../src/api/schemas';
 import { CASE_OPERATIONS, FILTER_CASES } from './filter-cases';
 
-// Issue 21: each filter field is described once (src/features/history/filters/fields.ts) and every
+// Each filter field is described once (src/features/history/filters/fields.ts) and every
 // form of it is derived. The same cases go through each form and must find the same operations: the
 // in-browser test; jq (Debian's real binary) over the exported NDJSON and over the API's page with
 // the copied command's program; SQL on PGlite (the archive's embedded store) with its parameters.

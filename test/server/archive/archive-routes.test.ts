@@ -17,7 +17,7 @@ import { removeTestClientDir, type TestServer } from '../start-test-server';
 import { DRIVERS } from '../store/store-drivers';
 import { apiJson, apiOperations, asPage, KEY, projectsByName, signIn, startArchiveServer, waitFollowing } from './archive-support';
 
-// Issue 22's routes end to end on a console server over the simulator, on PGlite and on Postgres: keep
+// The archive's routes (docs/archive.md) end to end on a console server over the simulator, on PGlite and on Postgres: keep
 // the session's key, the collector reads every project, and the history's filters are answered from the
 // store (every filter case of the history's forms), paged by cursor, for projects the key may read only.
 

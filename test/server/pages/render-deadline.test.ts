@@ -6,7 +6,7 @@ import { removeTestClientDir, startTestServer, type TestServer } from '../start-
 
 // The render deadline is for the screen's data (a slow API), not for the render's own CPU time once the
 // data is in: on a busy machine a render whose data arrived in time used to be cut off at the deadline,
-// and the browser then fetched and rendered everything itself, a second later (issue 19). The page still
+// and the browser then fetched and rendered everything itself, a second later (docs/rendering.md). The page still
 // goes out as the shell if the render runs on past the deadline by RENDER_FINISH_MS, and at once at the
 // deadline when the render took the process's last slot (an overloaded server sheds render work).
 

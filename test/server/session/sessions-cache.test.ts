@@ -5,7 +5,7 @@ import { createRevokedSessions } from '../../../server/session/revoked-sessions'
 import { createSessions, OPENED_CACHE_ENTRIES, type SessionRead } from '../../../server/session/sessions';
 
 // A session's cookie is opened (AES-GCM, JSON, zod) once and kept by its value, bounded: under load every
-// request of a signed-in page or proxied read used to decrypt it again (issue 19). What the cookie says is
+// request of a signed-in page or proxied read used to decrypt it again (bench/load.ts). What the cookie says is
 // kept; expiry and sign-out are still checked on every read.
 
 const SECRET = 'sessions-cache-test-secret-000000000000';
