@@ -35,8 +35,7 @@ export default defineConfig({
   test: {
     // CI (.ci/run) totals the run from this report; Playwright wipes test-results/ when it starts.
     ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: 'reports/unit.json' } } : {}),
-    // Both cores: Vitest's default leaves one idle on a 2-core machine (cores - 1), which made the
-    // unit step 225 s of CI's 825 s; with two workers it takes about 150 s.
+    // Both cores: Vitest's default leaves one idle on a 2-core machine (cores - 1); docs/testing.md.
     maxWorkers: 2,
     projects: [
       {
@@ -67,7 +66,7 @@ export default defineConfig({
           exclude: ['test/e2e/**'],
           environment: 'jsdom',
           isolate: false,
-          // Whole-app renders of long tables are slow in jsdom on 2 cores.
+          // Whole-app renders of long tables are slow in jsdom on 2 cores; a wait inside is 10 s (test/support/setup-dom.ts).
           testTimeout: 20_000,
           setupFiles: ['test/support/setup-dom.ts'],
         },

@@ -420,11 +420,20 @@ const PARTS: [string, (record: BenchRecord) => boolean][] = [
   ['history archive', (r) => r.archive !== undefined],
 ];
 
+/** The page's last section: figures measured outside the bench (tests, CI runs), each under a dated heading, kept by every run. */
+export const KEPT_HEADING = '## Measured outside the bench';
+
+/** The kept section of the page as it was (from KEPT_HEADING to its end), to carry into the next; '' when it has none. */
+export function keptSection(previous: string): string {
+  const at = previous.indexOf(`\n${KEPT_HEADING}\n`);
+  return at < 0 ? '' : previous.slice(at + 1);
+}
+
 /**
  * docs/benchmarks-results.md for `record` measured on `machine`. `provenance`, when given, says where figures
- * came from that were not written by a run of this bench on this machine.
+ * came from that were not written by a run of this bench on this machine; `kept` is the kept section (keptSection).
  */
-export function resultsPage(record: BenchRecord, machine: MachineFacts, provenance?: string): string {
+export function resultsPage(record: BenchRecord, machine: MachineFacts, provenance?: string, kept = ''): string {
   const when = record.at.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ' UTC');
   const missing = PARTS.filter(([, has]) => !has(record)).map(([name]) => name);
   // A figure the record lacks (NaN) is a dash, and its target is not judged.
@@ -432,7 +441,7 @@ export function resultsPage(record: BenchRecord, machine: MachineFacts, provenan
     value.includes('NaN') ? [what, value.replaceAll('NaN', '–'), target, ''] : [what, value, target, verdict(met)],
   );
   const lines = [
-    '> Written by `npm run bench` (bench/results-page.ts) at the end of a whole run; not edited by hand. What each figure measures: [benchmarks.md](benchmarks.md).',
+    '> Written by `npm run bench` (bench/results-page.ts) at the end of a whole run; not edited by hand, but for its last section, which a run keeps. What each figure measures: [benchmarks.md](benchmarks.md).',
     '',
     '# Benchmark results',
     '',
@@ -464,6 +473,7 @@ export function resultsPage(record: BenchRecord, machine: MachineFacts, provenan
     ...activitySection(record),
     ...archiveSection(record),
     ...scaleSection(record),
+    ...(kept ? [kept.trimEnd()] : []),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
 }

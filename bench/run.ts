@@ -7,7 +7,7 @@
 // Writes bench/results/latest.json; a whole run also writes docs/benchmarks-results.md (bench/results-page.ts).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests } from './requests';
-import { machineFacts, resultsPage, targetLines, TARGET_FIRST_ROW_RATIO, TARGET_INITIAL_JS_KIB, type BenchRecord, type FirstRows } from './results-page';
+import { keptSection, machineFacts, resultsPage, targetLines, TARGET_FIRST_ROW_RATIO, TARGET_INITIAL_JS_KIB, type BenchRecord, type FirstRows } from './results-page';
 import { measureRows, reportRows } from './rows';
 import { measureLoad, reportLoad, type LoadResult } from './load';
 import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
@@ -309,7 +309,8 @@ async function main(): Promise<void> {
   await writeFile(file, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`\nWrote ${file.slice(ROOT.length + 1)}`);
   if (whole) {
-    await writeFile(RESULTS_PAGE, resultsPage(record, machineFacts()));
+    const previous = await readFile(RESULTS_PAGE, 'utf8').catch(() => '');
+    await writeFile(RESULTS_PAGE, resultsPage(record, machineFacts(), undefined, keptSection(previous)));
     console.log(`Wrote ${RESULTS_PAGE.slice(ROOT.length + 1)}`);
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: every suite, one step after another, except the first, where typecheck and lint (one thread
 # each, most of their time spent building the TypeScript program) run beside the unit tests, which leave
-# a core idle half the time: measured on 2 cores, 172 s side by side against 201 s one after the other.
+# a core idle half the time (docs/testing.md, what runs side by side).
 # Their output is printed once the three have ended, each with its exit code in reports/<step>.status
 # for scripts/test-totals.js; the later steps run only if all three passed.
 set -uo pipefail

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadFigures } from '../../bench/load';
-import { resultsPage, targetLines, type BenchRecord, type MachineFacts } from '../../bench/results-page';
+import { keptSection, resultsPage, targetLines, type BenchRecord, type MachineFacts } from '../../bench/results-page';
 
 const machine: MachineFacts = { cpu: 'Test CPU', cores: 2, memoryGiB: 8, os: 'Linux 6.1', node: 'v20.20.2', loadAverage: [0.5, 0.25, 0.125] };
 
@@ -133,6 +133,16 @@ describe('the benchmark results page', () => {
     const [first] = resultsPage(whole, machine).split('\n');
     expect(first).toContain('Written by `npm run bench`');
     expect(first).toContain('not edited by hand');
+  });
+
+  it('keeps its last section, the figures measured outside the bench, from one run to the next', () => {
+    const kept = '## Measured outside the bench\n\n### 2026-11-27: CI\n\nFour runs: 561, 526, 521 and 523 s.\n';
+    const before = resultsPage(whole, machine, undefined, kept);
+    expect(before.endsWith(kept)).toBe(true);
+    const after = resultsPage({ ...whole, at: '2026-12-01T09:00:00.000Z' }, machine, undefined, keptSection(before));
+    expect(after).toContain('| Date | 2026-12-01 09:00 UTC |');
+    expect(after.endsWith(kept)).toBe(true);
+    expect(keptSection(resultsPage(whole, machine))).toBe('');
   });
 
   it('names the date, the commit and the machine', () => {
