@@ -21,7 +21,16 @@ import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
 import { measureRequests, reportRequests } from './requests';
-import { keptSection, machineFacts, resultsPage, targetLines, TARGET_FIRST_ROW_RATIO, TARGET_INITIAL_JS_KIB, type BenchRecord, type FirstRows } from './results-page';
+import {
+  keptSection,
+  machineFacts,
+  resultsPage,
+  targetLines,
+  TARGET_FIRST_ROW_RATIO,
+  TARGET_INITIAL_JS_KIB,
+  type BenchRecord,
+  type FirstRows,
+} from './results-page';
 import { measureRows, reportRows } from './rows';
 import { measureLoad, reportLoad, type LoadResult } from './load';
 import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';

@@ -35,7 +35,7 @@ describe('exporting everything that matches', () => {
     await waitFor(() => expect(exportAll).toBeEnabled());
     await user.click(exportAll);
 
-    await waitFor(() => expect(downloads).toHaveLength(1), { timeout: 10_000 });
+    await waitFor(() => expect(downloads).toHaveLength(1));
     const file = await downloads[0]!;
     expect(file.name).toMatch(new RegExp(`^operations-${project.id}-matches-\\d{8}T\\d{6}Z\\.csv$`));
     expect(file.type).toBe('text/csv;charset=utf-8');
@@ -68,7 +68,7 @@ describe('exporting everything that matches', () => {
     expect(downloads).toHaveLength(0);
     release.now();
 
-    await waitFor(() => expect(downloads).toHaveLength(1), { timeout: 10_000 });
+    await waitFor(() => expect(downloads).toHaveLength(1));
     const file = await downloads[0]!;
     expect(file.name).toMatch(/\.ndjson$/);
     const rows = file.text

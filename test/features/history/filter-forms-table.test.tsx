@@ -61,7 +61,7 @@ describe('the filter forms in the table and the export', () => {
     const expected = filterOperations(sim.cp.operationsOf(p.project.id), filters).map((op) => op.id);
     expect(expected.length).toBeGreaterThan(0);
     const { user } = renderApp(`/projects/${p.project.id}?${search}`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(screen.getByText(/^Searched (the whole history|back to the start of the time range)/)).toBeInTheDocument(), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByText(/^Searched (the whole history|back to the start of the time range)/)).toBeInTheDocument());
     expect(tableIds()).toEqual(expected);
 
     await user.click(screen.getByRole('button', { name: 'Export all matches as NDJSON' }));

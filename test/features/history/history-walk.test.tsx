@@ -35,7 +35,7 @@ describe('searching the whole history for a filter', () => {
     expect(expected.length).toBe(36);
 
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(progress()).toHaveTextContent('Searched the whole history: 3,450 operations back to'), { timeout: 10_000 });
+    await waitFor(() => expect(progress()).toHaveTextContent('Searched the whole history: 3,450 operations back to'));
     expect(progress()).toHaveTextContent('· 36 matches');
     await waitFor(() => expect(tableIds()).toEqual(expected));
 
@@ -115,7 +115,7 @@ describe('searching the whole history for a filter', () => {
 
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
     await waitFor(() => expect(progress()).toHaveTextContent(/Rate limited by the API \(429\)\. Slowing down: going on in 1 s/));
-    await waitFor(() => expect(progress()).toHaveTextContent('Searched the whole history: 2,300 operations'), { timeout: 10_000 });
+    await waitFor(() => expect(progress()).toHaveTextContent('Searched the whole history: 2,300 operations'));
     const walk = requests.filter((r) => r.url.searchParams.get('limit') === '1000');
     // The refused page, again after a second, and the pages after it, further apart than before.
     expect(walk).toHaveLength(4);
@@ -178,7 +178,7 @@ describe('searching the whole history for a filter', () => {
     expect(tableIds().length).toBeGreaterThanOrEqual(found);
 
     await user.click(screen.getByRole('button', { name: 'Go on' }));
-    await waitFor(() => expect(progress()).toHaveTextContent(/Searched the whole history: 6,000 operations back to .* · 62 matches/), { timeout: 10_000 });
+    await waitFor(() => expect(progress()).toHaveTextContent(/Searched the whole history: 6,000 operations back to .* · 62 matches/));
     await waitFor(() => expect(new Set(tableIds()).size).toBe(62));
   });
 

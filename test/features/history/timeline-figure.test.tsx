@@ -80,7 +80,7 @@ describe('the timeline', () => {
     const live = await within(await screen.findByRole('figure', { name: /^Timeline/ })).findByRole('link', { name: /^Start compute/ });
     const width = () => Number(live.querySelector('rect')?.getAttribute('width'));
     const before = width();
-    await waitFor(() => expect(width()).toBeGreaterThan(before), { timeout: 4_000 });
+    await waitFor(() => expect(width()).toBeGreaterThan(before));
   });
 
   it('shows only what the filters let through, and follows a mark to its page', async () => {

@@ -9,7 +9,7 @@ import { holdSession } from '../../support/console-server';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
-// Activity with the history archive (issue 22): the projects it covers come from GET /archive/activity
+// Activity with the history archive (docs/archive.md): the projects it covers come from GET /archive/activity
 // (no API request spent on them); the scheduler reads only the others. The archive is the console server's
 // own: the session's key kept, its collector reading the simulator, Activity answered from its store (the
 // in-flight rule in its SQL form). A fast poll interval and a large budget keep the test short.
@@ -60,14 +60,14 @@ describe('activity with the history archive', () => {
     const fromApi = sim.cp.addOperation({ projectId: added.id, action: 'create_branch', durationMs: 2 * HOUR });
 
     renderApp('/activity', { apiKey: sim.apiKey });
-    await waitFor(() => expect(rowOf(archived.id)).not.toBeNull(), { timeout: 5_000 });
-    await waitFor(() => expect(rowOf(fromApi.id)).not.toBeNull(), { timeout: 5_000 });
+    await waitFor(() => expect(rowOf(archived.id)).not.toBeNull());
+    await waitFor(() => expect(rowOf(fromApi.id)).not.toBeNull());
     const archivedRow = rowOf(archived.id) ?? document.body;
     expect(within(archivedRow).getByRole('link', { name: nameOf(first) })).toHaveAttribute('href', `/projects/${first}`);
     expect(within(archivedRow).getByText('In progress')).toBeInTheDocument();
 
     // Only the uncovered project is read; the covered ones never are, however long the view runs.
-    await waitFor(() => expect([...new Set(operationReads().map(projectOf))]).toEqual([added.id]), { timeout: 5_000 });
+    await waitFor(() => expect([...new Set(operationReads().map(projectOf))]).toEqual([added.id]));
     const note = screen.getByRole('note');
     const covered = [first, ...rest].map(nameOf).join(', ');
     expect(note).toHaveTextContent(`From the history archive (no API request spent on them): ${covered}.`);
@@ -77,7 +77,7 @@ describe('activity with the history archive', () => {
     // archived operation's end shows without an API read of its project.
     release.now();
     sim.clock.advance(2 * HOUR + 60_000);
-    await waitFor(() => expect(within(rowOf(archived.id) ?? document.body).getByText('OK')).toBeInTheDocument(), { timeout: 10_000 });
+    await waitFor(() => expect(within(rowOf(archived.id) ?? document.body).getByText('OK')).toBeInTheDocument());
     expect(operationReads().some((url) => projectOf(url) === first)).toBe(false);
   });
 
@@ -87,7 +87,7 @@ describe('activity with the history archive', () => {
     await keepHistory(sim.console);
 
     renderApp('/activity', { apiKey: sim.apiKey });
-    await waitFor(() => expect(rowOf(op.id)).not.toBeNull(), { timeout: 5_000 });
+    await waitFor(() => expect(rowOf(op.id)).not.toBeNull());
     expect(screen.getByRole('note')).toHaveTextContent('this view sends no request to the API');
     let archiveAsked = 0;
     sim.onPageRequest((request) => {
@@ -136,7 +136,7 @@ describe('activity with the history archive', () => {
     await upsertOperations(await sim.console.db(), personal, listed, new Date(now - 70 * HOUR), false);
 
     renderApp('/activity', { apiKey: sim.apiKey });
-    await waitFor(() => expect(rowOf(awaitingRetry.id)).not.toBeNull(), { timeout: 5_000 });
+    await waitFor(() => expect(rowOf(awaitingRetry.id)).not.toBeNull());
     const retrying = rowOf(awaitingRetry.id) ?? document.body;
     expect(within(retrying).getByText('Error')).toBeInTheDocument();
     expect(within(retrying).getByRole('button', { name: /^Watch Apply config/ })).toBeInTheDocument();

@@ -105,7 +105,7 @@ describe('operation detail', () => {
 
     sim.server.resetHandlers();
     sim.clock.advance(2 * MINUTE);
-    await waitFor(() => expect(screen.getByTestId('operation-status')).toHaveTextContent('OK'), { timeout: 3_000 });
+    await waitFor(() => expect(screen.getByTestId('operation-status')).toHaveTextContent('OK'));
     expect(screen.queryByText(/Reconnecting/)).not.toBeInTheDocument();
   });
 

@@ -191,7 +191,7 @@ describe('history served from the archive', () => {
     const expected = all.filter((op) => op.status === 'failed').map((op) => op.id);
 
     renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
-    await waitFor(() => expect(screen.getByText(/Searched the whole history: 2,500 operations/)).toBeInTheDocument(), { timeout: 10_000 });
+    await waitFor(() => expect(screen.getByText(/Searched the whole history: 2,500 operations/)).toBeInTheDocument());
     await waitFor(() => expect(tableIds()).toEqual(expected));
     // The filter's question, and at the API's end whether the archive kept anything past it (it has nothing).
     expect(archiveLists().map((url) => url.searchParams.has('after'))).toEqual([false, true]);

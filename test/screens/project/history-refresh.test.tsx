@@ -91,7 +91,7 @@ function readAllRows(): string[] {
 }
 
 async function expectLoaded(count: number) {
-  await waitFor(() => expect(table()).toHaveAttribute('aria-rowcount', String(count + 1)), { timeout: 10_000 });
+  await waitFor(() => expect(table()).toHaveAttribute('aria-rowcount', String(count + 1)));
 }
 
 async function loadMoreToEnd(user: ReturnType<typeof renderApp>['user']) {

@@ -212,7 +212,7 @@ describe('operation history', () => {
 
     failing = false;
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
-    await screen.findByText(/End of history/, {}, { timeout: 5_000 });
+    await screen.findByText(/End of history/);
     expect(pageTwoRequests()).toBe(6);
     await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(101));
     expect(screen.queryByRole('alert')).not.toBeInTheDocument();
@@ -242,7 +242,7 @@ describe('operation history', () => {
     expect(polls.every((u) => u.searchParams.get('cursor') === null)).toBe(true);
 
     sim.clock.advance(11 * MINUTE);
-    await waitFor(() => expect(within(liveRow()).getAllByRole('cell')[2]).toHaveTextContent('OK'), { timeout: 3_000 });
+    await waitFor(() => expect(within(liveRow()).getAllByRole('cell')[2]).toHaveTextContent('OK'));
     expect(bodyRows(screen.getByRole('table', { name: /operations/i }))).toHaveLength(151);
     expect(bodyRows(screen.getByRole('table', { name: /operations/i }))[0]).toBe(liveRow());
     expect(live.id).toBeTruthy();
@@ -257,13 +257,11 @@ describe('operation history', () => {
     await table();
     sim.clock.advance(1_000);
     sim.cp.addOperation({ projectId: project.id, action: 'create_branch', durationMs: MINUTE, fail: false, startAs: 'running' });
-    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))[0]).toHaveTextContent('Create branch'), { timeout: 3_000 });
+    await waitFor(() => expect(bodyRows(screen.getByRole('table', { name: /operations/i }))[0]).toHaveTextContent('Create branch'));
 
     sim.clock.advance(3 * MINUTE);
     // In the table: the Status filter above it offers "In progress" too.
-    await waitFor(() => expect(within(screen.getByRole('table', { name: /operations/i })).queryAllByText('In progress')).toHaveLength(0), {
-      timeout: 3_000,
-    });
+    await waitFor(() => expect(within(screen.getByRole('table', { name: /operations/i })).queryAllByText('In progress')).toHaveLength(0));
     // Then nothing but the slow pace: no request for the next 25 s.
     const settled = operationRequests(project.id).length;
     await elapse(25_000);
