@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ARCHIVE_PAGE_SIZE } from '../src/api/archive';
-import { KNOWN_ACTIONS } from '../src/features/history/filters/filters';
+import { KNOWN_ACTIONS } from '../src/model/filters';
 import { isArchivePath, serveArchiveRoute } from '../server/archive/archive-routes';
 import { createInsights, isInsightsPath } from '../server/insights/insights-routes';
 import type { ProjectAccess } from '../server/proxy/project-access';

@@ -17,7 +17,7 @@ import {
   type NotArchived,
 } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
-import { filtersFromSearch } from '../../src/features/history/filters/filters';
+import { filtersFromSearch } from '../../src/model/filters';
 import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';

@@ -7,7 +7,7 @@ import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import { OperationSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
 import { planNext, type RequestKind, type ScheduledProject } from '../../src/lib/activity-scheduler';
-import { isInFlight } from '../../src/lib/operation-status';
+import { isInFlight } from '../../src/model/operation-status';
 import type { Db } from '../store';
 import { StoreUnavailableError } from '../store/db';
 import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectSeen } from '../store/archive-projects';
