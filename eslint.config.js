@@ -63,20 +63,26 @@ const srcDir = path.join(import.meta.dirname, 'src');
  * @type {Record<string, string[]>}
  */
 const SERVER_ROOMS = {
+  // Generic machinery that knows nothing of the console (the clock loops are handed, the one deadline): every room may use it.
+  lib: [],
   // The logger, the request's context and the one way a repeated failure is told: every room logs.
-  log: [],
-  http: ['log'],
-  store: ['log'],
-  proxy: ['http', 'log'],
-  session: ['http', 'log', 'proxy', 'store'],
-  pages: ['http', 'log', 'proxy', 'session'],
-  collector: ['log', 'proxy', 'session', 'store'],
-  archive: ['http', 'log', 'proxy', 'session', 'store'],
-  notify: ['http', 'log', 'proxy', 'session', 'store'],
-  insights: ['http', 'log', 'proxy', 'session', 'store'],
+  log: ['lib'],
+  // The one seal for what the server keeps secret, and the one key fingerprint: sessions, kept keys, webhook secrets.
+  seal: ['lib'],
+  http: ['lib', 'log'],
+  store: ['lib', 'log'],
+  proxy: ['http', 'lib', 'log'],
+  session: ['http', 'lib', 'log', 'proxy', 'seal', 'store'],
+  pages: ['http', 'lib', 'log', 'proxy', 'session'],
+  collector: ['lib', 'log', 'proxy', 'seal', 'store'],
+  // Where the background loops run (the collector's and the notifications'): one decision, on the store's lock connection.
+  lead: ['collector', 'lib', 'log', 'store'],
+  archive: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  notify: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  insights: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
-  ops: ['http', 'log', 'proxy', 'store'],
-  process: ['http', 'log', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'insights', 'ops'],
+  ops: ['http', 'lib', 'log', 'proxy', 'store'],
+  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, the model (the rules it reads too), and the render entry; never a feature or a screen. */
 const SHARED_SRC = /^(?:(?:api|config|lib|model)\/[^/]+(?:\/[^/]+)*\.ts|entry-server\.tsx)$/;

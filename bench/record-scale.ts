@@ -18,7 +18,7 @@ import { KNOWN_ACTIONS } from '../src/model/filters';
 import { isArchivePath, serveArchiveRoute } from '../server/archive/archive-routes';
 import { createInsights, isInsightsPath } from '../server/insights/insights-routes';
 import type { ProjectAccess } from '../server/proxy/project-access';
-import { createSeal } from '../server/session/seal';
+import { createSeal } from '../server/seal/seal';
 import { createSessions } from '../server/session/sessions';
 import { openStore, type Db, type Queryable } from '../server/store';
 import { vacuumRecord } from '../server/store/upkeep';

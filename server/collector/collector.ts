@@ -1,14 +1,15 @@
-// The collector (one per deployment, leader.ts decides where): reads every enabled kept source into the
+// The collector (one per deployment, server/lead/leader.ts decides where): reads every enabled kept source into the
 // store, each in its own loop with its own budget (source-reader.ts). It looks for added, removed and
 // disabled sources every `refreshMs`, or at once when woken.
 import type { ZodMiniType } from 'zod/mini';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import type { ApiReader } from '../proxy/api-reader';
-import type { Seal } from '../session/seal';
+import type { Seal } from '../seal/seal';
 import type { Db } from '../store';
 import { enabledSources, recordSourceError } from '../store/sources';
-import { createPacer, realClock, type Clock, type Pacer } from './pacer';
+import { realClock, type Clock } from '../lib/clock';
+import { createPacer, type Pacer } from './pacer';
 import { readSource } from './source-reader';
 
 export const DEFAULT_ARCHIVE_BUDGET = 300;

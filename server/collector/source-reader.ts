@@ -14,7 +14,8 @@ import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectS
 import { markGone, upsertOperations, type ListedOperation } from '../store/operations';
 import { recordSourceError, recordSourceRead } from '../store/sources';
 import type { ApiAnswer } from '../proxy/api-reader';
-import type { Clock, Pacer } from './pacer';
+import type { Clock } from '../lib/clock';
+import type { Pacer } from './pacer';
 
 export const HISTORY_PAGE_SIZE = 1_000;
 /** The newest page a followed project is read by: new operations past it page on. */
