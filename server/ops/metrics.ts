@@ -5,6 +5,7 @@
 // method, a status class or code.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnsweredRequest } from '../http/request-log';
+import { settledWithin } from '../lib/deadline';
 import { outboxBacklog } from '../store/deliveries';
 import type { Store } from '../store/store';
 import type { CollectorWatch } from './collector-watch';
@@ -67,20 +68,6 @@ function lastMinuteCounter(now: () => number) {
       return counts.reduce((sum, count, slot) => ((seconds[slot] ?? -1) > second - 60 ? sum + count : sum), 0);
     },
   };
-}
-
-async function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export function createMetrics(now: () => number = Date.now): Metrics {
@@ -182,9 +169,9 @@ function watchState(registry: Registry, { store, leading, collector }: WatchedSt
     const db = store.opened();
     if (!db) return Promise.resolve(undefined);
     backlog ??= outboxBacklog(db).finally(() => setImmediate(() => (backlog = undefined)));
-    return within(
-      OUTBOX_DEADLINE_MS,
+    return settledWithin(
       backlog.catch(() => undefined),
+      OUTBOX_DEADLINE_MS,
     );
   };
   new Gauge({
