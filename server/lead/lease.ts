@@ -7,6 +7,7 @@
 // notice a silent client too (keepalives, idle_session_timeout), so the lock is freed within seconds when
 // an instance vanishes; and a new holder waits until the last holder's last beat is SILENT_STOP_MS old, by
 // which time a holder that went silent has stopped: the two never read the API together.
+import { CONFIG_DEFAULTS } from '../config';
 import { realClock, type Clock } from '../lib/clock';
 import { DeadlineExceeded } from '../lib/deadline';
 import type { Log } from '../log/logger';
@@ -19,7 +20,6 @@ export interface Work {
   stop: () => Promise<void>;
 }
 
-export const DEFAULT_LEASE_RETRY_MS = 15_000;
 /** How often the holder beats on the lock's connection. */
 export const HEARTBEAT_MS = 2_000;
 /** How long a beat (or any query on the lock's connection) may take: past it, the holder steps down. */
@@ -46,7 +46,7 @@ export interface LeaseOptions<W extends Work> {
 
 export function workWhileHoldingLock<W extends Work>({
   databaseUrl,
-  retryMs = DEFAULT_LEASE_RETRY_MS,
+  retryMs = CONFIG_DEFAULTS.archiveLockRetryMs,
   start,
   log,
   clock = realClock,

@@ -5,13 +5,12 @@
 // method, a status class or code.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnsweredRequest } from '../http/request-log';
+import { PLATFORM_REQUESTS_PER_MINUTE } from '../../src/config/platform-limits';
 import { settledWithin } from '../lib/deadline';
 import { outboxBacklog } from '../store/deliveries';
 import type { Store } from '../store/store';
 import type { CollectorWatch } from './collector-watch';
 
-/** The platform's limit on API requests a minute (per account: docs/platform-api.md). */
-export const API_REQUESTS_PER_MINUTE = 700;
 /** How long a scrape waits for the outbox's figures before it leaves them out. */
 const OUTBOX_DEADLINE_MS = 1_000;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -103,10 +102,10 @@ export function createMetrics(now: () => number = Date.now): Metrics {
   });
   new Gauge({
     name: 'ops_console_api_budget_remaining',
-    help: `What is left of the platform's ${API_REQUESTS_PER_MINUTE} requests a minute per account after this instance's calls of the last 60 seconds (all accounts together: the most any one account can have left).`,
+    help: `What is left of the platform's ${PLATFORM_REQUESTS_PER_MINUTE} requests a minute per account after this instance's calls of the last 60 seconds (all accounts together: the most any one account can have left).`,
     registers: [registry],
     collect() {
-      this.set(Math.max(0, API_REQUESTS_PER_MINUTE - lastMinute.total()));
+      this.set(Math.max(0, PLATFORM_REQUESTS_PER_MINUTE - lastMinute.total()));
     },
   });
   const deliveries = new Counter({
