@@ -138,7 +138,7 @@ export function workWhileHoldingLock<W extends Work>({
     while (!isStopped()) {
       let connection: LockConnection;
       try {
-        connection = await openLockConnection(databaseUrl, HEARTBEAT_DEADLINE_MS);
+        connection = await openLockConnection(databaseUrl, HEARTBEAT_DEADLINE_MS, stopped.signal);
         client = connection;
         unreachable.recovered();
         // Stopped while it connected: nothing may start on it.

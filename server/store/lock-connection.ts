@@ -19,8 +19,11 @@ export interface LockConnection extends Queryable {
   destroy: () => void;
 }
 
-/** Opens the lock's connection to `databaseUrl`; every query on it fails with DeadlineExceeded past `deadlineMs`. */
-export async function openLockConnection(databaseUrl: string, deadlineMs: number): Promise<LockConnection> {
+/**
+ * Opens the lock's connection to `databaseUrl`; every query on it fails with DeadlineExceeded past `deadlineMs`.
+ * `signal` gives up connecting at once (a server that does not answer would otherwise hold a shutdown for seconds).
+ */
+export async function openLockConnection(databaseUrl: string, deadlineMs: number, signal?: AbortSignal): Promise<LockConnection> {
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: LOCK_APPLICATION_NAME,
@@ -32,11 +35,14 @@ export async function openLockConnection(databaseUrl: string, deadlineMs: number
   // From the start: a connection that dies before anyone listens must not end the process.
   client.on('error', () => undefined);
   const destroy = () => client.connection.stream.destroy();
+  signal?.addEventListener('abort', destroy, { once: true });
   try {
     await client.connect();
   } catch (error) {
     destroy();
     throw error;
+  } finally {
+    signal?.removeEventListener('abort', destroy);
   }
   return {
     query: (text, params) => {
