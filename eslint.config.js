@@ -63,23 +63,31 @@ const srcDir = path.join(import.meta.dirname, 'src');
  * @type {Record<string, string[]>}
  */
 const SERVER_ROOMS = {
+  // Generic machinery that knows nothing of the console (the clock loops are handed, the one deadline): every room may use it.
+  lib: [],
   // The logger, the request's context and the one way a repeated failure is told: every room logs.
-  log: [],
-  http: ['log'],
-  store: ['log'],
-  proxy: ['http', 'log'],
-  session: ['http', 'log', 'proxy', 'store'],
-  pages: ['http', 'log', 'proxy', 'session'],
-  collector: ['log', 'proxy', 'session', 'store'],
-  archive: ['http', 'log', 'proxy', 'session', 'store'],
-  notify: ['http', 'log', 'proxy', 'session', 'store'],
-  insights: ['http', 'log', 'proxy', 'session', 'store'],
+  log: ['lib'],
+  // The one seal for what the server keeps secret, and the one key fingerprint: sessions, kept keys, webhook secrets.
+  seal: ['lib'],
+  http: ['lib', 'log'],
+  store: ['lib', 'log'],
+  proxy: ['http', 'lib', 'log'],
+  session: ['http', 'lib', 'log', 'proxy', 'seal', 'store'],
+  pages: ['http', 'lib', 'log', 'proxy', 'session'],
+  collector: ['lib', 'log', 'proxy', 'seal', 'store'],
+  // Where the background loops run (the collector's and the notifications'): one decision, on the store's lock connection.
+  lead: ['collector', 'lib', 'log', 'store'],
+  archive: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  notify: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  insights: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
-  ops: ['http', 'log', 'proxy', 'store'],
-  process: ['http', 'log', 'store', 'proxy', 'session', 'pages', 'collector', 'archive', 'notify', 'insights', 'ops'],
+  ops: ['http', 'lib', 'log', 'proxy', 'store'],
+  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops'],
 };
-/** The console's modules the server may use: the wire (api), config, lib, features' pure rules (no .tsx), and the render entry. */
-const SHARED_SRC = /^(?:(?:api|config|lib)\/[^/]+(?:\/[^/]+)*\.ts|features\/[^/]+\/(?:[^/]+\/)*[^/]+\.ts|entry-server\.tsx)$/;
+/** The console's modules the server may use: the wire (api), config, lib, the model (the rules it reads too), and the render entry; never a feature or a screen. */
+const SHARED_SRC = /^(?:(?:api|config|lib|model)\/[^/]+(?:\/[^/]+)*\.ts|entry-server\.tsx)$/;
+/** What of src/ a room may use where it differs from SHARED_SRC: the store, the lowest room, reads only the model and the wire's schemas. */
+const ROOM_SRC = /** @type {Record<string, RegExp>} */ ({ store: /^(?:model\/[^/]+\.ts|api\/(?:[a-z-]+-)?schemas\.ts)$/ });
 const EXTENSIONS = ['', '.ts', '.tsx', '/index.ts'];
 
 /** The file a relative specifier names, with its extension. */
@@ -98,7 +106,8 @@ const serverRooms = {
     schema: [],
     messages: {
       room: 'server/{{from}}/ may not import server/{{to}}/ (rooms import one way: docs/architecture.md). Move what both need to the lower room.',
-      src: "The server reaches src/ only through api/, config/, lib/, features' pure rules (.ts) and entry-server: not {{to}}.",
+      src: 'The server reaches src/ only through api/, config/, lib/, model/ (.ts) and entry-server, never a feature or a screen: not {{to}}.',
+      storeSrc: "server/store/ reads only src/model/ and the wire's schemas (src/api/*schemas.ts): not {{to}}.",
     },
   },
   create(context) {
@@ -114,7 +123,9 @@ const serverRooms = {
       if (!target) return;
       const inSrc = path.relative(srcDir, target);
       if (!inSrc.startsWith('..')) {
-        if (!SHARED_SRC.test(inSrc.split(path.sep).join('/'))) context.report({ node, messageId: 'src', data: { to: `src/${inSrc}` } });
+        const allowed = (from !== undefined ? ROOM_SRC[from] : undefined) ?? SHARED_SRC;
+        if (!allowed.test(inSrc.split(path.sep).join('/')))
+          context.report({ node, messageId: from === 'store' ? 'storeSrc' : 'src', data: { to: `src/${inSrc}` } });
         return;
       }
       const inServer = path.relative(serverDir, target).split(path.sep);
@@ -196,11 +207,30 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/components/**', 'src/lib/**'],
+    files: ['src/components/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api'], 'components/ and lib/ are app-agnostic.')] },
+        {
+          patterns: [
+            outsideConsole,
+            layers(['app', 'screens', 'features', 'api'], 'components/ are app-agnostic: they may read the model, never the wire or a feature.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/lib/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            outsideConsole,
+            layers(['app', 'screens', 'features', 'api', 'components', 'model'], 'lib/ is generic machinery: it knows nothing of this console.'),
+          ],
+        },
       ],
     },
   },
@@ -209,7 +239,24 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api', 'components'], 'config/ depends on nothing but lib/.')] },
+        { patterns: [outsideConsole, layers(['app', 'screens', 'features', 'api', 'components', 'model'], 'config/ depends on nothing but lib/.')] },
+      ],
+    },
+  },
+  // The rules the server reads too (docs/architecture.md): pure, so the store can run them as SQL and a page as code.
+  {
+    files: ['src/model/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            outsideConsole,
+            layers(['app', 'screens', 'features', 'components'], 'model/ is below every feature and screen: it imports none.'),
+            { regex: '^(\\.\\./)+api/(?![a-z-]*schemas$)', message: "model/ reads only the wire's schemas (api/*schemas), never its fetchers or hooks." },
+            { regex: '^(react|react-dom|@tanstack)(/|$)', message: 'model/ is pure: no React.' },
+          ],
+        },
       ],
     },
   },

@@ -13,7 +13,7 @@ import {
   type SentRequest,
   type SlowDown,
 } from '../src/lib/activity-scheduler';
-import { DEFAULT_POLL_INTERVAL_MS } from '../src/lib/operation-status';
+import { DEFAULT_POLL_INTERVAL_MS } from '../src/model/operation-status';
 
 export interface ActivitySimulation {
   projects: number;

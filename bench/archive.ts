@@ -12,7 +12,7 @@ import { nodeHandler } from '../server/http/node-bridge';
 import { createApiBackend } from '../server/proxy/api-backend';
 import { startServer } from '../server/process/compose';
 import { ARCHIVE_ACTIVITY_PATH } from '../src/api/archive-schemas';
-import { DEFAULT_POLL_INTERVAL_MS } from '../src/lib/operation-status';
+import { DEFAULT_POLL_INTERVAL_MS } from '../src/model/operation-status';
 
 const KEY = 'bench-archive-key-000000000000000';
 const FILTER_RUNS = 15;

@@ -2,7 +2,7 @@
 // table with a small inline <style>, no stylesheet request and no script at all, served by a bare node:http.
 import type { Branch, Endpoint, Operation } from '../src/api/schemas';
 import { formatDuration, formatRelative, formatUtc, humanizeAction } from '../src/lib/format';
-import { isTerminal, statusLabel, statusTone } from '../src/lib/operation-status';
+import { isTerminal, statusLabel, statusTone } from '../src/model/operation-status';
 
 function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

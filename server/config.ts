@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import * as z from 'zod/mini';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevelSetting } from './log/logger';
 import { parseApiBase } from './proxy/forward-proxy';
+import { PLATFORM_REQUESTS_PER_MINUTE } from '../src/config/platform-limits';
 
 export interface ServerConfig {
   host: string;
@@ -24,7 +25,7 @@ export interface ServerConfig {
   dataDir: string;
   /** DATABASE_URL: the store on a Postgres server; undefined: PGlite in DATA_DIR/store. */
   databaseUrl: string | undefined;
-  /** ARCHIVE_BUDGET: the collector's API requests a minute per kept key (default 300; the platform allows 700 shared). */
+  /** ARCHIVE_BUDGET: the collector's API requests a minute per kept key (default CONFIG_DEFAULTS.archiveBudget; at most the platform's limit, which it shares). */
   archiveBudget: number;
   /** ARCHIVE_LOCK_RETRY_MS: how often an instance that does not collect tries to take the collector's lock (default 15 s). */
   archiveLockRetryMs: number;
@@ -45,6 +46,18 @@ export interface ServerConfig {
   /** LOG_LEVEL: the least level written (default info: a line per request). */
   logLevel: LogLevelSetting;
 }
+
+/** Each setting's value when its variable is unset: readConfig's, and the parts' own when built without a ServerConfig (tests, the bench). */
+export const CONFIG_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 5173,
+  dataDir: '.data',
+  /** Well inside the platform's limit a minute, which people share with the collector. */
+  archiveBudget: 300,
+  archiveLockRetryMs: 15_000,
+  archiveIntervalMs: 5_000,
+  archiveFullReadMs: 60 * 60_000,
+} as const;
 
 /** Set by process/run.ts in each instance's environment when API_URL is its primary's simulator. */
 export const API_IS_SIMULATOR_ENV = 'OPS_CONSOLE_API_IS_SIMULATOR';
@@ -108,7 +121,7 @@ const PortSchema = z.pipe(
 const optional = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value.trim());
 
 export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
-  const portText = optional(env.PORT) ?? '5173';
+  const portText = optional(env.PORT) ?? String(CONFIG_DEFAULTS.port);
   const port = PortSchema.safeParse(portText);
   if (!port.success || port.data > 65_535) throw new Error(`PORT must be a number from 0 to 65535, not "${portText}".`);
   const apiUrl = optional(env.API_URL);
@@ -128,7 +141,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     );
   }
   return {
-    host: optional(env.HOST) ?? '127.0.0.1',
+    host: optional(env.HOST) ?? CONFIG_DEFAULTS.host,
     port: port.data,
     apiUrl,
     simApiKey: optional(env.SIM_API_KEY),
@@ -141,12 +154,12 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
       .split(',')
       .map((host) => host.trim())
       .filter(Boolean),
-    dataDir: optional(env.DATA_DIR) ?? '.data',
+    dataDir: optional(env.DATA_DIR) ?? CONFIG_DEFAULTS.dataDir,
     databaseUrl,
-    archiveBudget: wholeNumber('ARCHIVE_BUDGET', optional(env.ARCHIVE_BUDGET), 300, 1, 700),
-    archiveLockRetryMs: wholeNumber('ARCHIVE_LOCK_RETRY_MS', optional(env.ARCHIVE_LOCK_RETRY_MS), 15_000, 50, 60_000),
-    archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), 5_000, 100, 10 * 60_000),
-    archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), 60 * 60_000, 1_000, 7 * 24 * 60 * 60_000),
+    archiveBudget: wholeNumber('ARCHIVE_BUDGET', optional(env.ARCHIVE_BUDGET), CONFIG_DEFAULTS.archiveBudget, 1, PLATFORM_REQUESTS_PER_MINUTE),
+    archiveLockRetryMs: wholeNumber('ARCHIVE_LOCK_RETRY_MS', optional(env.ARCHIVE_LOCK_RETRY_MS), CONFIG_DEFAULTS.archiveLockRetryMs, 50, 60_000),
+    archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), CONFIG_DEFAULTS.archiveIntervalMs, 100, 10 * 60_000),
+    archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), CONFIG_DEFAULTS.archiveFullReadMs, 1_000, 7 * 24 * 60 * 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
     webConcurrency:
       optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),

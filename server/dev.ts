@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer } from 'vite';
 import { asEntryServer, createPageRenderer } from './pages/server-render';
 import { processLog } from './log/logger';
-import { exitOnSignals, startServer } from './process/compose';
+import { startServer } from './process/compose';
+import { exitOnSignals } from './process/signals';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import type { Random } from './random';
+import { isLoopbackHost } from '../src/lib/hosts';
 
 const MAX_LATENCY_MS = 120_000;
 const MAX_RETRY_AFTER_SECONDS = 3_600;
@@ -196,11 +197,6 @@ export function withoutOperations(body: unknown, fault: Extract<Fault, { type: '
 
 // ---- the control route ---------------------------------------------------------------------------------
 
-function isLoopback(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
 const MAX_CONTROL_BODY_BYTES = 64 * 1024;
 
 async function readText(req: IncomingMessage): Promise<string | undefined> {
@@ -230,7 +226,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
  */
 export function createFaultControl(faults: FaultInjector): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
-    if (!isLoopback(req.socket.remoteAddress)) {
+    if (!isLoopbackHost(req.socket.remoteAddress ?? '')) {
       sendJson(res, 403, { message: 'The fault control only answers requests from this machine.' });
       return;
     }

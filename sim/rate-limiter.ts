@@ -1,3 +1,5 @@
+import { PLATFORM_REQUESTS_PER_MINUTE, PLATFORM_REQUESTS_PER_SECOND_PER_ROUTE } from '../src/config/platform-limits';
+
 export interface RateLimits {
   /** Requests per key per minute (the platform's documented 700). */
   perMinute: number;
@@ -5,7 +7,7 @@ export interface RateLimits {
   perSecondPerRoute: number;
 }
 
-export const PLATFORM_RATE_LIMITS: RateLimits = { perMinute: 700, perSecondPerRoute: 40 };
+export const PLATFORM_RATE_LIMITS: RateLimits = { perMinute: PLATFORM_REQUESTS_PER_MINUTE, perSecondPerRoute: PLATFORM_REQUESTS_PER_SECOND_PER_ROUTE };
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; reason: string };
 

@@ -8,7 +8,7 @@ import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Link } from 'react-router-dom';
 import { OperationsPageSchema } from '../../src/api/schemas';
 import { formatDuration, formatRelative, humanizeAction } from '../../src/lib/format';
-import { isTerminal, statusLabel, statusTone } from '../../src/lib/operation-status';
+import { isTerminal, statusLabel, statusTone } from '../../src/model/operation-status';
 import '../../src/styles.css';
 
 const projectId = new URLSearchParams(window.location.search).get('project') ?? '';

@@ -17,13 +17,13 @@ import {
   type NotArchived,
 } from '../../src/api/archive-schemas';
 import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
-import { filtersFromSearch } from '../../src/features/history/filters/filters';
+import { filtersFromSearch } from '../../src/model/filters';
 import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';
 import { refusalAnswer, type ApiReader } from '../proxy/api-reader';
 import type { ProjectAccess } from '../proxy/project-access';
-import type { Seal } from '../session/seal';
+import type { Seal } from '../seal/seal';
 import type { Session } from '../session/session-crypto';
 import { sendSessionClosed, type Sessions } from '../session/sessions';
 import { coveredProjects, projectCoverage, sourceProjects, stoppedFollowing } from '../store/archive-projects';

@@ -1,20 +1,19 @@
-// The collector (one per deployment, leader.ts decides where): reads every enabled kept source into the
+// The collector (one per deployment, server/lead/leader.ts decides where): reads every enabled kept source into the
 // store, each in its own loop with its own budget (source-reader.ts). It looks for added, removed and
 // disabled sources every `refreshMs`, or at once when woken.
 import type { ZodMiniType } from 'zod/mini';
+import { CONFIG_DEFAULTS } from '../config';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import type { ApiReader } from '../proxy/api-reader';
-import type { Seal } from '../session/seal';
+import type { Seal } from '../seal/seal';
 import type { Db } from '../store';
 import { enabledSources, recordSourceError } from '../store/sources';
-import { createPacer, realClock, type Clock, type Pacer } from './pacer';
+import { realClock, type Clock } from '../lib/clock';
+import { createPacer, type Pacer } from './pacer';
 import { readSource } from './source-reader';
 
-export const DEFAULT_ARCHIVE_BUDGET = 300;
-export const DEFAULT_FULL_READ_MS = 60 * 60_000;
 const DEFAULT_REFRESH_MS = 2_000;
-const DEFAULT_INTERVAL_MS = 5_000;
 
 export const KEY_UNREADABLE = 'The kept key could not be opened (SESSION_SECRET changed since it was kept). Keep history again.';
 
@@ -43,7 +42,7 @@ export interface Collector {
 
 export function startCollector(options: CollectorOptions): Collector {
   const { db, clock = realClock, log } = options;
-  const budgetPerMinute = options.budgetPerMinute ?? DEFAULT_ARCHIVE_BUDGET;
+  const budgetPerMinute = options.budgetPerMinute ?? CONFIG_DEFAULTS.archiveBudget;
   const stopped = new AbortController();
   const running = new Map<string, { abort: AbortController; done: Promise<void>; pacer: Pacer }>();
   let finished = 0;
@@ -75,8 +74,8 @@ export function startCollector(options: CollectorOptions): Collector {
         pacer,
         clock,
         budgetPerMinute,
-        intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
-        fullReadMs: options.fullReadMs ?? DEFAULT_FULL_READ_MS,
+        intervalMs: options.intervalMs ?? CONFIG_DEFAULTS.archiveIntervalMs,
+        fullReadMs: options.fullReadMs ?? CONFIG_DEFAULTS.archiveFullReadMs,
         log,
         ...(options.onBackfilled ? { onBackfilled: options.onBackfilled } : {}),
       };

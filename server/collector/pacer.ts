@@ -1,31 +1,8 @@
 // One source's requests inside its budget, by the Activity view's own rule (src/lib/activity-scheduler.ts):
 // evenly paced, never more than the budget in any minute, halved for a while after a 429 and nothing
 // sent before its Retry-After.
+import type { Clock } from '../lib/clock';
 import { earliestSend, recordSent, SLOW_DOWN_MS, type RequestKind, type SentRequest, type SlowDown } from '../../src/lib/activity-scheduler';
-
-export interface Clock {
-  now: () => number;
-  /** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
-  wait: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-export const realClock: Clock = {
-  now: () => Date.now(),
-  wait: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal.aborted || ms <= 0) {
-        resolve();
-        return;
-      }
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    }),
-};
 
 export interface Pacer {
   /** Waits for the next request's turn and counts it. */

@@ -7,14 +7,15 @@ import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import { OperationSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
 import { planNext, type RequestKind, type ScheduledProject } from '../../src/lib/activity-scheduler';
-import { isInFlight } from '../../src/lib/operation-status';
+import { isInFlight } from '../../src/model/operation-status';
 import type { Db } from '../store';
 import { StoreUnavailableError } from '../store/db';
 import { recordProjectRead, replaceSourceProjects, sourceProjects, type ProjectSeen } from '../store/archive-projects';
 import { markGone, upsertOperations, type ListedOperation } from '../store/operations';
 import { recordSourceError, recordSourceRead } from '../store/sources';
 import type { ApiAnswer } from '../proxy/api-reader';
-import type { Clock, Pacer } from './pacer';
+import type { Clock } from '../lib/clock';
+import type { Pacer } from './pacer';
 
 export const HISTORY_PAGE_SIZE = 1_000;
 /** The newest page a followed project is read by: new operations past it page on. */

@@ -6,7 +6,7 @@
 import type { Log } from '../log/logger';
 import type { Queryable } from '../store/db';
 import { vacuumRecord } from '../store/upkeep';
-import { realClock, type Clock } from './pacer';
+import { realClock, type Clock } from '../lib/clock';
 
 export const UPKEEP_FIRST_MS = 5 * 60_000;
 export const UPKEEP_EVERY_MS = 60 * 60_000;

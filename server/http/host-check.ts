@@ -4,13 +4,10 @@
 // addresses), PUBLIC_URL's host, and ALLOWED_HOSTS. Ports are not compared: a rebinding attack needs a
 // name of the attacker's, never one of these, and a TLS proxy in front may use any port.
 import { networkInterfaces } from 'node:os';
+import { bracketed, isLoopbackHost, isWildcardHost } from '../../src/lib/hosts';
 
 export const MISDIRECTED =
   'This console does not answer for that host name (a page of another site may be trying to reach it). Its operator can add the name to ALLOWED_HOSTS.';
-
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(?:\.\d{1,3}){3}$/.test(host);
-}
 
 /** The host name of a Host header (or of an ALLOWED_HOSTS entry): lower case, no port, no brackets, no final dot. */
 export function hostNameOf(value: string | undefined): string | undefined {
@@ -18,12 +15,6 @@ export function hostNameOf(value: string | undefined): string | undefined {
   if (!host) return undefined;
   const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, '');
   return name.replace(/\.$/, '') || undefined;
-}
-
-const WILDCARDS = new Set(['', '0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
-
-export function bindsEveryInterface(bindHost: string): boolean {
-  return WILDCARDS.has(bindHost);
 }
 
 export interface HostRules {
@@ -43,8 +34,8 @@ function machineAddresses(): string[] {
 /** The hosts answered besides loopback, for the banner: exact names, and `.suffix` entries. */
 export function answeredHosts({ bindHost, publicUrl, allowedHosts = [], interfaceAddresses = machineAddresses }: HostRules): string[] {
   const hosts = new Set<string>();
-  if (bindsEveryInterface(bindHost)) for (const address of interfaceAddresses()) hosts.add(address);
-  else hosts.add(hostNameOf(bindHost.includes(':') && !bindHost.startsWith('[') ? `[${bindHost}]` : bindHost) ?? bindHost);
+  if (isWildcardHost(bindHost)) for (const address of interfaceAddresses()) hosts.add(address);
+  else hosts.add(hostNameOf(bracketed(bindHost)) ?? bindHost);
   const publicHost = hostNameOf(publicUrl?.host);
   if (publicHost) hosts.add(publicHost);
   for (const entry of allowedHosts) {

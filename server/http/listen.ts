@@ -2,6 +2,7 @@
 // to several instances (server/process/run.ts). Listens strictly: a taken port is an error, not another port.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostPort } from '../../src/lib/hosts';
 
 /**
  * How long an idle keep-alive connection stays open: longer than what a load balancer or proxy in front keeps
@@ -33,5 +34,5 @@ export function listen(server: http.Server, host: string, port: number): Promise
 /** `http://host:port/` of a listening address (IPv6 in brackets; a wildcard bind named by the address bound). */
 export function originOf(address: AddressInfo, configuredHost: string): string {
   const host = configuredHost === '' ? address.address : configuredHost;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}/`;
+  return `http://${hostPort(host, address.port)}/`;
 }

@@ -1,6 +1,7 @@
 // The headers every response of the console's server carries (docs/session-and-security.md).
 import type { IncomingMessage } from 'node:http';
-import { hostNameOf, isLoopbackHost } from './host-check';
+import { isLoopbackHost } from '../../src/lib/hosts';
+import { hostNameOf } from './host-check';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

@@ -1,5 +1,5 @@
 // The insights' figures as the wire carries them (src/api/insights-schemas.ts), assembled from the store's
-// rows (server/store/insights.ts) under the definitions of src/features/history/insights/insight-figures.ts:
+// rows (server/store/insights.ts) under the definitions of src/model/insight-figures.ts:
 // each condition the store counts by is one of the history's filters, so a figure and its link agree.
 import type { Figures, InsightRow, InsightsOverview, InsightWindow, ProjectInsights } from '../../src/api/insights-schemas';
 import {
@@ -12,7 +12,7 @@ import {
   rangeFilters,
   statusFilters,
   UNCOUNTED_STATUSES,
-} from '../../src/features/history/insights/insight-figures';
+} from '../../src/model/insight-figures';
 import type { Coverage } from '../store/archive-projects';
 import type { Db } from '../store/db';
 import { bucketRows, figureRows, type FigureConditions, type FigureRow } from '../store/insights';

@@ -2,8 +2,8 @@
 // window's figures then the previous window's, raw (milliseconds, counts, rates as fractions), each cell written
 // as every CSV of the console writes one (src/features/history/export/export-format.ts).
 import type { Figures, InsightRange, InsightRow } from '../../src/api/insights-schemas';
-import { csvCell } from '../../src/features/history/export/export-format';
-import { failureRate, retriedShare } from '../../src/features/history/insights/insight-figures';
+import { csvCell } from '../../src/lib/csv-cell';
+import { failureRate, retriedShare } from '../../src/model/insight-figures';
 
 const FIGURE_COLUMNS = ['runs', 'failed', 'failure_rate', 'p50_ms', 'p95_ms', 'queue_p50_ms', 'retried', 'retried_share'] as const;
 

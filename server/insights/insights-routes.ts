@@ -11,7 +11,7 @@ import type { ApiCall } from '../http/node-bridge';
 import { decodeSegment } from '../http/paths';
 import { refusalAnswer } from '../proxy/api-reader';
 import type { Access, ProjectAccess } from '../proxy/project-access';
-import type { Seal } from '../session/seal';
+import type { Seal } from '../seal/seal';
 import type { Session } from '../session/session-crypto';
 import { sendSessionClosed, type Sessions } from '../session/sessions';
 import { coveredProjects, projectCoverage } from '../store/archive-projects';

@@ -12,7 +12,7 @@ import { bringForward, claimNext, dueWebhooks, recordAttempt, releaseDelivery, t
 import type { Db } from '../store/db';
 import { renderBody, type NotificationEvent } from './payload';
 import type { ProjectAccess } from '../proxy/project-access';
-import type { Seal } from '../session/seal';
+import type { Seal } from '../seal/seal';
 import type { SendWebhook, WebhookAnswer } from './send-webhook';
 import { signatureHeaders } from './signature';
 import type { Resolve } from './url-guard';

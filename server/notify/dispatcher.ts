@@ -3,11 +3,11 @@
 // claimed once it commits), in one transaction with the inserts and the marks, so a crash claims them again
 // and the outbox's unique (webhook, event) drops what was queued before. Transitions seen during
 // a backfill, or before a webhook existed, raise nothing. "Longer than usual" is not a transition: a
-// second pass looks at operations still in flight against the history's rule (src/lib/usual-durations.ts).
+// second pass looks at operations still in flight against the history's rule (src/model/usual-durations.ts).
 // The rules live here (which event a status raises, who gets it); the SQL in server/store/.
 import type { NotificationEventType } from '../../src/api/notification-schemas';
-import { isTerminal, statusTone } from '../../src/lib/operation-status';
-import { longerThanUsual, usualDurations } from '../../src/lib/usual-durations';
+import { isTerminal, statusTone } from '../../src/model/operation-status';
+import { longerThanUsual, usualDurations } from '../../src/model/usual-durations';
 import { enqueueDelivery } from '../store/deliveries';
 import type { Db } from '../store/db';
 import type { OperationObject } from './payload';

@@ -1,3 +1,4 @@
+import { hostPort, isWildcardHost } from '../../src/lib/hosts';
 import type { ServerConfig } from '../config';
 
 /**
@@ -6,7 +7,6 @@ import type { ServerConfig } from '../config';
  */
 export function linkBase(config: Pick<ServerConfig, 'publicUrl' | 'host' | 'port'>): URL {
   if (config.publicUrl) return new URL(config.publicUrl.href);
-  const everyInterface = config.host === '' || config.host === '0.0.0.0' || config.host === '::';
-  const host = everyInterface ? '127.0.0.1' : config.host;
-  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/`);
+  const host = isWildcardHost(config.host) ? '127.0.0.1' : config.host;
+  return new URL(`http://${hostPort(host, config.port)}/`);
 }

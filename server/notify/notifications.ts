@@ -1,6 +1,6 @@
 // Notifications as one service: what the routes ask (webhooks of a key's fingerprint, Send test,
 // Resume, the delivery log, watches) and the background loop (dispatch, then deliver) that runs whether or
-// not any tab is open. The loop runs where the collector runs (collector/leader.ts); were two to run on one
+// not any tab is open. The loop runs where the collector runs (server/lead/leader.ts decides for both); were two to run on one
 // DATABASE_URL, the outbox's unique (webhook, event) and its leased, SKIP LOCKED claims would still keep each
 // event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 // What a webhook receives: the JSON event as docs/notifications.md states it, or a Slack incoming-webhook
 // message (`text` plus blocks) with a link to the operation's page in the console (PUBLIC_URL).
 import type { NotificationEventType, WebhookFormat } from '../../src/api/notification-schemas';
-import { statusLabel } from '../../src/lib/operation-status';
+import { statusLabel } from '../../src/model/operation-status';
 import { paths } from '../../src/config/paths';
 import type { OperationObject } from '../store/deliveries';
 

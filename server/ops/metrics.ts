@@ -5,12 +5,12 @@
 // method, a status class or code.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnsweredRequest } from '../http/request-log';
+import { PLATFORM_REQUESTS_PER_MINUTE } from '../../src/config/platform-limits';
+import { settledWithin } from '../lib/deadline';
 import { outboxBacklog } from '../store/deliveries';
 import type { Store } from '../store/store';
 import type { CollectorWatch } from './collector-watch';
 
-/** The platform's limit on API requests a minute (per account: docs/platform-api.md). */
-export const API_REQUESTS_PER_MINUTE = 700;
 /** How long a scrape waits for the outbox's figures before it leaves them out. */
 const OUTBOX_DEADLINE_MS = 1_000;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -69,20 +69,6 @@ function lastMinuteCounter(now: () => number) {
   };
 }
 
-async function within<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<undefined>((resolve) => {
-        timer = setTimeout(() => resolve(undefined), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export function createMetrics(now: () => number = Date.now): Metrics {
   const registry = new Registry();
   const lastMinute = lastMinuteCounter(now);
@@ -116,10 +102,10 @@ export function createMetrics(now: () => number = Date.now): Metrics {
   });
   new Gauge({
     name: 'ops_console_api_budget_remaining',
-    help: `What is left of the platform's ${API_REQUESTS_PER_MINUTE} requests a minute per account after this instance's calls of the last 60 seconds (all accounts together: the most any one account can have left).`,
+    help: `What is left of the platform's ${PLATFORM_REQUESTS_PER_MINUTE} requests a minute per account after this instance's calls of the last 60 seconds (all accounts together: the most any one account can have left).`,
     registers: [registry],
     collect() {
-      this.set(Math.max(0, API_REQUESTS_PER_MINUTE - lastMinute.total()));
+      this.set(Math.max(0, PLATFORM_REQUESTS_PER_MINUTE - lastMinute.total()));
     },
   });
   const deliveries = new Counter({
@@ -182,9 +168,9 @@ function watchState(registry: Registry, { store, leading, collector }: WatchedSt
     const db = store.opened();
     if (!db) return Promise.resolve(undefined);
     backlog ??= outboxBacklog(db).finally(() => setImmediate(() => (backlog = undefined)));
-    return within(
-      OUTBOX_DEADLINE_MS,
+    return settledWithin(
       backlog.catch(() => undefined),
+      OUTBOX_DEADLINE_MS,
     );
   };
   new Gauge({

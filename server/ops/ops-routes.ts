@@ -4,6 +4,7 @@
 // request it forwarded, with X-Forwarded-For or Forwarded, is refused too). Refusals are the console's error body.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isLoopbackHost } from '../../src/lib/hosts';
 import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { discardBody } from '../http/body';
 import type { Metrics } from './metrics';
@@ -13,13 +14,6 @@ export const METRICS_UNAUTHORIZED_CODE = 'metrics_unauthorized';
 export const METRICS_FORBIDDEN_CODE = 'metrics_forbidden';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
-
-/** Whether the connection comes from this machine (127.0.0.0/8, ::1, or IPv4 loopback as IPv6). */
-function isLoopbackPeer(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return address === '::1' || /^127(?:\.\d{1,3}){3}$/.test(v4);
-}
 
 function forwarded(req: IncomingMessage): boolean {
   return req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined || req.headers['x-real-ip'] !== undefined;
@@ -33,7 +27,7 @@ export function metricsRefusal(req: IncomingMessage, token: string | undefined):
       ? undefined
       : { status: 401, message: 'The metrics need the bearer token METRICS_TOKEN names (Authorization: Bearer …).' };
   }
-  if (isLoopbackPeer(req.socket.remoteAddress) && !forwarded(req)) return undefined;
+  if (isLoopbackHost(req.socket.remoteAddress ?? '') && !forwarded(req)) return undefined;
   return { status: 403, message: 'The metrics answer only on this machine while METRICS_TOKEN is unset: set it to read them from elsewhere.' };
 }
 

@@ -1,7 +1,8 @@
 // The start-up banner, written here once: what `npm start` prints however many processes serve (one, or
 // several instances whose primary prints it once the first listens).
 import type { ServerConfig } from '../config';
-import { answeredHosts, bindsEveryInterface, isLoopbackHost, type HostRules } from '../http/host-check';
+import { isLoopbackHost, isWildcardHost } from '../../src/lib/hosts';
+import { answeredHosts, type HostRules } from '../http/host-check';
 import { secretBannerLine, type ResolvedSecret } from '../session/session-secret';
 
 export interface BannerFacts {
@@ -31,7 +32,7 @@ export function bannerLines({ url, config, backend, faultControl, secret, store,
   if (secretLine) lines.push(secretLine);
   if (!isLoopbackHost(config.host))
     lines.push('Sessions: serve this over https (a TLS proxy sending X-Forwarded-Proto): on plain http the cookie cannot be Secure');
-  if (bindsEveryInterface(config.host)) {
+  if (isWildcardHost(config.host)) {
     const rules: HostRules = { bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts };
     const others = answeredHosts(rules);
     lines.push(

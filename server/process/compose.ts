@@ -4,7 +4,6 @@
 // check, the collector and notifications where this instance leads, readiness and metrics, the request
 // pipeline, the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
-import path from 'node:path';
 import { readConfig, type ServerConfig } from '../config';
 import { createHostCheck } from '../http/host-check';
 import { createHttpServer, listen, originOf } from '../http/listen';
@@ -12,27 +11,27 @@ import { FAULTS_CONTROL_PATH } from '../http/paths';
 import { serveArchiveRoute } from '../archive/archive-routes';
 import { startCollector } from '../collector/collector';
 import { createInsights } from '../insights/insights-routes';
-import { leadWhereThisInstanceMay, type Leader } from '../collector/leader';
+import { leadWhereThisInstanceMay, type Leader } from '../lead/leader';
 import { startStoreUpkeep } from '../collector/store-upkeep';
 import { linkBase } from '../notify/links';
 import { createNotifications } from '../notify/notifications';
 import { sendWebhook } from '../notify/send-webhook';
-import { asLogger, createLogger, processLog, type Log, type Logger } from '../log/logger';
+import { asLogger, createLogger, type Log, type Logger } from '../log/logger';
 import { watchCollectorReads } from '../ops/collector-watch';
 import { createMetrics, type Metrics } from '../ops/metrics';
 import { createReadiness } from '../ops/readiness';
-import { createApiBackend, type ApiBackend } from '../proxy/api-backend';
+import type { ApiBackend } from '../proxy/api-backend';
 import { createApiReader } from '../proxy/api-reader';
 import { createProjectAccess } from '../proxy/project-access';
 import { createRequestHandler, type RoutesOptions } from '../routes';
-import { createSeal, FINGERPRINT_LENGTH } from '../session/seal';
+import { createSeal } from '../seal/seal';
 import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
+import { renameKeptKeysOnOpen } from '../session/kept-key-names';
 import { createStoredRevocations } from '../session/stored-revocations';
-import { refingerprintSources } from '../store/sources';
-import { DEMO_KEY_FILE, DEMO_KEY_MIN_LENGTH, keep, readKept } from '../store/kept-file';
 import { createStore, dbOf, type Store } from '../store/store';
 import { bannerLines, formatBanner } from './banner';
+import { apiBackendOf } from './demo-key';
 import { createDrain, type Drain } from './shutdown';
 
 export type Mode = 'production' | 'dev';
@@ -65,29 +64,6 @@ export interface RunningServer {
   log: Logger;
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
-}
-
-/**
- * The API backend the configuration names: the forwarding proxy to API_URL, or the simulator, whose demo key
- * (unless SIM_API_KEY fixes one) is kept in DATA_DIR like the session secret, so an open tab and a kept archive
- * key go on working across a restart. A DATA_DIR that cannot keep it only means a new key each start.
- */
-export async function apiBackendOf(config: ServerConfig, log: Log, sent?: Metrics['apiSent']): Promise<ApiBackend> {
-  const options = { simHugeProject: config.simHugeProject, simRateLimits: config.simRateLimits, log, ...(sent ? { sent } : {}) };
-  if (config.apiUrl) return createApiBackend({ ...options, apiUrl: config.apiUrl });
-  if (config.simApiKey) return createApiBackend({ ...options, simApiKey: config.simApiKey });
-  const dataDir = path.resolve(config.dataDir);
-  const kept = await readKept(dataDir, DEMO_KEY_FILE, DEMO_KEY_MIN_LENGTH).catch((error: unknown) => {
-    log(`Simulator: the demo key kept in DATA_DIR cannot be read (${error instanceof Error ? error.message : String(error)}); making a new one`);
-    return undefined;
-  });
-  const backend = createApiBackend({ ...options, simApiKey: kept });
-  if (kept === undefined && backend.demoKey) {
-    await keep(dataDir, DEMO_KEY_FILE, backend.demoKey, DEMO_KEY_MIN_LENGTH).catch((error: unknown) =>
-      log(`Simulator: the demo key could not be kept in DATA_DIR (${error instanceof Error ? error.message : String(error)}); a restart makes a new one`),
-    );
-  }
-  return backend;
 }
 
 /** The simulator's fault control: always on dev, on `npm start` with SIM_FAULTS=1, never in front of a real API. */
@@ -132,19 +108,7 @@ export async function startServer({
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const seal = createSeal(secret.secret);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
-  // Kept keys named as every session names its key (the archive once had a fingerprint of its own).
-  store.onOpen((db) => {
-    const fingerprintOf = (sealed: string) => {
-      const key = seal.open('kept-key', sealed);
-      return key === null ? null : seal.fingerprint(key);
-    };
-    refingerprintSources(db, fingerprintOf, FINGERPRINT_LENGTH).catch((error: unknown) =>
-      log(`Archive: could not rename kept keys (${error instanceof Error ? error.message : String(error)})`, {
-        event: 'archive.rename_failed',
-        level: 'error',
-      }),
-    );
-  });
+  renameKeptKeysOnOpen(store, seal, log);
   const revocations = createStoredRevocations(store, { log });
   await revocations.ready;
   const sessions = createSessions({ seal, revoked: revocations });
@@ -248,27 +212,4 @@ export async function startServer({
 /** The store as the banner names it. */
 export function storeBannerName(store: Pick<Store, 'kind' | 'where'>): string {
   return store.kind === 'pglite' ? `embedded PGlite in ${store.where}` : store.where;
-}
-
-/**
- * Ends the process once the server has drained; a second signal ends it at once. One of several instances
- * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
- */
-export function exitOnSignals(
-  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>,
-  { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {},
-): void {
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    log(`${signal}: finishing the requests in flight, then exiting`, { event: 'shutdown.signal', signal });
-    running.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', onSignal);
-  if (instance) process.on('SIGINT', () => undefined);
-  else process.on('SIGINT', onSignal);
 }

@@ -16,7 +16,8 @@ import { resolveSessionSecret } from '../session/session-secret';
 import { describeDatabaseUrl } from '../store/pg-db';
 import { processLog } from '../log/logger';
 import { bannerLines, formatBanner } from './banner';
-import { apiBackendOf, faultControlEnabled } from './compose';
+import { faultControlEnabled } from './compose';
+import { apiBackendOf } from './demo-key';
 import { serveBuilt, type BuiltServerOptions } from './serve-built';
 
 /**

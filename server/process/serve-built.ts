@@ -6,7 +6,8 @@ import { inlineStylesheets } from '../pages/inline-css';
 import { createRenderMemo } from '../pages/render-memo';
 import { createPageRenderer, parseManifest, screenHeadTags } from '../pages/server-render';
 import { processLog } from '../log/logger';
-import { exitOnSignals, startServer, type StartOptions } from './compose';
+import { startServer, type StartOptions } from './compose';
+import { exitOnSignals } from './signals';
 
 /** One of several instances, or why fewer processes serve than asked for. */
 export type BuiltServerOptions = Pick<StartOptions, 'instance' | 'processNote'>;

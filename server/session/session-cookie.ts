@@ -4,7 +4,8 @@
 // http://127.0.0.1: it stores and sends `__Host-` cookies there). Plain http on any other host gets a
 // name without the prefix and no Secure, since the browser would drop the cookie otherwise.
 import type { IncomingMessage } from 'node:http';
-import { hostNameOf, isLoopbackHost } from '../http/host-check';
+import { isLoopbackHost } from '../../src/lib/hosts';
+import { hostNameOf } from '../http/host-check';
 
 export const SECURE_COOKIE_NAME = '__Host-ops_session';
 export const PLAIN_COOKIE_NAME = 'ops_session';

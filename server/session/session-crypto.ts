@@ -1,10 +1,10 @@
-// The session cookie's value: the API key and what the server learnt about it, sealed (seal.ts) with an
+// The session cookie's value: the API key and what the server learnt about it, sealed (server/seal/seal.ts) with an
 // expiry inside the sealed value (browsers restore "session" cookies, so the cookie's own lifetime cannot be
 // trusted). Any instance with the same secret opens it: nothing about a session lives in one server's memory.
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { KeyKindSchema } from '../../src/api/page-data';
-import type { Seal } from './seal';
+import type { Seal } from '../seal/seal';
 
 const SessionSchema = z.object({
   /** The API key. */

@@ -7,7 +7,7 @@ import { keyKindOf } from '../../src/api/auth';
 import type { PageData, SignInProblem } from '../../src/api/page-data';
 import { AuthDetailsSchema } from '../../src/api/schemas';
 import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
-import { keyFormatProblem } from '../../src/features/session/key-format';
+import { keyFormatProblem } from '../../src/model/key-format';
 import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { pathOf, sameOriginPath } from '../http/paths';

@@ -4,10 +4,10 @@
 // that a restart ends every session, and the banner says why).
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { CONFIG_DEFAULTS } from '../config';
 import { keep, readKept } from '../store/kept-file';
 
 export const SESSION_SECRET_FILE = 'session-secret';
-export const DEFAULT_DATA_DIR = '.data';
 
 export type SecretSource = 'env' | 'kept' | 'generated' | 'random';
 
@@ -26,7 +26,7 @@ const MIN_KEPT_LENGTH = 32;
 /** The secret sessions are sealed under; `configured` (SESSION_SECRET) always wins over a kept one. */
 export async function resolveSessionSecret({
   configured,
-  dataDir = DEFAULT_DATA_DIR,
+  dataDir = CONFIG_DEFAULTS.dataDir,
   cwd = process.cwd(),
 }: {
   configured: string | undefined;

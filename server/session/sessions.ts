@@ -15,7 +15,7 @@ import { sendError } from '../http/answers';
 import { readBody } from '../http/body';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
-import type { Seal } from './seal';
+import type { Seal } from '../seal/seal';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';
 
 export type SessionRead =

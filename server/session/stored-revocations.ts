@@ -8,6 +8,7 @@
 // could not take (it is down) is kept and written when it returns, and sign-out answers once its write
 // committed (or after SPREAD_WAIT_MS, holding here meanwhile).
 import * as z from 'zod/mini';
+import { settledWithin } from '../lib/deadline';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import type { Db } from '../store/db';
@@ -164,12 +165,7 @@ export function createStoredRevocations(
       if (waiting.length === 0 || (store.kind === 'pglite' && !store.opened())) return;
       // Heard back on this instance's own listening connection: the store told every other one at the same moment.
       const heard = listening ? waiting.map((entry) => new Promise<void>((resolve) => echoes.set(entry.sid, resolve))) : [];
-      let timeout: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.all([...waiting.map((entry) => entry.written), ...heard]),
-        new Promise((resolve) => (timeout = setTimeout(resolve, SPREAD_WAIT_MS))),
-      ]);
-      clearTimeout(timeout);
+      await settledWithin(Promise.all([...waiting.map((entry) => entry.written), ...heard]), SPREAD_WAIT_MS);
       for (const entry of waiting) echoes.delete(entry.sid);
     },
     async stop() {

@@ -1,9 +1,9 @@
 // Insights' SQL over operations: figures per project or per action over two time ranges, and a range's
 // operations per bucket of time by status. Every condition is one of the history's filters in its own SQL form
 // (src/features/history/filters: sqlCondition), handed in by the caller (server/insights/, from
-// src/features/history/insights/insight-figures.ts): what a figure counts is what the history filtered the same
+// src/model/insight-figures.ts): what a figure counts is what the history filtered the same
 // way lists.
-import { NO_FILTERS, sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
+import { NO_FILTERS, sqlCondition, type HistoryFilters } from '../../src/model/filters';
 import type { Db, Queryable, SqlValue } from './db';
 
 /** The conditions one figure query counts by, each a history filter (its SQL form is used as it is). */

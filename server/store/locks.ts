@@ -1,7 +1,7 @@
 // Advisory locks: what one instance of a deployment does at a time. The migrations hold MIGRATION_LOCK for
 // their transaction (migrations.ts); the collector holds COLLECTOR_LOCK on a connection of its own for as
 // long as it collects, and beats on that connection (collector_lease) so a holder that went silent is
-// waited out, not overlapped (server/collector/lease.ts).
+// waited out, not overlapped (server/lead/lease.ts).
 import type { Queryable } from './db';
 
 /** The collector's advisory lock key (the migrations have another). */

@@ -3,7 +3,7 @@
 // one transaction under an advisory lock, so two instances starting together apply them once.
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { QUEUE_STATUSES } from '../../src/features/history/insights/insight-figures';
+import { QUEUE_STATUSES } from '../../src/model/insight-figures';
 import type { Db } from './db';
 
 export interface Migration {

@@ -1,12 +1,12 @@
 // operations: one row per operation, the API's object as last seen (and, in the same statement, the
 // operation_transitions row of each status change seen; server/store/transitions.ts reads them). The
 // history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
-// and "in flight" with the status rules' (lib/operation-status: inFlightSql), over the columns they name.
+// and "in flight" with the status rules' (model/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
-import { sqlCondition, type HistoryFilters } from '../../src/features/history/filters/filters';
-import { QUEUE_STATUSES } from '../../src/features/history/insights/insight-figures';
-import { inFlightSql } from '../../src/lib/operation-status';
-import { sqlParams } from '../../src/lib/sql-params';
+import { sqlCondition, type HistoryFilters } from '../../src/model/filters';
+import { QUEUE_STATUSES } from '../../src/model/insight-figures';
+import { inFlightSql } from '../../src/model/operation-status';
+import { sqlParams } from '../../src/model/sql-params';
 import type { Queryable, SqlValue } from './db';
 import { rankSeconds } from './operation-rank';
 
@@ -242,7 +242,7 @@ export interface DurationSample {
 
 /**
  * A project's newest `limit` operations, whatever their status, as the history's first pages hold them: which
- * of them count toward a usual duration is the status model's decision (src/lib/usual-durations.ts), not SQL's.
+ * of them count toward a usual duration is the status model's decision (src/model/usual-durations.ts), not SQL's.
  */
 export async function newestOperations(db: Queryable, projectId: string, limit: number): Promise<DurationSample[]> {
   const { rows } = await db.query<DurationSample>(

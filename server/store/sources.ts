@@ -93,7 +93,7 @@ export async function recordSourceError(db: Queryable, id: string, message: stri
 }
 
 /**
- * Names every kept key by today's fingerprint (server/session/seal.ts). Sources kept before the archive and
+ * Names every kept key by today's fingerprint (server/seal/seal.ts). Sources kept before the archive and
  * the session shared one fingerprint carry the archive's own (43 characters, against 32): each such key is
  * opened and named again, so the session whose key it is still sees it as its own. Returns how many changed.
  */

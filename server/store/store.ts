@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, chmod } from 'node:fs/promises';
 import path from 'node:path';
+import { settledWithin } from '../lib/deadline';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
 import { StoreUnavailableError, type Db } from './db';
@@ -113,7 +114,7 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
 
   if (kind === 'postgres') {
     const first = attempt().catch(() => undefined);
-    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, startWaitMs).unref())]);
+    await settledWithin(first, startWaitMs);
   } else if (!unusable && existsSync(where)) {
     await attempt();
   }

@@ -1,6 +1,6 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import { isSlowedDown, kindOf, planNext, recordSent, LIST_REFRESH_MS, SLOW_DOWN_MS, type SchedulerInput, type Step } from '../lib/activity-scheduler';
-import { isInFlight } from '../lib/operation-status';
+import { isInFlight } from '../model/operation-status';
 import { isApiError } from './api-error';
 import { fetchOperationsPage } from './operations';
 import { authQueries } from './auth';

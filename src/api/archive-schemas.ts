@@ -15,7 +15,7 @@ export const archiveSourcePath = (sourceId: string) => `${ARCHIVE_SOURCES_PATH}/
 /**
  * `/archive/projects/:projectId/operations`: one project's history from the store, filtered by the
  * history's own address parameters (status, action, branch, compute, q, from, to: docs/console.md, answered by
- * each filter field's SQL form in features/history/filters/fields.ts), newest first, paged by `cursor`
+ * each filter field's SQL form in model/filter-fields.ts), newest first, paged by `cursor`
  * and `limit` (≤ 1,000) like the API's list. With `after` (an operation's id), the record past the API's
  * end: what the archive holds after that operation in its order, each marked kept.
  */

@@ -4,7 +4,7 @@ import { ArchiveCoverageSchema } from './archive-schemas';
 
 // The insights' wire: figures over the archive's record of operations (server/insights/, read from the store),
 // per archived project (`/archive/insights`) and per action of one project (`/archive/projects/:id/insights`).
-// What each figure counts is written once, as history filters (features/history/insights/insight-figures.ts);
+// What each figure counts is written once, as history filters (model/insight-figures.ts);
 // docs/insights.md says it in words. Written once here, imported by the server and the page.
 
 export const INSIGHTS_PATH = '/archive/insights';

@@ -1,6 +1,6 @@
 import { useIsMutating } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { usePollInterval } from '../lib/use-poll-interval';
+import { usePollInterval } from './use-poll-interval';
 import { lockedRetryBase, maySendAgain, retryDelay } from './retry-policy';
 
 /** Tries in all (the first request included) before a refusal is handed to the person to retry by hand. */

@@ -1,6 +1,6 @@
 import { focusManager, hashKey, type QueryClient } from '@tanstack/react-query';
 import { compareTimes } from '../lib/format';
-import { newerCopy } from '../lib/operation-status';
+import { newerCopy } from '../model/operation-status';
 import { fetchOperationsPage, historyOperations, nextOperationsCursor, OPERATIONS_MAX_LIMIT, operationQueries, type History } from './operations';
 import { readMeta } from './query-meta';
 import { callOf } from './query-transport';

@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions, type InfiniteData, type QueryClient } from '@tanstack/react-query';
 import * as z from 'zod/mini';
-import { newerCopy } from '../lib/operation-status';
+import { newerCopy } from '../model/operation-status';
 import type { ActivityFeed } from './activity-feed-schema';
 import type { QueryMeta } from './query-meta';
 import { callOf } from './query-transport';

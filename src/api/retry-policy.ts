@@ -1,5 +1,5 @@
 import type { Wait } from '../lib/format';
-import { DEFAULT_POLL_INTERVAL_MS, isInFlight, mayBeRetried, type OperationFacts } from '../lib/operation-status';
+import { DEFAULT_POLL_INTERVAL_MS, isInFlight, mayBeRetried, type OperationFacts } from '../model/operation-status';
 import { isApiError, type ApiError } from './api-error';
 
 // The one policy for sending a request again: what may be sent again (by the console, or by the

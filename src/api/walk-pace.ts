@@ -1,3 +1,4 @@
+import { PLATFORM_REQUESTS_PER_MINUTE, PLATFORM_REQUESTS_PER_SECOND_PER_ROUTE } from '../config/platform-limits';
 import { recentRequests } from './request-log';
 
 // The pace of a walk through a long history (docs/platform-api.md: 700 requests a minute per key, bursts of 40 a
@@ -9,10 +10,10 @@ import { recentRequests } from './request-log';
 
 export const WALK_GAP_MS = 100;
 export const WALK_MAX_GAP_MS = 2_000;
-/** Half the platform's burst of 40 a second per route. */
-export const SECOND_BUDGET = 20;
-/** Half the platform's 700 a minute per key. */
-export const MINUTE_BUDGET = 350;
+/** Half the platform's burst a second per route. */
+export const SECOND_BUDGET = PLATFORM_REQUESTS_PER_SECOND_PER_ROUTE / 2;
+/** Half the platform's requests a minute per key. */
+export const MINUTE_BUDGET = PLATFORM_REQUESTS_PER_MINUTE / 2;
 
 export interface PaceInput {
   now: number;

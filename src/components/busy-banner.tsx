@@ -1,5 +1,5 @@
 import { humanizeAction } from '../lib/format';
-import { blocksChanges, isKnownStatus, statusLabel } from '../lib/operation-status';
+import { blocksChanges, isKnownStatus, statusLabel } from '../model/operation-status';
 import { LongName } from './long-name';
 
 /** The fields of an operation the banner reads. */

@@ -1,4 +1,4 @@
-import { describeUsual, longerThanUsual, type UsualDuration } from '../lib/usual-durations';
+import { describeUsual, longerThanUsual, type UsualDuration } from '../model/usual-durations';
 import { useNow } from '../lib/use-now';
 
 interface LongerThanUsualProps {
@@ -8,7 +8,7 @@ interface LongerThanUsualProps {
 
 /**
  * "Longer than usual (usually 2.1 s, p95 4.8 s)" beside an operation still in progress well past its
- * action's usual duration (lib/usual-durations.ts states the rule), in words and a shape, never by
+ * action's usual duration (model/usual-durations.ts states the rule), in words and a shape, never by
  * colour alone; nothing otherwise, and nothing once it ends.
  */
 export function LongerThanUsual({ operation, usual }: LongerThanUsualProps) {

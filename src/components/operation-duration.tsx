@@ -1,5 +1,5 @@
 import { formatDuration } from '../lib/format';
-import { durationOf } from '../lib/operation-status';
+import { durationOf } from '../model/operation-status';
 import { LiveDuration } from './live-duration';
 
 /** An operation's duration as the status rules decide it: final, ticking while in flight, or "—" when not reported. */

@@ -1,4 +1,4 @@
-import { statusLabel, statusTone } from '../lib/operation-status';
+import { statusLabel, statusTone } from '../model/operation-status';
 
 /**
  * The status label with a tone; each tone also draws its own shape (CSS ::before, hidden from

@@ -9,7 +9,7 @@ import { hydrateFromPage } from '../../src/api/rendered-queries';
 import { sameOriginTransport } from '../../src/api/request';
 import { App } from '../../src/app/app';
 import { createAppState } from '../../src/app/app-state';
-import { filtersFromSearch, NO_FILTERS } from '../../src/features/history/filters/filters';
+import { filtersFromSearch, NO_FILTERS } from '../../src/model/filters';
 import { AfterTakeover } from '../../src/app/mount-app';
 import { noteEarlyEdits } from '../../src/app/early-edits';
 import { setApiTarget } from '../../src/config/api-target';

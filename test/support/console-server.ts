@@ -20,7 +20,7 @@ import type { ApiFetch } from '../../server/http/node-bridge';
 import { API_PREFIX } from '../../server/http/paths';
 import { startServer, type RunningServer } from '../../server/process/compose';
 import type { ApiBackend } from '../../server/proxy/api-backend';
-import { createSeal, type Seal } from '../../server/session/seal';
+import { createSeal, type Seal } from '../../server/seal/seal';
 import { SESSION_TTL_MS } from '../../server/session/session-cookie';
 import { createSessions } from '../../server/session/sessions';
 import { STORE_DIR } from '../../server/store';

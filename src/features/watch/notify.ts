@@ -1,5 +1,5 @@
 import { humanizeAction } from '../../lib/format';
-import { statusLabel } from '../../lib/operation-status';
+import { statusLabel } from '../../model/operation-status';
 import type { SettledEvent } from './watch-store';
 import { watchTiming } from './watch-timing';
 

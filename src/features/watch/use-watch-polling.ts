@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { operationQueries } from '../../api/operations';
 import { nextListPollDelay, nextPollDelay, nextRequestDelay } from '../../api/retry-policy';
 import type { Operation, OperationsPage } from '../../api/schemas';
-import { isInFlight } from '../../lib/operation-status';
+import { isInFlight } from '../../model/operation-status';
 import { useSharedPolls } from '../../lib/poll-sharing/use-shared-polls';
 import type { WatchEntry, WatchState } from './watch-store';
 

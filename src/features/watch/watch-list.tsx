@@ -1,8 +1,8 @@
 import { useEffect } from 'react';
-import { durationOf, isTerminal } from '../../lib/operation-status';
+import { durationOf, isTerminal } from '../../model/operation-status';
 import { NotifyWhenEnds } from './notify-when-ends';
 import { useNow } from '../../lib/use-now';
-import { usePollInterval } from '../../lib/use-poll-interval';
+import { usePollInterval } from '../../api/use-poll-interval';
 import { notifySettled } from './notify';
 import { useSettledAnnouncement } from './use-settled-announcement';
 import { useTabBadge } from './use-tab-badge';

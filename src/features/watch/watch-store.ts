@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { OperationSchema, type Operation } from '../../api/schemas';
-import { isTerminal, mayBeRetried, newerCopy, statusTone } from '../../lib/operation-status';
+import { isTerminal, mayBeRetried, newerCopy, statusTone } from '../../model/operation-status';
 
 // The operations a person is watching, with the last copy the console saw of each. App-level state like
 // the session: kept in localStorage under a hash of the key (never the key), cleared on sign-out.

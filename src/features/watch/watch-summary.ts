@@ -1,4 +1,4 @@
-import { isTerminal, statusTone } from '../../lib/operation-status';
+import { isTerminal, statusTone } from '../../model/operation-status';
 import type { WatchState } from './watch-store';
 
 export interface WatchSummary {

@@ -1,6 +1,6 @@
 import type { Operation } from '../../api/schemas';
 import { elapsedSince, formatDuration } from '../../lib/format';
-import { durationOf, isAwaitingRetry } from '../../lib/operation-status';
+import { durationOf, isAwaitingRetry } from '../../model/operation-status';
 
 /** "took 4.2 s", "12 s so far", or that a failure may still be retried: the watch list's line of time. */
 export function watchTiming(operation: Operation, now: number): string {

@@ -2,7 +2,7 @@ import { Link } from 'react-router-dom';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
 import { humanizeAction } from '../../lib/format';
-import { isTerminal, statusTone } from '../../lib/operation-status';
+import { isTerminal, statusTone } from '../../model/operation-status';
 import { NotifyWhenEnds } from './notify-when-ends';
 import type { WatchEntry } from './watch-store';
 import { watchTiming } from './watch-timing';

@@ -1,7 +1,7 @@
 import { useId, useMemo } from 'react';
 import type { ActivityProject } from '../../api/activity-feed';
 import { actionChoices, statusChoices, statusesOf } from '../../features/history/filters/filter-choices';
-import { isFiltered, NO_FILTERS, type HistoryFilters } from '../../features/history/filters/filters';
+import { isFiltered, NO_FILTERS, type HistoryFilters } from '../../model/filters';
 import { MultiSelectField } from '../../features/history/filters/multi-select-field';
 import { SelectField } from '../../features/history/filters/select-field';
 import { ENDED_WITHIN } from './activity-rows';

@@ -1,8 +1,8 @@
 import { knownProjects, type ActivityFeed, type ActivityProject } from '../../api/activity-feed';
 import type { Operation } from '../../api/schemas';
-import { filterOperations, type HistoryFilters } from '../../features/history/filters/filters';
+import { filterOperations, type HistoryFilters } from '../../model/filters';
 import { compareTimes } from '../../lib/format';
-import { isInFlight } from '../../lib/operation-status';
+import { isInFlight } from '../../model/operation-status';
 
 /** How far back ended operations are shown, as the address says it (`?ended=6h`); one hour by default. */
 export const ENDED_WITHIN = [

@@ -6,7 +6,7 @@ import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
-import { isInFlight } from '../../lib/operation-status';
+import { isInFlight } from '../../model/operation-status';
 import type { ActivityRow } from './activity-rows';
 import { useCachedNames } from './use-cached-names';
 

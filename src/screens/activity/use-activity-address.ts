@@ -1,6 +1,6 @@
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { filtersFromSearch, searchWithFilters, type HistoryFilters } from '../../features/history/filters/filters';
+import { filtersFromSearch, searchWithFilters, type HistoryFilters } from '../../model/filters';
 import { DEFAULT_ENDED_WITHIN, endedWithinOf, type EndedWithin } from './activity-rows';
 
 export interface ActivityAddress {

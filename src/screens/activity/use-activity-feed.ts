@@ -5,7 +5,7 @@ import { archiveActivityRefetchInterval, archiveQueries, ownKeyFollowed } from '
 import { slowPollDelay } from '../../api/retry-policy';
 import { DEFAULT_BUDGET_PER_MINUTE } from '../../lib/activity-scheduler';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
-import { usePollInterval } from '../../lib/use-poll-interval';
+import { usePollInterval } from '../../api/use-poll-interval';
 import { useStoredNumber } from '../../lib/use-stored-state';
 
 const BUDGET_STORAGE_KEY = 'ops-console.activity-budget-per-minute';

@@ -11,7 +11,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { useKeepHistoryAction } from '../../features/history/keep-history';
 import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
-import { usePollInterval } from '../../lib/use-poll-interval';
+import { usePollInterval } from '../../api/use-poll-interval';
 import { RemoveSourceDialog } from './remove-source-dialog';
 import { SOURCE_COLUMNS, SourcesTable } from './sources-table';
 

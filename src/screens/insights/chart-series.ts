@@ -1,8 +1,8 @@
 // The chart's numbers, shared by its drawing and its table: each bucket's operations per Status filter
 // choice (the history's own statuses, so a segment links to what the filter lists), and each bucket's name.
 import type { InsightBucket } from '../../api/insights-schemas';
-import { STATUS_CHOICES } from '../../features/history/filters/filters';
-import { statusChoiceOf, type BucketUnit } from '../../features/history/insights/insight-figures';
+import { STATUS_CHOICES } from '../../model/filters';
+import { statusChoiceOf, type BucketUnit } from '../../model/insight-figures';
 import { formatClock, formatDay } from '../../lib/date-time-format';
 
 /** The choices in the order their segments stack, bottom up: outcomes first, then work in flight. */

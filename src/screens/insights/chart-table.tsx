@@ -1,7 +1,7 @@
 import { Link } from 'react-router-dom';
 import { TableHead } from '../../components/table-head';
-import { NO_FILTERS } from '../../features/history/filters/filters';
-import { historyHref, rangeFilters, type BucketUnit } from '../../features/history/insights/insight-figures';
+import { NO_FILTERS } from '../../model/filters';
+import { historyHref, rangeFilters, type BucketUnit } from '../../model/insight-figures';
 import { formatCount } from '../../lib/format';
 import { choiceStatuses, shownChoices, type ChartBucket } from './chart-series';
 

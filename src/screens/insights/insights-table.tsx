@@ -2,15 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
 import type { InsightRange, InsightRow } from '../../api/insights-schemas';
 import { TableHead } from '../../components/table-head';
-import {
-  failedFilters,
-  failureRate,
-  historyHref,
-  PREVIOUS_WINDOW_NAMES,
-  retriedShare,
-  runsFilters,
-  WINDOW_NAMES,
-} from '../../features/history/insights/insight-figures';
+import { failedFilters, failureRate, historyHref, PREVIOUS_WINDOW_NAMES, retriedShare, runsFilters, WINDOW_NAMES } from '../../model/insight-figures';
 import { formatCount } from '../../lib/format';
 import { countChange, durationChange, formatMs, formatRate, rateChange } from './figure-format';
 

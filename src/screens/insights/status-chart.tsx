@@ -1,7 +1,7 @@
 import { useId, type MouseEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import type { InsightRange } from '../../api/insights-schemas';
-import { historyHref, rangeFilters, WINDOW_NAMES, type BucketUnit } from '../../features/history/insights/insight-figures';
+import { historyHref, rangeFilters, WINDOW_NAMES, type BucketUnit } from '../../model/insight-figures';
 import { formatCount } from '../../lib/format';
 import { choiceClass, shownChoices, type ChartBucket } from './chart-series';
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { Operation } from '../../api/schemas';
 import { humanizeAction } from '../../lib/format';
-import { statusLabel } from '../../lib/operation-status';
+import { statusLabel } from '../../model/operation-status';
 
 /** Tells screen readers when the status changes (not on first load), and shows it in the tab title. */
 export function useStatusAnnouncement(operation: Operation | undefined): string {

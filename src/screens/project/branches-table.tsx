@@ -1,7 +1,7 @@
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
-import { computeStateOf, type ComputeState } from '../../lib/operation-status';
+import { computeStateOf, type ComputeState } from '../../model/operation-status';
 
 export const BRANCH_COLUMNS = ['Branch', 'Parent', 'Compute', 'Compute state', 'Actions'] as const;
 
@@ -10,7 +10,7 @@ export const computeNameOf = (endpoint: Endpoint) => endpoint.name ?? endpoint.i
 const STATES: Record<string, string> = { active: 'Active', idle: 'Idle', init: 'Creating' };
 const PENDING: Record<string, string> = { active: 'Starting…', idle: 'Suspending…' };
 
-/** "Active", "Idle", "Starting…": the compute's state, or where the operation running now takes it (lib/operation-status.ts). */
+/** "Active", "Idle", "Starting…": the compute's state, or where the operation running now takes it (model/operation-status.ts). */
 function stateLabel(state: ComputeState, endpoint: Endpoint): string {
   if (state.kind === 'moving') return PENDING[state.to] ?? `${endpoint.current_state} → ${state.to}`;
   return STATES[state.state] ?? state.state;

@@ -14,7 +14,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { apiBaseForCommands } from '../../config/api-target';
 import { ExportButtons } from '../../features/history/export/export-buttons';
 import { ExportMatchesButtons } from '../../features/history/export/export-matches-buttons';
-import { filterOperations, isFiltered } from '../../features/history/filters/filters';
+import { filterOperations, isFiltered } from '../../model/filters';
 import { HistoryFilterBar } from '../../features/history/filters/history-filter-bar';
 import { listCurl, listNeonctl, NEONCTL_COVERS } from '../../features/history/commands/list-commands';
 import { useFiltersInAddress } from '../../features/history/filters/use-filters-in-address';
@@ -25,7 +25,7 @@ import { UsualDurationsPanel } from '../../features/history/usual-durations/usua
 import { WalkProgress } from '../../features/history/walk/walk-progress';
 import { formatDuration } from '../../lib/format';
 import { lazyComponent } from '../../lib/code-module';
-import { usualDurations } from '../../lib/usual-durations';
+import { usualDurations } from '../../model/usual-durations';
 import { useTakenOver } from '../../lib/use-taken-over';
 import { ArchiveStatus } from './archive-status';
 import { OPERATION_COLUMNS, OperationsTable } from './operations-table';

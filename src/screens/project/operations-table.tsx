@@ -9,8 +9,8 @@ import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
-import { durationOf, isInFlight } from '../../lib/operation-status';
-import type { UsualDuration } from '../../lib/usual-durations';
+import { durationOf, isInFlight } from '../../model/operation-status';
+import type { UsualDuration } from '../../model/usual-durations';
 import { useWindowedRows } from '../../lib/use-windowed-rows';
 import type { OperationsView } from './operations-view';
 

@@ -2,7 +2,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { historyOperations, operationQueries } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
-import { filterOperations, isFiltered, type HistoryFilters } from '../../features/history/filters/filters';
+import { filterOperations, isFiltered, type HistoryFilters } from '../../model/filters';
 import { TimelineFigure } from '../../features/history/timeline/timeline-figure';
 
 interface ProjectTimelineProps {

@@ -4,7 +4,7 @@ import { isLocked, mayOfferRetry } from '../../api/retry-policy';
 import type { Operation } from '../../api/schemas';
 import { ErrorCallout } from '../../components/error-callout';
 import { humanizeAction } from '../../lib/format';
-import { statusLabel } from '../../lib/operation-status';
+import { statusLabel } from '../../model/operation-status';
 import { UnknownOutcome } from './unknown-outcome';
 
 /** "Apply config (In progress) to finish": what a request refused with 423 is waiting for. */

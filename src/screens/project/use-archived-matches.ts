@@ -4,7 +4,7 @@ import { archivedHistoryRefetchInterval, archivedOperations, archivedPage, archi
 import type { ArchiveCoverage } from '../../api/archive-schemas';
 import { mergeCopies } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
-import { filterOperations, isFiltered, searchWithFilters, type HistoryFilters } from '../../features/history/filters/filters';
+import { filterOperations, isFiltered, searchWithFilters, type HistoryFilters } from '../../model/filters';
 import { compareTimes } from '../../lib/format';
 
 /**

@@ -1,7 +1,7 @@
 import { useId, useState, type SyntheticEvent } from 'react';
 import { useLocation } from 'react-router-dom';
 import type { PageSession, SignInProblem } from '../../api/page-data';
-import { keyFormatProblem } from '../../features/session/key-format';
+import { keyFormatProblem } from '../../model/key-format';
 import { postSignIn } from '../../features/session/sign-in-post';
 import { SESSION_ENDED_MESSAGES, SESSION_PATH, type SignOutReason } from '../../config/session';
 

@@ -1,4 +1,4 @@
-import type { FilterableOperation } from '../../../src/features/history/filters/fields';
+import type { FilterableOperation } from '../../../src/model/filter-fields';
 
 // The same filter cases for every form of the filters (address → in-browser test, jq, SQL, the table):
 // operations chosen to sit on each field's edges, and addresses that reach them.

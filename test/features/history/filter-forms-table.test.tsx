@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { filterOperations, filtersFromSearch, jqCondition } from '../../../src/features/history/filters/filters';
+import { filterOperations, filtersFromSearch, jqCondition } from '../../../src/model/filters';
 import { catchDownloads, type Download } from '../../support/downloads';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';

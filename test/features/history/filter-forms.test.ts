@@ -3,11 +3,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jqProgram } from '../../../src/features/history/commands/list-commands';
 import { exportedRow, ndjsonLine } from '../../../src/features/history/export/export-format';
-import { filterOperations, filtersFromSearch, jqCondition, searchWithFilters, sqlCondition } from '../../../src/features/history/filters/filters';
+import { filterOperations, filtersFromSearch, jqCondition, searchWithFilters, sqlCondition } from '../../../src/model/filters';
 import type { Operation } from '../../../src/api/schemas';
 import { CASE_OPERATIONS, FILTER_CASES } from './filter-cases';
 
-// Each filter field is described once (src/features/history/filters/fields.ts) and every
+// Each filter field is described once (src/model/filter-fields.ts) and every
 // form of it is derived. The same cases go through each form and must find the same operations: the
 // in-browser test; jq (Debian's real binary) over the exported NDJSON and over the API's page with
 // the copied command's program; SQL on PGlite (the archive's embedded store) with its parameters.

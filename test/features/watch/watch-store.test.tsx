@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/api/schemas';
 import { createWatchStore, WATCH_STORAGE_PREFIX, type SettledEvent } from '../../../src/features/watch/watch-store';
-import { blocksChanges } from '../../../src/lib/operation-status';
+import { blocksChanges } from '../../../src/model/operation-status';
 
 function op(id: string, status: string, updatedAt: string, extra: Partial<Operation> = {}): Operation {
   return {

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/api/schemas';
-import { isInFlight } from '../../../src/lib/operation-status';
+import { isInFlight } from '../../../src/model/operation-status';
 import { upsertOperations } from '../../../server/store/operations';
 import { keepHistory } from '../../support/archive';
 import { holdSession } from '../../support/console-server';
@@ -130,7 +130,7 @@ describe('activity with the history archive', () => {
       error: 'gave up',
       retry_at: new Date(now - 70 * HOUR).toISOString(),
     };
-    // What the page's own rule says of each (src/lib/operation-status.ts): the archive must say the same.
+    // What the page's own rule says of each (src/model/operation-status.ts): the archive must say the same.
     expect([awaitingRetry, unknownStatus, over].map((op) => isInFlight(op, now))).toEqual([true, true, false]);
     const listed = [awaitingRetry, unknownStatus, over].map((operation) => ({ operation, body: JSON.parse(JSON.stringify(operation)) as unknown }));
     await upsertOperations(await sim.console.db(), personal, listed, new Date(now - 70 * HOUR), false);

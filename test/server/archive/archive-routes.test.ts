@@ -9,8 +9,8 @@ import {
   ArchiveSourcesSchema,
 } from '../../../src/api/archive-schemas';
 import type { Operation } from '../../../src/api/schemas';
-import { filterOperations, filtersFromSearch } from '../../../src/features/history/filters/filters';
-import { isInFlight } from '../../../src/lib/operation-status';
+import { filterOperations, filtersFromSearch } from '../../../src/model/filters';
+import { isInFlight } from '../../../src/model/operation-status';
 import { upsertOperations } from '../../../server/store/operations';
 import { CASE_OPERATIONS, FILTER_CASES } from '../../features/history/filter-cases';
 import { removeTestClientDir, type TestServer } from '../start-test-server';

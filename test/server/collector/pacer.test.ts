@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPacer, type Clock } from '../../../server/collector/pacer';
+import { createPacer } from '../../../server/collector/pacer';
+import type { Clock } from '../../../server/lib/clock';
 
 // The collector's pace on a simulated clock: the Activity rule's budget (evenly spread, never more than
 // the budget in a minute), and a 429 that halves it and holds everything until its Retry-After.

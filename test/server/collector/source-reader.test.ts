@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Clock } from '../../../server/collector/pacer';
+import type { Clock } from '../../../server/lib/clock';
 import { createPacer } from '../../../server/collector/pacer';
 import { readSource, STORE_PROBE_MS } from '../../../server/collector/source-reader';
 import { createApiBackend } from '../../../server/proxy/api-backend';

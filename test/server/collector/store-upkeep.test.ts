@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../../server/collector/pacer';
+import type { Clock } from '../../../server/lib/clock';
 import { startStoreUpkeep } from '../../../server/collector/store-upkeep';
 import type { Queryable } from '../../../server/store/db';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchivedOperationsPageSchema } from '../../../src/api/archive-schemas';
 import { InsightsOverviewSchema, ProjectInsightsSchema } from '../../../src/api/insights-schemas';
-import { failedFilters, historyHref, runsFilters } from '../../../src/features/history/insights/insight-figures';
+import { failedFilters, historyHref, runsFilters } from '../../../src/model/insight-figures';
 import { createPageRenderer } from '../../../server/pages/server-render';
 import { apiJson, asPage, KEY, projectsByName, signIn, startArchiveServer, waitFollowing } from '../archive/archive-support';
 import { removeTestClientDir, type TestServer } from '../start-test-server';

@@ -5,7 +5,7 @@ import { createNotifications } from '../../../server/notify/notifications';
 import { serveNotifyRoute } from '../../../server/notify/notify-routes';
 import { createApiReader } from '../../../server/proxy/api-reader';
 import { createProjectAccess } from '../../../server/proxy/project-access';
-import { createSeal } from '../../../server/session/seal';
+import { createSeal } from '../../../server/seal/seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
 import type { Db } from '../../../server/store/db';
 import { createSessions } from '../../../server/session/sessions';

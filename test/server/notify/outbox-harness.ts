@@ -4,7 +4,7 @@ import type { Db } from '../../../server/store/db';
 import { createNotifications, type Notifications, type Owner } from '../../../server/notify/notifications';
 import { createApiReader } from '../../../server/proxy/api-reader';
 import { createProjectAccess } from '../../../server/proxy/project-access';
-import { createSeal } from '../../../server/session/seal';
+import { createSeal } from '../../../server/seal/seal';
 import { sendWebhook } from '../../../server/notify/send-webhook';
 import type { ApiCall } from '../../../server/http/node-bridge';
 import { startReceiver } from './loopback-receiver';

@@ -157,7 +157,7 @@ describe('/readyz during shutdown', () => {
     socket.write(`GET /api/v2/projects HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
     await expect.poll(() => received.startsWith('HTTP/1.1 200')).toBe(true);
 
-    // What SIGTERM does (server/process/compose.ts exitOnSignals): the drain starts, then the rest stops.
+    // What SIGTERM does (server/process/signals.ts exitOnSignals): the drain starts, then the rest stops.
     const stopped = server.running.stop();
     const asked = new Promise<void>((resolve) => server.running.server.on('request', (req: http.IncomingMessage) => req.url === '/readyz' && resolve()));
     socket.write('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { crossSiteWriteProblem } from '../../../server/http/csrf';
 import { createRevokedSessions } from '../../../server/session/revoked-sessions';
-import { createSeal, FINGERPRINT_LENGTH, type SealPurpose } from '../../../server/session/seal';
+import { createSeal, FINGERPRINT_LENGTH, type SealPurpose } from '../../../server/seal/seal';
 import { createSessionCrypto, type Session } from '../../../server/session/session-crypto';
 
 const SECRET = 'a-session-secret-of-at-least-32-characters';

@@ -1,4 +1,4 @@
-import { createSeal } from '../../../server/session/seal';
+import { createSeal } from '../../../server/seal/seal';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createRevokedSessions } from '../../../server/session/revoked-sessions';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCK_APPLICATION_NAME } from '../../../server/collector/lease';
+import { LOCK_APPLICATION_NAME } from '../../../server/store/lock-connection';
 import { COLLECTOR_LOCK } from '../../../server/store/locks';
 import { ownPostgres, type OwnPostgres } from '../../support/postgres-server';
 import { startReceiver } from '../notify/loopback-receiver';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/api/schemas';
-import { inFlightSql, isInFlight, KNOWN_STATUSES, RECENT_FAILURE_MS, type OperationFacts } from '../../../src/lib/operation-status';
-import { sqlParams } from '../../../src/lib/sql-params';
+import { inFlightSql, isInFlight, KNOWN_STATUSES, RECENT_FAILURE_MS, type OperationFacts } from '../../../src/model/operation-status';
+import { sqlParams } from '../../../src/model/sql-params';
 import type { Db } from '../../../server/store';
 import { loadMigrations, migrate } from '../../../server/store/migrations';
 import { upsertOperations } from '../../../server/store/operations';
 import { DRIVERS, openTestStore } from './store-drivers';
 
-// "In flight" is decided once (src/lib/operation-status.ts) and asked twice: isInFlight over an operation
+// "In flight" is decided once (src/model/operation-status.ts) and asked twice: isInFlight over an operation
 // object in the browser, inFlightSql over a row of the store. Both are run here over the same operations.
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');

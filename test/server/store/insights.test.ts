@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Figures } from '../../../src/api/insights-schemas';
 import type { Operation } from '../../../src/api/schemas';
-import type { HistoryFilters } from '../../../src/features/history/filters/filters';
+import type { HistoryFilters } from '../../../src/model/filters';
 import {
   bucketRanges,
   failedFilters,
@@ -11,14 +11,14 @@ import {
   rangeFilters,
   runsFilters,
   UNCOUNTED_STATUSES,
-} from '../../../src/features/history/insights/insight-figures';
+} from '../../../src/model/insight-figures';
 import { readOverview, readProjectInsights } from '../../../server/insights/insight-reads';
 import type { Db } from '../../../server/store';
 import { loadMigrations, migrate } from '../../../server/store/migrations';
 import { operationsPage, upsertOperations, type ListedOperation } from '../../../server/store/operations';
 import { DRIVERS, openTestStore } from './store-drivers';
 
-// Each insights figure is a history filter counted by the store (src/features/history/insights/insight-figures.ts):
+// Each insights figure is a history filter counted by the store (src/model/insight-figures.ts):
 // here every figure of every action, in both windows, and every bar of the chart is checked against the history's
 // own filter over the same rows (operationsPage, what /archive/projects/:id/operations answers), on both drivers.
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_FILTERS } from '../../../src/features/history/filters/filters';
+import { NO_FILTERS } from '../../../src/model/filters';
 import type { Operation } from '../../../src/api/schemas';
 import type { Db } from '../../../server/store';
 import { operationsPage, upsertOperations, type ListedOperation, type OperationsCursor } from '../../../server/store/operations';

@@ -1,11 +1,11 @@
 import { OPERATIONS_MAX_LIMIT } from '../../../api/operations';
 import { formatCount } from '../../../lib/format';
 import { curlGet, neonctlCommand, readUrl, shellQuote, type ApiRead } from '../../../lib/shell-commands';
-import { epochSeconds, JQ_CREATED_SECONDS } from '../filters/fields';
-import { jqCondition, type HistoryFilters } from '../filters/filters';
+import { epochSeconds, JQ_CREATED_SECONDS } from '../../../model/filter-fields';
+import { jqCondition, type HistoryFilters } from '../../../model/filters';
 
 // The current list as a terminal command. The API filters nothing, so the filters go to jq (their jq
-// form, filters/fields.ts). Copy as curl reads every page, following the cursor to the end of the
+// form, src/model/filter-fields.ts). Copy as curl reads every page, following the cursor to the end of the
 // history (or past the start of the time range), so it prints exactly what the page finds; neonctl
 // cannot loop, so its command reads the newest page and the page says so (NEONCTL_COVERS).
 

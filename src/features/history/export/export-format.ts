@@ -3,7 +3,8 @@
 // so nothing it is not given (the API key, say) can end up in a file.
 import type { Operation } from '../../../api/schemas';
 import { humanizeAction } from '../../../lib/format';
-import { statusLabel } from '../../../lib/operation-status';
+import { statusLabel } from '../../../model/operation-status';
+import { csvCell } from '../../../lib/csv-cell';
 
 /** The names shown for branches and computes, written beside their ids. */
 export interface ExportNames {
@@ -85,18 +86,6 @@ export function exportedOperations({ operations, ...names }: Pick<OperationsExpo
     rows.push(exportedRow(op, names));
   }
   return rows;
-}
-
-// A spreadsheet runs a cell starting with one of these as a formula (CSV injection); a leading
-// apostrophe makes it text. Only text from the API is touched, never the numbers we write.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** One RFC 4180 cell, safe from formulas: every CSV the console writes (the insights' too) writes its cells so. */
-export function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return String(value);
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** The CSV header line, CRLF-ended. */

@@ -4,7 +4,7 @@
 import type { Operation } from '../../../api/schemas';
 import { saveFile } from '../../../lib/save-file';
 import { CSV_HEADER, csvLine, exportedRow, exportFileName, ndjsonLine, type ExportNames } from './export-format';
-import { operationFilter, type HistoryFilters } from '../filters/filters';
+import { operationFilter, type HistoryFilters } from '../../../model/filters';
 
 export type MatchesFormat = 'csv' | 'ndjson';
 

@@ -7,7 +7,7 @@ import type { Operation } from '../../../api/schemas';
 import { formatCount } from '../../../lib/format';
 import { downloadMatches, type MatchesFormat } from './export-matches';
 import type { ExportNames } from './export-format';
-import type { HistoryFilters } from '../filters/filters';
+import type { HistoryFilters } from '../../../model/filters';
 
 export interface MatchesExport {
   /** The format waiting for the walk (or the archive) to finish; null when no export is under way. */

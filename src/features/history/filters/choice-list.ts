@@ -1,4 +1,4 @@
-import { searchable } from './fields';
+import { searchable } from '../../../model/filter-fields';
 
 // The list a Status or Action popup shows, and how the keyboard moves through it: pure, so the popup
 // (multi-select-popup.tsx) only holds which choice is active and what was typed.
@@ -12,7 +12,7 @@ export interface Choice {
   formValue?: string;
 }
 
-/** The choices whose label or value holds `query`, read as the text filter reads (fields.ts: case alike, `_` as a space). */
+/** The choices whose label or value holds `query`, read as the text filter reads (src/model/filter-fields.ts: case alike, `_` as a space). */
 export function findChoices(choices: readonly Choice[], query: string): readonly Choice[] {
   const needle = searchable(query.trim());
   if (needle === '') return choices;

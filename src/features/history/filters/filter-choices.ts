@@ -1,5 +1,5 @@
 import { humanizeAction } from '../../../lib/format';
-import { KNOWN_ACTIONS, STATUS_CHOICES } from './filters';
+import { KNOWN_ACTIONS, STATUS_CHOICES } from '../../../model/filters';
 import type { Choice } from './choice-list';
 
 // The Status and Action controls' choices, for every filter bar that offers them (a project's history, the activity view).

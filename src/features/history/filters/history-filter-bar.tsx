@@ -2,7 +2,7 @@ import { useMemo, type Ref } from 'react';
 import { useLocation } from 'react-router-dom';
 import { useTakenOver } from '../../../lib/use-taken-over';
 import { actionChoices, statusChoices, statusesOf } from './filter-choices';
-import { isFiltered, NO_FILTERS, searchWithFilters, type HistoryFilters } from './filters';
+import { isFiltered, NO_FILTERS, searchWithFilters, type HistoryFilters } from '../../../model/filters';
 import { MultiSelectField } from './multi-select-field';
 import { SearchField } from './search-field';
 import { SelectField } from './select-field';

@@ -11,7 +11,7 @@ interface MultiSelectFallbackProps {
 /**
  * The control as the server renders it, for a page read before its script runs or without one: the
  * same closed look as the popup's button, opening a list of checkboxes the filter form sends
- * (`?status=finished&status=failed,error`, which fields.ts reads as `?status=finished,failed,error`).
+ * (`?status=finished&status=failed,error`, which src/model/filter-fields.ts reads as `?status=finished,failed,error`).
  */
 export function MultiSelectFallback({ label, labelId, name, choices }: MultiSelectFallbackProps) {
   return (

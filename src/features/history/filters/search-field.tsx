@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type Ref } from 'react';
-import { TEXT_RULE } from './fields';
+import { TEXT_RULE } from '../../../model/filter-fields';
 import { useEditSession } from './use-edit-session';
 
 /** How long typing pauses before the filter follows it. */
@@ -11,7 +11,7 @@ interface SearchFieldProps {
   inputRef?: Ref<HTMLInputElement>;
 }
 
-/** The text box: matches an operation id or action (fields.ts, TEXT_RULE). `/` focuses it; Escape leaves it (its text stays). */
+/** The text box: matches an operation id or action (src/model/filter-fields.ts, TEXT_RULE). `/` focuses it; Escape leaves it (its text stays). */
 export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
   const id = useId();
   const [text, setText] = useState(value ?? '');

@@ -1,6 +1,6 @@
 import { useCallback, useMemo } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { filtersFromSearch, searchWithFilters, type HistoryFilters } from './filters';
+import { filtersFromSearch, searchWithFilters, type HistoryFilters } from '../../../model/filters';
 
 export type SetFilters = (next: HistoryFilters, options?: { replace?: boolean }) => void;
 

@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router-dom';
 import { paths } from '../../../config/paths';
 import { formatClock, formatDateTime, formatDay } from '../../../lib/date-time-format';
 import { formatCount, formatDuration, humanizeAction } from '../../../lib/format';
-import { durationOf, statusLabel } from '../../../lib/operation-status';
+import { durationOf, statusLabel } from '../../../model/operation-status';
 import { useTimeZone } from '../../../lib/time-zone';
 import { useNow } from '../../../lib/use-now';
 import {

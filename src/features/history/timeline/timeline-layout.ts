@@ -1,5 +1,5 @@
-import { durationOf, statusTone, type StatusTone } from '../../../lib/operation-status';
-import type { FilterableOperation } from '../filters/filters';
+import { durationOf, statusTone, type StatusTone } from '../../../model/operation-status';
+import type { FilterableOperation } from '../../../model/filters';
 
 // Where each operation of a timeline goes: one lane per branch and compute, a mark from its start to
 // its end (its end is now while it is in flight) over a window of time. Pure, so it is tested alone.

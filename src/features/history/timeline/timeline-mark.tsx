@@ -1,5 +1,5 @@
 import type { MouseEvent } from 'react';
-import type { StatusTone } from '../../../lib/operation-status';
+import type { StatusTone } from '../../../model/operation-status';
 import { MARK_ARROW, MARK_BAR, MARK_DIAMOND, MARK_MIN_WIDTH } from './timeline-layout';
 
 interface TimelineMarkProps {

@@ -1,7 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { historyOperations, operationQueries } from '../../../api/operations';
-import { usualDurations, type UsualDuration } from '../../../lib/usual-durations';
+import { usualDurations, type UsualDuration } from '../../../model/usual-durations';
 
 /**
  * The usual duration of each action in a project, over its history as loaded (walked) so far: the

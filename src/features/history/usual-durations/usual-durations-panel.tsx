@@ -1,5 +1,5 @@
 import { formatCount, formatDuration, humanizeAction } from '../../../lib/format';
-import { LONGER_THAN_USUAL_RULE, longerThreshold, USUAL_MIN_SAMPLES, type UsualDuration } from '../../../lib/usual-durations';
+import { LONGER_THAN_USUAL_RULE, longerThreshold, USUAL_MIN_SAMPLES, type UsualDuration } from '../../../model/usual-durations';
 
 interface UsualDurationsPanelProps {
   usual: ReadonlyMap<string, UsualDuration>;

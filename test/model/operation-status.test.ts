@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextListPollDelay, nextPollDelay } from '../../src/api/retry-policy';
-import { durationOf, isInFlight, isTerminal, newerCopy, outcomeOf, statusLabel, TERMINAL_STATUSES } from '../../src/lib/operation-status';
+import { durationOf, isInFlight, isTerminal, newerCopy, outcomeOf, statusLabel, TERMINAL_STATUSES } from '../../src/model/operation-status';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 const MINUTE = 60_000;

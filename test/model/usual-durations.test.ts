@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeUsual, longerThanUsual, longerThreshold, usualDurations, USUAL_MIN_SAMPLES } from '../../src/lib/usual-durations';
+import { describeUsual, longerThanUsual, longerThreshold, usualDurations, USUAL_MIN_SAMPLES } from '../../src/model/usual-durations';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 

@@ -1,11 +1,11 @@
-import { sqlParams, type SqlParam } from '../../../lib/sql-params';
-import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type HistoryFilters } from './fields';
+import { sqlParams, type SqlParam } from './sql-params';
+import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type HistoryFilters } from './filter-fields';
 
-// A history's filters as a whole, each form derived from the fields' one description (fields.ts):
+// A history's filters as a whole, each form derived from the fields' one description (filter-fields.ts):
 // the address, the in-browser test, the jq program and the SQL condition. The API has no filters: a
 // view applies these to the operations loaded; the copied command hands them to jq; the archive to SQL.
 
-export { NO_FILTERS, OTHER_STATUS, TEXT_RULE, type FilterableOperation, type HistoryFilters } from './fields';
+export { NO_FILTERS, OTHER_STATUS, TEXT_RULE, type FilterableOperation, type HistoryFilters } from './filter-fields';
 
 /**
  * The Status control's choices, by the labels of docs/platform-api.md, each with the API values it stands for.
@@ -100,7 +100,7 @@ export function jqCondition(filters: HistoryFilters): string | undefined {
 }
 
 /**
- * The filters as a WHERE condition over the `operations` table (fields.ts names its columns), with
+ * The filters as a WHERE condition over the `operations` table (filter-fields.ts names its columns), with
  * its values as parameters `$first`, `$first + 1`, …; `TRUE` when nothing is filtered.
  */
 export function sqlCondition(filters: HistoryFilters, first = 1): { where: string; params: SqlParam[] } {

@@ -1,11 +1,12 @@
-// Where the collector runs, and the notifications' loop beside it (they read and write the same tables,
-// and one of each per deployment is enough): in PGlite's one process once its store is open; on a Postgres
-// server, in the instance holding the collector's advisory lock (lease.ts), once that instance's store is
-// open. Every other instance serves the archive's and the notifications' routes over the same store.
+// The one decision of where the background loops run, the collector's and the notifications' alike (they read
+// and write the same tables, and one of each per deployment is enough): in PGlite's one process once its store
+// is open; on a Postgres server, in the instance holding the collector's advisory lock (lease.ts), once that
+// instance's store is open. Every other instance serves the archive's and the notifications' routes over the
+// same store.
 import type { Log } from '../log/logger';
 import type { Db } from '../store/db';
 import type { Store } from '../store/store';
-import type { Collector } from './collector';
+import type { Collector } from '../collector/collector';
 import { workWhileHoldingLock, type Lease } from './lease';
 
 /** What the leader runs: the collector, and what runs beside it. */

@@ -1,4 +1,4 @@
-import { elapsedSince, formatDuration } from './format';
+import { elapsedSince, formatDuration } from '../lib/format';
 import { durationOf } from './operation-status';
 
 // How long each action usually takes in a project, from the operations the console has loaded, and

@@ -1,5 +1,5 @@
-import { KNOWN_STATUSES } from '../../../lib/operation-status';
-import type { SqlParams } from '../../../lib/sql-params';
+import { KNOWN_STATUSES } from './operation-status';
+import type { SqlParams } from './sql-params';
 
 // Each filter field of a history, described once (issue 21): how it reads and writes the address
 // (`?status=…&q=…`, docs/console.md), the test it makes in the browser, the same test as a jq expression

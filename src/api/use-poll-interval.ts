@@ -1,5 +1,5 @@
-import { DEFAULT_POLL_INTERVAL_MS } from './operation-status';
-import { useStoredNumber } from './use-stored-state';
+import { DEFAULT_POLL_INTERVAL_MS } from '../model/operation-status';
+import { useStoredNumber } from '../lib/use-stored-state';
 
 const STORAGE_KEY = 'ops-console.poll-interval-ms';
 

@@ -7,20 +7,19 @@
 // notice a silent client too (keepalives, idle_session_timeout), so the lock is freed within seconds when
 // an instance vanishes; and a new holder waits until the last holder's last beat is SILENT_STOP_MS old, by
 // which time a holder that went silent has stopped: the two never read the API together.
-import pg from 'pg';
+import { CONFIG_DEFAULTS } from '../config';
+import { realClock, type Clock } from '../lib/clock';
+import { DeadlineExceeded } from '../lib/deadline';
 import type { Log } from '../log/logger';
 import { createOutage } from '../log/outage';
-import type { Queryable } from '../store/db';
+import { openLockConnection, type LockConnection } from '../store/lock-connection';
 import { beatCollectorLease, clearCollectorLease, endSessionWhenSilent, takeoverWaitMs, tryCollectorLock } from '../store/locks';
-import { CONNECT_TIMEOUT_MS } from '../store/pg-db';
-import { realClock, type Clock } from './pacer';
 
 /** What runs while the lock is held. */
 export interface Work {
   stop: () => Promise<void>;
 }
 
-export const DEFAULT_LEASE_RETRY_MS = 15_000;
 /** How often the holder beats on the lock's connection. */
 export const HEARTBEAT_MS = 2_000;
 /** How long a beat (or any query on the lock's connection) may take: past it, the holder steps down. */
@@ -29,10 +28,6 @@ export const HEARTBEAT_DEADLINE_MS = 2_000;
 export const SILENT_STOP_MS = HEARTBEAT_MS + HEARTBEAT_DEADLINE_MS + 1_000;
 /** Postgres ends the holder's session once no beat came for this long (the lock is then free). */
 const SERVER_SILENCE_MS = 3 * HEARTBEAT_MS + HEARTBEAT_DEADLINE_MS;
-/** The lock's connection as pg_stat_activity names it (and tests find it by). */
-export const LOCK_APPLICATION_NAME = 'ops-console collector lock';
-// Keepalives on the server's side of the lock's session: a client gone without a FIN is noticed in about 8 s.
-const SERVER_KEEPALIVES = '-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3';
 
 export interface Lease<W extends Work> {
   /** What runs while this instance holds the lock. */
@@ -40,8 +35,6 @@ export interface Lease<W extends Work> {
   /** Stops the work (if it ran) and lets the lock go. */
   stop: () => Promise<void>;
 }
-
-class Late extends Error {}
 
 export interface LeaseOptions<W extends Work> {
   databaseUrl: string;
@@ -53,7 +46,7 @@ export interface LeaseOptions<W extends Work> {
 
 export function workWhileHoldingLock<W extends Work>({
   databaseUrl,
-  retryMs = DEFAULT_LEASE_RETRY_MS,
+  retryMs = CONFIG_DEFAULTS.archiveLockRetryMs,
   start,
   log,
   clock = realClock,
@@ -61,12 +54,12 @@ export function workWhileHoldingLock<W extends Work>({
   const stopped = new AbortController();
   const unreachable = createOutage(log, { event: 'archive.lock_unreachable', over: "Archive: the collector lock's connection works again" });
   let collector: W | undefined;
-  let client: pg.Client | undefined;
+  let client: LockConnection | undefined;
   // A function, not the property: each await may have stopped it.
   const isStopped = () => stopped.signal.aborted;
 
   /** Holds the lock on `connection` for as long as it beats; resolves once the work (if it ran) has stopped. */
-  const holdWhileConnected = async (connection: pg.Client): Promise<void> => {
+  const holdWhileConnected = async (on: LockConnection): Promise<void> => {
     let work: W | undefined;
     let stopping: Promise<void> = Promise.resolve();
     let why: string | undefined;
@@ -82,26 +75,9 @@ export function workWhileHoldingLock<W extends Work>({
       collector = undefined;
       if (was) stopping = was.stop();
     };
-    const onError = (error: Error) => stepDown(`its connection failed (${error.message})`);
-    const onEnd = () => stepDown('its connection ended');
     const onStop = () => stepDown('stopping');
-    connection.on('error', onError);
-    connection.on('end', onEnd);
+    const stopListening = on.onLost(stepDown);
     stopped.signal.addEventListener('abort', onStop, { once: true });
-    // Every query on this connection has the deadline; a late answer is the connection's failure.
-    const on: Queryable = {
-      query: async (text, params) => {
-        const sent = connection.query<never>(text, params ? [...params] : undefined);
-        sent.catch(() => undefined);
-        let timer: NodeJS.Timeout | undefined;
-        const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Late()), HEARTBEAT_DEADLINE_MS)));
-        try {
-          return { rows: (await Promise.race([sent, late])).rows };
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-    };
     try {
       for (;;) {
         if (isOver()) return;
@@ -138,15 +114,14 @@ export function workWhileHoldingLock<W extends Work>({
       }
     } catch (error) {
       stepDown(
-        error instanceof Late
+        error instanceof DeadlineExceeded
           ? `a query on its connection got no answer within ${HEARTBEAT_DEADLINE_MS / 1_000} s`
           : `a query on its connection failed (${error instanceof Error ? error.message : String(error)})`,
       );
     } finally {
-      connection.off('error', onError);
-      connection.off('end', onEnd);
+      stopListening();
       stopped.signal.removeEventListener('abort', onStop);
-      destroy(connection);
+      on.destroy();
       await stopping;
     }
     if (isStopped() || why === undefined) return;
@@ -161,21 +136,14 @@ export function workWhileHoldingLock<W extends Work>({
 
   const loop = (async () => {
     while (!isStopped()) {
-      const connection = new pg.Client({
-        connectionString: databaseUrl,
-        application_name: LOCK_APPLICATION_NAME,
-        options: SERVER_KEEPALIVES,
-        keepAlive: true,
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        statement_timeout: HEARTBEAT_DEADLINE_MS,
-      });
-      connection.on('error', () => undefined);
-      client = connection;
+      let connection: LockConnection;
       try {
-        await connection.connect();
+        connection = await openLockConnection(databaseUrl, HEARTBEAT_DEADLINE_MS, stopped.signal);
+        client = connection;
         unreachable.recovered();
+        // Stopped while it connected: nothing may start on it.
+        if (isStopped()) break;
       } catch (error) {
-        destroy(connection);
         if (!isStopped())
           unreachable.failed(
             `Archive: the collector lock's connection failed (${error instanceof Error ? error.message : String(error)}); trying again every ${retryMs / 1_000} s`,
@@ -193,12 +161,7 @@ export function workWhileHoldingLock<W extends Work>({
     async stop() {
       stopped.abort();
       await loop;
-      if (client) destroy(client);
+      client?.destroy();
     },
   };
-}
-
-/** Ends the connection at once: a silent socket would never answer end()'s goodbye. */
-function destroy(connection: pg.Client): void {
-  connection.connection.stream.destroy();
 }

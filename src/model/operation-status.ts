@@ -1,4 +1,4 @@
-import { compareTimes } from './format';
+import { compareTimes } from '../lib/format';
 import type { SqlParams } from './sql-params';
 
 // The one place that knows what an operation status means: its label, its tone, its outcome,

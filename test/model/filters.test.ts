@@ -7,8 +7,8 @@ import {
   searchWithFilters,
   STATUS_CHOICES,
   type FilterableOperation,
-} from '../../../src/features/history/filters/filters';
-import { KNOWN_STATUSES, statusLabel } from '../../../src/lib/operation-status';
+} from '../../src/model/filters';
+import { KNOWN_STATUSES, statusLabel } from '../../src/model/operation-status';
 
 function op(fields: Partial<FilterableOperation> = {}): FilterableOperation {
   return { id: '0b6c1e9a-4f3e-4c8e-9d3a-1a2b3c4d5e6f', action: 'apply_config', status: 'finished', created_at: '2026-11-22T11:00:00.123456Z', ...fields };

@@ -1,9 +1,9 @@
-import type { Figures, InsightRange, InsightWindow, TimeRange } from '../../../api/insights-schemas';
-import { paths } from '../../../config/paths';
-import { KNOWN_STATUSES } from '../../../lib/operation-status';
-import { NO_FILTERS, OTHER_STATUS, searchWithFilters, STATUS_CHOICES, type HistoryFilters } from '../filters/filters';
+import type { Figures, InsightRange, InsightWindow, TimeRange } from '../api/insights-schemas';
+import { paths } from '../config/paths';
+import { KNOWN_STATUSES } from './operation-status';
+import { NO_FILTERS, OTHER_STATUS, searchWithFilters, STATUS_CHOICES, type HistoryFilters } from './filters';
 
-// What each insights figure counts, written once as the history's own filters (fields.ts): the store counts
+// What each insights figure counts, written once as the history's own filters (filter-fields.ts): the store counts
 // a figure with those filters' SQL form (server/store/insights.ts), and the figure links to the history
 // filtered by the very same filters, so the rows there are the figure. docs/insights.md says it in words.
 
