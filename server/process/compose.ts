@@ -196,7 +196,13 @@ export async function startServer({
   metrics.watch({ store, leading: leader.isLeading, collector: collectorReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
-  const ready = createReadiness({ store, leading: leader.isLeading, collector: collectorReads, draining: () => drain.draining });
+  const ready = createReadiness({
+    store,
+    metricsToken: config.metricsToken,
+    leading: leader.isLeading,
+    collector: collectorReads,
+    draining: () => drain.draining,
+  });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
   server.on(
