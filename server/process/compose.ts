@@ -63,8 +63,8 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
-  /** Drains and closes everything the server made; resolves when done. */
-  stop: () => Promise<void>;
+  /** Drains (accepting connections for `acceptMs` first: a signal's SHUTDOWN_GRACE_MS) and closes everything the server made; resolves when done. */
+  stop: (drain?: { acceptMs?: number }) => Promise<void>;
 }
 
 /**
@@ -240,8 +240,8 @@ export async function startServer({
   });
   if (!instance) print(formatBanner(banner));
 
-  const stop = async () => {
-    await drain.start();
+  const stop = async ({ acceptMs = 0 }: { acceptMs?: number } = {}) => {
+    await drain.start({ acceptMs });
     await parts.close?.();
     await revocations.stop();
     await leader.stop();
@@ -261,7 +261,7 @@ export function storeBannerName(store: Pick<Store, 'kind' | 'where'>): string {
  * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
  */
 export function exitOnSignals(
-  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>,
+  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log' | 'config'>>,
   { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {},
 ): void {
   let stopping = false;
@@ -269,7 +269,7 @@ export function exitOnSignals(
     if (stopping) process.exit(1);
     stopping = true;
     log(`${signal}: finishing the requests in flight, then exiting`, { event: 'shutdown.signal', signal });
-    running.stop().then(
+    running.stop({ acceptMs: running.config?.shutdownGraceMs ?? 0 }).then(
       () => process.exit(0),
       () => process.exit(1),
     );
