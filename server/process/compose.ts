@@ -28,6 +28,7 @@ import { createRequestHandler, type RoutesOptions } from '../routes';
 import { createSeal, FINGERPRINT_LENGTH } from '../session/seal';
 import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
+import { pendingSignOutsDir } from '../session/pending-sign-outs';
 import { createStoredRevocations } from '../session/stored-revocations';
 import { refingerprintSources } from '../store/sources';
 import { DEMO_KEY_FILE, DEMO_KEY_MIN_LENGTH, keep, readKept } from '../store/kept-file';
@@ -145,7 +146,7 @@ export async function startServer({
       }),
     );
   });
-  const revocations = createStoredRevocations(store, { log });
+  const revocations = createStoredRevocations(store, { log, pendingDir: pendingSignOutsDir(config.dataDir) });
   await revocations.ready;
   const sessions = createSessions({ seal, revoked: revocations });
   const read = createApiReader(backend.fetch);
