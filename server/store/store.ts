@@ -13,7 +13,7 @@ import { createOutage } from '../log/outage';
 import { StoreUnavailableError, type Db } from './db';
 import { DataDirInUseError, lockDataDir, type DataDirLock } from './data-dir-lock';
 import { openStore, STORE_DIR } from './index';
-import { MigrationFailedError } from './migrations';
+import { compareMigrations, loadMigrations, MigrationFailedError, recordedVersions } from './migrations';
 import { describeDatabaseUrl, isConnectionFailure } from './pg-db';
 
 /** How often a Postgres that could not be opened is tried again. */
@@ -87,6 +87,20 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
   let saidCause: string | undefined;
   const listeners: ((db: Db) => void)[] = [];
 
+  // Versions recorded that this code does not ship: a newer server's (a rolling upgrade), said once per open.
+  const sayUnknownMigrations = async (store: Db) => {
+    try {
+      const { unknown } = compareMigrations(await recordedVersions(store), await loadMigrations());
+      if (unknown.length > 0)
+        log(`Store: ${where} has recorded migrations this server does not ship (${unknown.join(', ')}): a newer server's; this one runs without them`, {
+          event: 'store.migrations_unknown',
+          level: 'warn',
+        });
+    } catch {
+      // Readiness reads the same record and says what it finds.
+    }
+  };
+
   const attempt = (): Promise<Db> => {
     if (unusable) return Promise.reject(new StoreUnavailableError(`The console's store cannot be opened: ${unusable}.`));
     opening ??= (async () => {
@@ -98,6 +112,7 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
         }
         db = store;
         openError = undefined;
+        void sayUnknownMigrations(store);
         saidCause = undefined;
         outage.recovered();
         for (const listener of listeners.splice(0)) listener(store);

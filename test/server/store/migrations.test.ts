@@ -55,6 +55,18 @@ describe.each(DRIVERS)('the migrations on %s', (driver) => {
     expect(await migrate(db, await loadMigrations())).toEqual([]);
   });
 
+  it("stays ready with a newer server's migration recorded, and names it", { timeout: 60_000 }, async () => {
+    await db.query("INSERT INTO schema_migrations (version, name) VALUES (99, '099_from_a_newer_server.sql')");
+    try {
+      const store = { kind: driver, opened: () => db, failing: () => 0, openError: () => undefined };
+      const readiness = await createReadiness({ store, leading: () => false, collector: idle, draining: () => false })();
+      expect(httpStatusOf(readiness)).toBe(200);
+      expect(readiness.checks.store).toMatchObject({ status: 'ok', unknown_migrations: [99] });
+    } finally {
+      await db.query('DELETE FROM schema_migrations WHERE version = 99');
+    }
+  });
+
   it('is not ready when its record lost one migration, names it, and a store that will not open says why', { timeout: 60_000 }, async () => {
     const store = { kind: driver, opened: () => db, failing: () => 0, openError: () => undefined };
     const ready = createReadiness({ store, leading: () => false, collector: idle, draining: () => false });
