@@ -150,27 +150,31 @@ describe('notification routes', () => {
     expect((await call(e, 'GET', path)).status).toBe(405);
   });
 
-  it(`refuses a key's webhook past ${MAX_WEBHOOKS_PER_KEY} with 409 naming the limit, and takes one again once one is removed`, async () => {
-    const g = await signIn('key-g-000000000000000000000000');
-    const made = await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_KEY }, () => call(g, 'POST', WEBHOOKS_PATH, hook)));
-    expect(made.map((answer) => answer.status)).toEqual(made.map(() => 201));
-    // Two more at once: neither passes the limit.
-    const refused = await Promise.all([call(g, 'POST', WEBHOOKS_PATH, hook), call(g, 'POST', WEBHOOKS_PATH, hook)]);
-    for (const answer of refused)
-      expect(answer).toMatchObject({
-        status: 409,
-        json: { code: TOO_MANY_WEBHOOKS_CODE, message: expect.stringContaining(`at most ${MAX_WEBHOOKS_PER_KEY} webhooks`) as string },
-      });
-    expect(((await call(g, 'GET', WEBHOOKS_PATH)).json?.webhooks as unknown[]).length).toBe(MAX_WEBHOOKS_PER_KEY);
-    // Another key is not counted with this one.
-    expect((await call(await signIn('key-h-000000000000000000000000'), 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
+  it(
+    `refuses a key's webhook past ${MAX_WEBHOOKS_PER_KEY} with 409 naming the limit, and takes one again once one is removed`,
+    { timeout: 30_000 },
+    async () => {
+      const g = await signIn('key-g-000000000000000000000000');
+      const made = await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_KEY }, () => call(g, 'POST', WEBHOOKS_PATH, hook)));
+      expect(made.map((answer) => answer.status)).toEqual(made.map(() => 201));
+      // Two more at once: neither passes the limit.
+      const refused = await Promise.all([call(g, 'POST', WEBHOOKS_PATH, hook), call(g, 'POST', WEBHOOKS_PATH, hook)]);
+      for (const answer of refused)
+        expect(answer).toMatchObject({
+          status: 409,
+          json: { code: TOO_MANY_WEBHOOKS_CODE, message: expect.stringContaining(`at most ${MAX_WEBHOOKS_PER_KEY} webhooks`) as string },
+        });
+      expect(((await call(g, 'GET', WEBHOOKS_PATH)).json?.webhooks as unknown[]).length).toBe(MAX_WEBHOOKS_PER_KEY);
+      // Another key is not counted with this one.
+      expect((await call(await signIn('key-h-000000000000000000000000'), 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
 
-    const id = (made[0]?.json?.webhook as { id: string }).id;
-    expect((await call(g, 'DELETE', webhookPath(id))).status).toBe(204);
-    expect((await call(g, 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
-  });
+      const id = (made[0]?.json?.webhook as { id: string }).id;
+      expect((await call(g, 'DELETE', webhookPath(id))).status).toBe(204);
+      expect((await call(g, 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
+    },
+  );
 
-  it('pages through a delivery log longer than a page, each delivery once, newest first', async () => {
+  it('pages through a delivery log longer than a page, each delivery once, newest first', { timeout: 30_000 }, async () => {
     const i = await signIn('key-i-000000000000000000000000');
     const id = ((await call(i, 'POST', WEBHOOKS_PATH, hook)).json?.webhook as { id: string }).id;
     const count = 7;
