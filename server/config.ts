@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import * as z from 'zod/mini';
 import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevelSetting } from './log/logger';
+import { SHUTDOWN_GRACE_MS } from './process/shutdown';
 import { parseApiBase } from './proxy/forward-proxy';
 import { PLATFORM_REQUESTS_PER_MINUTE } from '../src/config/platform-limits';
 
@@ -45,6 +46,8 @@ export interface ServerConfig {
   logFormat: LogFormat | undefined;
   /** LOG_LEVEL: the least level written (default info: a line per request). */
   logLevel: LogLevelSetting;
+  /** SHUTDOWN_GRACE_MS: how long a signalled server still accepts connections, /readyz 503 (server/process/shutdown.ts). */
+  shutdownGraceMs: number;
 }
 
 /** Each setting's value when its variable is unset: readConfig's, and the parts' own when built without a ServerConfig (tests, the bench). */
@@ -167,5 +170,6 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     metricsToken: parseMetricsToken(optional(env.METRICS_TOKEN)),
     logFormat: parseLogFormat(optional(env.LOG_FORMAT)),
     logLevel: parseLogLevel(optional(env.LOG_LEVEL)),
+    shutdownGraceMs: wholeNumber('SHUTDOWN_GRACE_MS', optional(env.SHUTDOWN_GRACE_MS), SHUTDOWN_GRACE_MS, 0, 10 * 60_000),
   };
 }

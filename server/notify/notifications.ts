@@ -5,7 +5,7 @@
 // event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';
 import { createOutage } from '../log/outage';
-import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
+import type { CreateWebhook, DeliveriesQuery, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
 import { RESEND_WINDOW_MS } from './backoff';
 import { deliveryLog, redeliver, type DeliveryRow, type Redelivery } from '../store/deliveries';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';
@@ -14,7 +14,17 @@ import type { Db } from '../store/db';
 import type { NotificationEvent } from './payload';
 import { newWebhookSecret } from './signature';
 import { checkWebhookUrl } from './url-guard';
-import { deleteWebhook, getWebhook, insertWatch, insertWebhook, listWatches, listWebhooks, resumeWebhook, scopeOf, type WebhookRow } from '../store/webhooks';
+import {
+  deleteWebhook,
+  getWebhook,
+  insertWatch,
+  insertWebhookWithin,
+  listWatches,
+  listWebhooks,
+  resumeWebhook,
+  scopeOf,
+  type WebhookRow,
+} from '../store/webhooks';
 
 /** How often the loop looks for new transitions and due deliveries. */
 export const NOTIFY_TICK_MS = 1_000;
@@ -23,6 +33,8 @@ export const LONGER_CHECK_MS = 30_000;
 /** Open "Notify me when it ends" watches a key may have; those older than WATCH_COUNTS_FOR_MS (an operation that never ended) no longer count. */
 export const MAX_OPEN_WATCHES = 200;
 export const WATCH_COUNTS_FOR_MS = 7 * 24 * 60 * 60 * 1000;
+/** Webhooks a key may have: each is delivery work and memory on every pass (a hundred took 64 MB). */
+export const MAX_WEBHOOKS_PER_KEY = 20;
 
 /** Who is asking: the fingerprint of the session's key (which webhooks they see) and the key itself (sealed into what they make). */
 export interface Owner {
@@ -30,7 +42,13 @@ export interface Owner {
   apiKey: string;
 }
 
-export type Created = { ok: true; webhook: Webhook; secret: string } | { ok: false; problem: string };
+/** A webhook made, or why not: its URL refused, or the key has MAX_WEBHOOKS_PER_KEY already. */
+export type Created = { ok: true; webhook: Webhook; secret: string } | { ok: false; problem: string; reason: 'invalid-url' | 'too-many' };
+/** A page of a webhook's delivery log, and the cursor of the next (none: the last). */
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  nextCursor?: string;
+}
 /** A watch kept, or why not: no webhook to send it to, or too many open already. */
 export type Watched = { ok: true; watch: OperationWatch } | { ok: false; reason: 'no-webhook' | 'too-many' };
 
@@ -41,7 +59,10 @@ export interface Notifications {
   /** Delivers a sample event now; null when the webhook is not the owner's. */
   test: (owner: Owner, id: string) => Promise<TestResult | null>;
   resume: (owner: Owner, id: string) => Promise<boolean>;
+  /** The newest page of the log (null: not the owner's webhook). */
   deliveries: (owner: Owner, id: string) => Promise<Delivery[] | null>;
+  /** One page of the log, at most `limit` (MAX_DELIVERIES_PAGE) after `cursor` (a page's nextCursor). */
+  deliveryPage: (owner: Owner, id: string, page?: DeliveriesQuery) => Promise<DeliveryPage | null>;
   /** "Redeliver": one event of the log sent again now; null when the webhook is not the owner's; 'paused' while it is. */
   redeliver: (owner: Owner, id: string, eventId: string) => Promise<Redelivery | 'paused' | null>;
   watch: (owner: Owner, projectId: string, operationId: string) => Promise<Watched>;
@@ -140,24 +161,42 @@ export function createNotifications(options: NotificationsOptions): Notification
     await worker.tick();
   };
 
+  const deliveryPage = async (owner: Owner, id: string, page: DeliveriesQuery = {}): Promise<DeliveryPage | null> => {
+    if (!(await owned(owner, id))) return null;
+    const at = now();
+    const { rows, next } = await deliveryLog(db, id, { ...(page.limit ? { limit: page.limit } : {}), before: page.cursor });
+    return { deliveries: rows.map((row) => deliveryOf(row, at)), ...(next ? { nextCursor: next } : {}) };
+  };
+
   return {
     list: async (owner) => (await listWebhooks(db, owner.fingerprint)).map(webhookOf),
     async create(owner, input) {
+      const tooMany = {
+        ok: false,
+        reason: 'too-many',
+        problem: `A key can have at most ${MAX_WEBHOOKS_PER_KEY} webhooks: remove one before adding another.`,
+      } as const;
+      if ((await listWebhooks(db, owner.fingerprint)).length >= MAX_WEBHOOKS_PER_KEY) return tooMany;
       const checked = await checkWebhookUrl(input.url, { allowPrivate: options.allowPrivate, ...(options.resolve ? { resolve: options.resolve } : {}) });
-      if (!checked.ok) return { ok: false, problem: checked.problem };
+      if (!checked.ok) return { ok: false, reason: 'invalid-url', problem: checked.problem };
       const secret = newWebhookSecret();
-      const row = await insertWebhook(db, {
-        id: `wh_${randomBytes(9).toString('base64url')}`,
-        ownerFingerprint: owner.fingerprint,
-        ownerKeySealed: sealKey(owner),
-        url: checked.url.toString(),
-        format: input.format,
-        scope: input.scope,
-        events: [...new Set(input.events)],
-        secretSealed: options.seal.seal('webhook-secret', secret),
-        createdAt: new Date(now()),
-      });
-      return { ok: true, webhook: webhookOf(row), secret };
+      // Counted again as it is kept: two added at once cannot pass the limit together.
+      const row = await insertWebhookWithin(
+        db,
+        {
+          id: `wh_${randomBytes(9).toString('base64url')}`,
+          ownerFingerprint: owner.fingerprint,
+          ownerKeySealed: sealKey(owner),
+          url: checked.url.toString(),
+          format: input.format,
+          scope: input.scope,
+          events: [...new Set(input.events)],
+          secretSealed: options.seal.seal('webhook-secret', secret),
+          createdAt: new Date(now()),
+        },
+        MAX_WEBHOOKS_PER_KEY,
+      );
+      return row ? { ok: true, webhook: webhookOf(row), secret } : tooMany;
     },
     remove: (owner, id) => deleteWebhook(db, id, owner.fingerprint),
     async test(owner, id) {
@@ -170,11 +209,8 @@ export function createNotifications(options: NotificationsOptions): Notification
     // Resuming with the asker's key: a webhook paused because its maker's key was revoked works again with a live one.
     resume: async (owner, id) =>
       (await owned(owner, id)) ? resumeWebhook(db, id, owner.fingerprint, new Date(now()), new Date(now() - RESEND_WINDOW_MS), sealKey(owner)) : false,
-    async deliveries(owner, id) {
-      if (!(await owned(owner, id))) return null;
-      const at = now();
-      return (await deliveryLog(db, id)).map((row) => deliveryOf(row, at));
-    },
+    deliveries: async (owner, id) => (await deliveryPage(owner, id))?.deliveries ?? null,
+    deliveryPage,
     async redeliver(owner, id, eventId) {
       const row = await owned(owner, id);
       if (!row) return null;

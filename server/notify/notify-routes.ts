@@ -6,10 +6,12 @@ import * as z from 'zod/mini';
 import {
   CANNOT_REDELIVER_CODE,
   CreateWebhookSchema,
+  DeliveriesQuerySchema,
   INVALID_WEBHOOK_URL_CODE,
   NO_WEBHOOK_CODE,
   NOTIFICATIONS_API_PATH,
   TOO_MANY_WATCHES_CODE,
+  TOO_MANY_WEBHOOKS_CODE,
   WatchRequestSchema,
   WATCHES_PATH,
   WEBHOOKS_PATH,
@@ -83,7 +85,10 @@ async function route(req: IncomingMessage, path: string, method: string, notific
     const input = await readJson(req, CreateWebhookSchema);
     if (typeof input === 'string') return { error: 400, message: input };
     const created = await notifications.create(owner, input);
-    if (!created.ok) return { error: 400, message: created.problem, code: INVALID_WEBHOOK_URL_CODE };
+    if (!created.ok)
+      return created.reason === 'too-many'
+        ? { error: 409, message: created.problem, code: TOO_MANY_WEBHOOKS_CODE }
+        : { error: 400, message: created.problem, code: INVALID_WEBHOOK_URL_CODE };
     return { status: 201, body: { webhook: created.webhook, secret: created.secret } };
   }
   if (path === WATCHES_PATH && method === 'GET') return { status: 200, body: { watches: await notifications.watches(owner) } };
@@ -121,8 +126,10 @@ async function route(req: IncomingMessage, path: string, method: string, notific
   }
   if (action === 'resume' && method === 'POST') return (await notifications.resume(owner, id)) ? { status: 204 } : NOT_FOUND;
   if (action === 'deliveries' && method === 'GET') {
-    const deliveries = await notifications.deliveries(owner, id);
-    return deliveries ? { status: 200, body: { deliveries } } : NOT_FOUND;
+    const query = DeliveriesQuerySchema.safeParse(Object.fromEntries(new URL(req.url ?? '/', 'http://console.invalid').searchParams));
+    if (!query.success) return { error: 400, message: query.error.issues[0]?.message ?? 'The query has an unexpected shape.' };
+    const page = await notifications.deliveryPage(owner, id, query.data);
+    return page ? { status: 200, body: page } : NOT_FOUND;
   }
   return { allowed: action === undefined ? ['DELETE'] : action === 'deliveries' ? ['GET'] : ['POST'] };
 }

@@ -1,5 +1,6 @@
 // /readyz and /metrics (docs/operations.md). /readyz answers anyone, like /healthz (a balancer may name the
-// instance by its address). /metrics answers a request bearing METRICS_TOKEN; with none set, only a client on
+// instance by its address), but only those who may read /metrics, or a client on this machine, see its checks'
+// details (hosts, ports, error texts); others get each check's name and status. /metrics answers a request bearing METRICS_TOKEN; with none set, only a client on
 // this machine that came straight in (a proxy in front of the console would make every visitor look local: a
 // request it forwarded, with X-Forwarded-For or Forwarded, is refused too). Refusals are the console's error body.
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -8,7 +9,7 @@ import { isLoopbackHost } from '../../src/lib/hosts';
 import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { discardBody } from '../http/body';
 import type { Metrics } from './metrics';
-import type { Readiness } from './readiness';
+import { httpStatusOf, summaryOf, type ReadinessProbe } from './readiness';
 
 export const METRICS_UNAUTHORIZED_CODE = 'metrics_unauthorized';
 export const METRICS_FORBIDDEN_CODE = 'metrics_forbidden';
@@ -37,17 +38,23 @@ function readOnly(req: IncomingMessage, res: ServerResponse): boolean {
   return false;
 }
 
-export async function serveReadiness(req: IncomingMessage, res: ServerResponse, ready: () => Promise<Readiness>): Promise<void> {
+/** Whether /readyz shows this request its checks' details: a client on this machine, or one /metrics would answer. */
+export function mayReadReadinessDetails(req: IncomingMessage, token: string | undefined): boolean {
+  return metricsRefusal(req, undefined) === undefined || metricsRefusal(req, token) === undefined;
+}
+
+export async function serveReadiness(req: IncomingMessage, res: ServerResponse, ready: ReadinessProbe): Promise<void> {
   await discardBody(req);
   res.setHeader('Cache-Control', 'no-store');
   if (!readOnly(req, res)) return;
   const readiness = await ready();
+  const status = httpStatusOf(readiness);
   if (req.method === 'HEAD') {
-    res.statusCode = readiness.status === 'ready' ? 200 : 503;
+    res.statusCode = status;
     res.end();
     return;
   }
-  sendJson(res, readiness.status === 'ready' ? 200 : 503, readiness);
+  sendJson(res, status, mayReadReadinessDetails(req, ready.metricsToken) ? readiness : summaryOf(readiness));
 }
 
 export async function serveMetrics(

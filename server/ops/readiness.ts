@@ -1,10 +1,12 @@
 // /readyz (docs/operations.md, "Readiness"): whether a balancer should send this instance requests, with each
-// check named. Not ready while shutting down (first of all: process/shutdown.ts's drain), or while the store
-// does not answer within READY_STORE_DEADLINE_MS or lacks a migration this code needs; the embedded store not
-// opened yet is ready (it opens when first needed) and says so. The collector (collecting here, standby while
-// another instance holds its lock, its lag) and the outbox (what waits, since when) are reported, and never make
-// the instance unready: another instance could do nothing better about a slow API or a receiver that is down.
-import { appliedVersion, loadMigrations } from '../store/migrations';
+// check named. 503 only for what taking this instance out fixes: shutting down (first of all: process/shutdown.ts's
+// drain), or its store lacking a migration this code ships (the whole set recorded is compared with the set shipped,
+// and what is missing is named). A store that is down or slow is shared by every instance and live pages work
+// without it: its check says "degraded", with the reason, and the answer stays 200. The embedded store not opened
+// yet is ready (it opens when first needed) and says so. The collector (collecting here, standby while another
+// instance holds its lock, its lag) and the outbox (what waits, since when) are reported, and never make the
+// instance unready: another instance could do nothing better about a slow API or a receiver that is down.
+import { compareMigrations, loadMigrations, MigrationFailedError, recordedVersions, type Migration } from '../store/migrations';
 import { outboxBacklog, type OutboxBacklog } from '../store/deliveries';
 import type { Db } from '../store/db';
 import type { Store } from '../store/store';
@@ -16,9 +18,11 @@ export const READY_STORE_DEADLINE_MS = 1_500;
 export const COLLECTOR_LAG_WARN_MS = 5 * 60_000;
 
 export type StoreCheck =
-  | { status: 'ok'; kind: Store['kind']; migration: number; took_ms: number }
+  /** `unknown_migrations`: versions recorded that this code does not ship (a newer server's, during a rolling upgrade). */
+  | { status: 'ok'; kind: Store['kind']; migration: number; took_ms: number; unknown_migrations?: number[] }
   | { status: 'not opened'; kind: 'pglite'; detail: string }
-  | { status: 'unavailable' | 'migrations missing' | 'not checked'; kind: Store['kind']; detail: string };
+  | { status: 'migrations missing'; kind: Store['kind']; missing: string[]; detail: string }
+  | { status: 'degraded' | 'not checked'; kind: Store['kind']; detail: string };
 
 export interface CollectorCheck {
   status: 'collecting' | 'lagging' | 'standby' | 'waiting for the store';
@@ -34,8 +38,30 @@ export interface Readiness {
   checks: { store: StoreCheck; collector: CollectorCheck; outbox: OutboxCheck };
 }
 
+/** What /readyz tells a client that may not read the details (server/ops/ops-routes.ts): each check's name and status. */
+export interface ReadinessSummary {
+  status: Readiness['status'];
+  checks: { [Name in keyof Readiness['checks']]: { status: Readiness['checks'][Name]['status'] } };
+}
+
+export function summaryOf(readiness: Readiness): ReadinessSummary {
+  const { store, collector, outbox } = readiness.checks;
+  return { status: readiness.status, checks: { store: { status: store.status }, collector: { status: collector.status }, outbox: { status: outbox.status } } };
+}
+
+/** The HTTP status /readyz answers with: 503 only while a balancer should take this instance out. */
+export const httpStatusOf = (readiness: Pick<Readiness, 'status'>): 200 | 503 => (readiness.status === 'ready' ? 200 : 503);
+
+/** The readiness check as /readyz calls it, with METRICS_TOKEN: who, besides this machine, may read its details. */
+export interface ReadinessProbe {
+  (): Promise<Readiness>;
+  readonly metricsToken?: string | undefined;
+}
+
 export interface ReadinessOptions {
-  store: Pick<Store, 'kind' | 'opened' | 'failing'>;
+  store: Pick<Store, 'kind' | 'opened' | 'failing' | 'openError'>;
+  /** METRICS_TOKEN (server/config.ts). */
+  metricsToken?: string | undefined;
   /** Whether this instance collects now (collector/leader.ts). */
   leading: () => boolean;
   collector: Pick<CollectorWatch, 'lastSuccessAt' | 'failingSince'>;
@@ -61,42 +87,61 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The migration that kept the store from opening, if that is why (store.ts wraps it in StoreUnavailableError). */
+function failedMigration(error: Error | undefined): MigrationFailedError | undefined {
+  if (error instanceof MigrationFailedError) return error;
+  return error?.cause instanceof MigrationFailedError ? error.cause : undefined;
+}
+
 export function createReadiness({
   store,
+  metricsToken,
   leading,
   collector,
   draining,
   now = Date.now,
   deadlineMs = READY_STORE_DEADLINE_MS,
-}: ReadinessOptions): () => Promise<Readiness> {
-  let latest: Promise<number> | undefined;
-  const latestMigration = () => (latest ??= loadMigrations().then((all) => all.at(-1)?.version ?? 0));
+}: ReadinessOptions): ReadinessProbe {
+  let shipped: Promise<Migration[]> | undefined;
+  const shippedMigrations = () => (shipped ??= loadMigrations());
   // One query of each at a time, past its deadline too: a balancer asking every second while the store hangs ties
   // up one of the pool's connections, not one per question.
-  let probing: Promise<number> | undefined;
-  const applied = (db: Db) => (probing ??= appliedVersion(db).finally(() => (probing = undefined)));
+  let probing: Promise<number[]> | undefined;
+  const recorded = (db: Db) => (probing ??= recordedVersions(db).finally(() => (probing = undefined)));
   let reading: Promise<OutboxBacklog> | undefined;
   const backlog = (db: Db) => (reading ??= outboxBacklog(db).finally(() => (reading = undefined)));
 
   const checkStore = async (db: Db | undefined): Promise<StoreCheck> => {
     if (!db) {
-      if (store.kind === 'pglite') return { status: 'not opened', kind: 'pglite', detail: 'The embedded store opens when something first needs it.' };
-      return {
-        status: 'unavailable',
-        kind: store.kind,
-        detail: `The store has not opened yet (tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}); it is tried again every few seconds.`,
-      };
+      const error = store.openError();
+      const migration = failedMigration(error);
+      if (migration) return { status: 'migrations missing', kind: store.kind, missing: [...migration.missing], detail: migration.message };
+      if (store.kind === 'pglite' && !error) return { status: 'not opened', kind: 'pglite', detail: 'The embedded store opens when something first needs it.' };
+      const tries = `tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}, again every few seconds`;
+      return { status: 'degraded', kind: store.kind, detail: error ? `${error.message} (${tries})` : `The store has not opened yet (${tries}).` };
     }
     const started = performance.now();
     try {
-      const [has, wanted] = await within(deadlineMs, Promise.all([applied(db), latestMigration()]));
+      const [versions, migrations] = await within(deadlineMs, Promise.all([recorded(db), shippedMigrations()]));
       const took = Math.round(performance.now() - started);
-      if (has < wanted)
-        return { status: 'migrations missing', kind: store.kind, detail: `The store has migrations up to ${has}; this server needs ${wanted}.` };
-      return { status: 'ok', kind: store.kind, migration: has, took_ms: took };
+      const { missing, unknown } = compareMigrations(versions, migrations);
+      if (missing.length > 0)
+        return {
+          status: 'migrations missing',
+          kind: store.kind,
+          missing,
+          detail: `The store has not recorded ${missing.join(', ')}: this server needs ${missing.length === 1 ? 'it' : 'them'} (docs/operations.md, "Migrations").`,
+        };
+      return {
+        status: 'ok',
+        kind: store.kind,
+        migration: Math.max(0, ...versions),
+        took_ms: took,
+        ...(unknown.length > 0 ? { unknown_migrations: unknown } : {}),
+      };
     } catch (error) {
       const detail = error instanceof Late ? `The store did not answer within ${deadlineMs} ms.` : describe(error);
-      return { status: 'unavailable', kind: store.kind, detail };
+      return { status: 'degraded', kind: store.kind, detail };
     }
   };
 
@@ -115,7 +160,10 @@ export function createReadiness({
   };
 
   const checkOutbox = async (db: Db | undefined, storeOk: boolean): Promise<OutboxCheck> => {
-    if (!db) return store.kind === 'pglite' ? { status: 'ok', pending: 0, oldest_pending_s: null } : { status: 'unknown', detail: 'The store is unavailable.' };
+    if (!db)
+      return store.kind === 'pglite' && !store.openError()
+        ? { status: 'ok', pending: 0, oldest_pending_s: null }
+        : { status: 'unknown', detail: 'The store is unavailable.' };
     if (!storeOk) return { status: 'unknown', detail: 'The store is unavailable.' };
     try {
       const waiting = await within(deadlineMs, backlog(db));
@@ -134,11 +182,11 @@ export function createReadiness({
   const check = async (): Promise<Readiness> => {
     const db = store.opened();
     const storeCheck = await checkStore(db);
-    const storeOk = storeCheck.status === 'ok' || storeCheck.status === 'not opened';
     const outbox = await checkOutbox(db, storeCheck.status === 'ok');
-    return { status: draining() ? 'draining' : storeOk ? 'ready' : 'not ready', checks: { store: storeCheck, collector: checkCollector(), outbox } };
+    const status = draining() ? 'draining' : storeCheck.status === 'migrations missing' ? 'not ready' : 'ready';
+    return { status, checks: { store: storeCheck, collector: checkCollector(), outbox } };
   };
-  return async () => {
+  const probe = async (): Promise<Readiness> => {
     if (draining()) {
       // Shutdown first: the answer must not wait on a store that may be slow.
       const detail = 'This instance is shutting down.';
@@ -150,4 +198,5 @@ export function createReadiness({
     running ??= check().finally(() => (running = undefined));
     return running;
   };
+  return Object.assign(probe, { metricsToken });
 }

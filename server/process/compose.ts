@@ -28,6 +28,7 @@ import { createSeal } from '../seal/seal';
 import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
 import { renameKeptKeysOnOpen } from '../session/kept-key-names';
+import { pendingSignOutsDir } from '../session/pending-sign-outs';
 import { createStoredRevocations } from '../session/stored-revocations';
 import { createStore, dbOf, type Store } from '../store/store';
 import { bannerLines, formatBanner } from './banner';
@@ -62,8 +63,8 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
-  /** Drains and closes everything the server made; resolves when done. */
-  stop: () => Promise<void>;
+  /** Drains (accepting connections for `acceptMs` first: a signal's SHUTDOWN_GRACE_MS) and closes everything the server made; resolves when done. */
+  stop: (drain?: { acceptMs?: number }) => Promise<void>;
 }
 
 /** The simulator's fault control: always on dev, on `npm start` with SIM_FAULTS=1, never in front of a real API. */
@@ -109,7 +110,7 @@ export async function startServer({
   const seal = createSeal(secret.secret);
   const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
   renameKeptKeysOnOpen(store, seal, log);
-  const revocations = createStoredRevocations(store, { log });
+  const revocations = createStoredRevocations(store, { log, pendingDir: pendingSignOutsDir(config.dataDir) });
   await revocations.ready;
   const sessions = createSessions({ seal, revoked: revocations });
   const read = createApiReader(backend.fetch);
@@ -160,7 +161,13 @@ export async function startServer({
   metrics.watch({ store, leading: leader.isLeading, collector: collectorReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
-  const ready = createReadiness({ store, leading: leader.isLeading, collector: collectorReads, draining: () => drain.draining });
+  const ready = createReadiness({
+    store,
+    metricsToken: config.metricsToken,
+    leading: leader.isLeading,
+    collector: collectorReads,
+    draining: () => drain.draining,
+  });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
   server.on(
@@ -198,8 +205,8 @@ export async function startServer({
   });
   if (!instance) print(formatBanner(banner));
 
-  const stop = async () => {
-    await drain.start();
+  const stop = async ({ acceptMs = 0 }: { acceptMs?: number } = {}) => {
+    await drain.start({ acceptMs });
     await parts.close?.();
     await revocations.stop();
     await leader.stop();

@@ -8,7 +8,7 @@ import type { RunningServer } from './compose';
  * hears SIGTERM from its primary only: Ctrl-C reaches the whole process group, and the primary passes it on.
  */
 export function exitOnSignals(
-  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log'>>,
+  running: Pick<RunningServer, 'stop'> & Partial<Pick<RunningServer, 'log' | 'config'>>,
   { log = running.log ?? processLog, instance = false }: { log?: Log; instance?: boolean } = {},
 ): void {
   let stopping = false;
@@ -16,7 +16,7 @@ export function exitOnSignals(
     if (stopping) process.exit(1);
     stopping = true;
     log(`${signal}: finishing the requests in flight, then exiting`, { event: 'shutdown.signal', signal });
-    running.stop().then(
+    running.stop({ acceptMs: running.config?.shutdownGraceMs ?? 0 }).then(
       () => process.exit(0),
       () => process.exit(1),
     );

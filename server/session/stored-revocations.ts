@@ -6,7 +6,8 @@
 // again whatever it may have missed each time it starts listening (a lost connection), and reads what was
 // added every `pollMs` besides, should a notification not come. Nothing is dropped: a write the store
 // could not take (it is down) is kept and written when it returns, and sign-out answers once its write
-// committed (or after SPREAD_WAIT_MS, holding here meanwhile).
+// committed (or after SPREAD_WAIT_MS, holding here meanwhile). What waits for the store is also kept on disk
+// (pending-sign-outs.ts) and read back at start, so a restart before the store returns does not forget it.
 import * as z from 'zod/mini';
 import { settledWithin } from '../lib/deadline';
 import type { Log } from '../log/logger';
@@ -14,6 +15,7 @@ import { createOutage } from '../log/outage';
 import type { Db } from '../store/db';
 import { pruneRevocations, REVOCATIONS_CHANNEL, revocationsSince, storeRevocation } from '../store/revoked-sessions';
 import type { Store } from '../store/store';
+import { createPendingSignOuts, pendingSignOutsDir } from './pending-sign-outs';
 import { createRevokedSessions, type RevocationReason, type RevokedSessions } from './revoked-sessions';
 
 export const REVOCATION_POLL_MS = 5_000;
@@ -51,10 +53,23 @@ interface Pending {
 
 export function createStoredRevocations(
   store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>,
-  { now = Date.now, pollMs = REVOCATION_POLL_MS, log }: { now?: () => number; pollMs?: number; log: Log },
+  {
+    now = Date.now,
+    pollMs = REVOCATION_POLL_MS,
+    log,
+    pendingDir = pendingSignOutsDir(undefined),
+  }: {
+    now?: () => number;
+    pollMs?: number;
+    log: Log;
+    /** Where sign-outs not yet in the store are kept meanwhile (pending-sign-outs.ts; DATA_DIR's folder). */
+    pendingDir?: string;
+  },
 ): StoredRevocations {
   const local = createRevokedSessions(now, Number.POSITIVE_INFINITY);
   const pending = new Map<string, Pending>();
+  const onDisk = createPendingSignOuts(pendingDir);
+  let diskRefused = false;
   let readUpTo = 0;
   let prunedAt = now();
   let timer: NodeJS.Timeout | undefined;
@@ -99,6 +114,7 @@ export function createStoredRevocations(
         for (let entry = first(); entry; entry = first()) {
           if (entry.exp > now()) await storeRevocation(db, entry.sid, new Date(entry.exp), new Date(now()), entry.reason);
           pending.delete(entry.sid);
+          onDisk.forget(entry.sid);
           entry.done();
         }
         recovered();
@@ -110,6 +126,21 @@ export function createStoredRevocations(
     })();
     return flushing;
   };
+
+  const hold = (sid: string, exp: number, reason: RevocationReason) => {
+    let done: () => void = () => undefined;
+    const written = new Promise<void>((resolve) => (done = resolve));
+    pending.set(sid, { sid, exp, reason, written, done });
+  };
+  // Sign-outs a previous run (or another instance on this folder) kept and could not write: refused from the first request.
+  for (const entry of onDisk.load(now())) {
+    local.revoke(entry.sid, entry.exp, entry.reason);
+    hold(entry.sid, entry.exp, entry.reason);
+  }
+  if (pending.size > 0)
+    log(`Sessions: ${pending.size} sign-out${pending.size === 1 ? '' : 's'} kept in ${onDisk.dir} refused again; written when the store answers`, {
+      event: 'sessions.sign_outs_reloaded',
+    });
 
   const ready = new Promise<void>((resolve) => {
     store.onOpen((db) => {
@@ -152,9 +183,18 @@ export function createStoredRevocations(
     revoke(sid, exp, reason = 'signed-out') {
       local.revoke(sid, exp, reason);
       if (exp <= now() || pending.has(sid)) return;
-      let done: () => void = () => undefined;
-      const written = new Promise<void>((resolve) => (done = resolve));
-      pending.set(sid, { sid, exp, reason, written, done });
+      hold(sid, exp, reason);
+      try {
+        onDisk.keep({ sid, exp, reason });
+        diskRefused = false;
+      } catch (error) {
+        if (!diskRefused)
+          log(`Sessions: a sign-out could not be kept in ${onDisk.dir} (${describe(error)}); it holds in memory until the store has it`, {
+            event: 'sessions.sign_out_not_kept',
+            level: 'warn',
+          });
+        diskRefused = true;
+      }
       // PGlite's first start holds the process for seconds: a sign-out does not pay it (it holds here meanwhile).
       if (store.opened() || store.kind === 'postgres') void flush();
     },

@@ -2,7 +2,7 @@
 // re-read, a restart or a second instance never queues an event twice; claimed one at a time FOR UPDATE SKIP
 // LOCKED with a lease, so two instances never send the same attempt (a lease that lapses, its holder gone, is
 // taken over).
-import type { NotificationEventType } from '../../src/api/notification-schemas';
+import { MAX_DELIVERIES_PAGE, type NotificationEventType } from '../../src/api/notification-schemas';
 import type { Queryable } from './db';
 
 /** The operation as the API described it when the event was raised (kept whole: receivers get the API's object). */
@@ -135,13 +135,24 @@ export async function releaseDelivery(db: Queryable, id: string): Promise<void> 
 }
 
 /** The delivery log the page shows: newest first, only rows about projects the owner's key was seen to read. */
-export async function deliveryLog(db: Queryable, webhookId: string, limit = 100): Promise<DeliveryRow[]> {
-  return (
-    await db.query<DeliveryRow>(`SELECT * FROM notify_deliveries WHERE webhook_id = $1 AND visible AND state <> 'withheld' ORDER BY id DESC LIMIT $2`, [
-      webhookId,
-      limit,
-    ])
-  ).rows;
+/**
+ * One page of a webhook's delivery log, newest first: at most `limit` rows older than the row `before` names (the
+ * cursor: its id as text, as both drivers read it; none: from the newest). `next` is the cursor of the page after
+ * it, null on the last.
+ */
+export async function deliveryLog(
+  db: Queryable,
+  webhookId: string,
+  { limit = MAX_DELIVERIES_PAGE, before }: { limit?: number; before?: string | undefined } = {},
+): Promise<{ rows: DeliveryRow[]; next: string | null }> {
+  const { rows } = await db.query<DeliveryRow & { cursor: string }>(
+    `SELECT *, id::text AS cursor FROM notify_deliveries
+     WHERE webhook_id = $1 AND visible AND state <> 'withheld' AND ($3::bigint IS NULL OR id < $3::bigint)
+     ORDER BY id DESC LIMIT $2`,
+    [webhookId, limit + 1, before ?? null],
+  );
+  const page = rows.slice(0, limit);
+  return { rows: page, next: rows.length > limit ? (page.at(-1)?.cursor ?? null) : null };
 }
 
 export interface OutboxBacklog {

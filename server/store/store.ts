@@ -14,6 +14,7 @@ import { createOutage } from '../log/outage';
 import { StoreUnavailableError, type Db } from './db';
 import { DataDirInUseError, lockDataDir, type DataDirLock } from './data-dir-lock';
 import { openStore, STORE_DIR } from './index';
+import { compareMigrations, loadMigrations, MigrationFailedError, recordedVersions } from './migrations';
 import { describeDatabaseUrl, isConnectionFailure } from './pg-db';
 
 /** How often a Postgres that could not be opened is tried again. */
@@ -38,6 +39,8 @@ export interface Store {
   onOpen: (listener: (db: Db) => void) => void;
   /** Failures since the store last answered (0: it answers, or was never asked): readiness and metrics read it. */
   failing: () => number;
+  /** Why it last could not be opened (undefined once open, or never tried): readiness names it. */
+  openError: () => Error | undefined;
   close: () => Promise<void>;
 }
 
@@ -79,7 +82,25 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
   // One line when the store stops answering (opening it, or a query on the open one), one when it answers again.
   const outage = createOutage(log, { event: 'store.unavailable', fields: { store: where }, over: `Store: ${where} answers again` });
   let retry: NodeJS.Timeout | undefined;
+  let openError: Error | undefined;
+  // A migration that fails (or an embedded store that will not open) is not the store being away: said once per
+  // distinct cause, at error level, with its text.
+  let saidCause: string | undefined;
   const listeners: ((db: Db) => void)[] = [];
+
+  // Versions recorded that this code does not ship: a newer server's (a rolling upgrade), said once per open.
+  const sayUnknownMigrations = async (store: Db) => {
+    try {
+      const { unknown } = compareMigrations(await recordedVersions(store), await loadMigrations());
+      if (unknown.length > 0)
+        log(`Store: ${where} has recorded migrations this server does not ship (${unknown.join(', ')}): a newer server's; this one runs without them`, {
+          event: 'store.migrations_unknown',
+          level: 'warn',
+        });
+    } catch {
+      // Readiness reads the same record and says what it finds.
+    }
+  };
 
   const attempt = (): Promise<Db> => {
     if (unusable) return Promise.reject(new StoreUnavailableError(`The console's store cannot be opened: ${unusable}.`));
@@ -91,14 +112,34 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
           throw new StoreUnavailableError('The store was closed while it opened.');
         }
         db = store;
+        openError = undefined;
+        void sayUnknownMigrations(store);
+        saidCause = undefined;
         outage.recovered();
         for (const listener of listeners.splice(0)) listener(store);
         return store;
       } catch (error) {
         opening = undefined;
-        // PGlite's failures are its folder's: nothing to wait out. Postgres may come back: tried again in the background.
+        openError = error instanceof Error ? error : new Error(describe(error));
+        if (error instanceof MigrationFailedError) {
+          if (saidCause !== error.message)
+            log(`Store: ${where} cannot be opened: ${error.message} (not recorded: ${error.missing.join(', ')})`, {
+              event: 'store.migration_failed',
+              level: 'error',
+              migration: error.migration,
+            });
+        } else if (kind === 'pglite' && saidCause !== describe(error)) {
+          log(`Store: ${where} cannot be opened (${describe(error)}); the archive and notifications are unavailable`, {
+            event: 'store.unusable',
+            level: 'error',
+          });
+        }
+        saidCause = describe(error);
+        // PGlite's failures are its folder's: nothing to wait out. Postgres may come back (or its record be mended):
+        // tried again in the background.
         if (kind === 'postgres' && !closed) {
-          outage.failed(`Store: ${where} cannot be opened (${describe(error)}); serving without it and trying again every ${retryMs / 1_000} s`);
+          if (!(error instanceof MigrationFailedError))
+            outage.failed(`Store: ${where} cannot be opened (${describe(error)}); serving without it and trying again every ${retryMs / 1_000} s`);
           clearTimeout(retry);
           retry = setTimeout(() => void attempt().catch(() => undefined), retryMs);
           retry.unref();
@@ -116,7 +157,8 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
     const first = attempt().catch(() => undefined);
     await settledWithin(first, startWaitMs);
   } else if (!unusable && existsSync(where)) {
-    await attempt();
+    // One that will not open (a migration fails) serves without it: readiness and the log say why.
+    await attempt().catch(() => undefined);
   }
 
   return {
@@ -130,6 +172,7 @@ export async function createStore({ databaseUrl, dataDir, log, retryMs = STORE_R
       else listeners.push(listener);
     },
     failing: () => outage.failures,
+    openError: () => (db ? undefined : openError),
     async close() {
       closed = true;
       clearTimeout(retry);

@@ -65,6 +65,18 @@ export async function insertWebhook(db: Queryable, hook: NewWebhook): Promise<We
   return row;
 }
 
+/** The advisory lock (with the owner's hash) a new webhook is counted under: two added at once cannot pass the limit together. */
+export const WEBHOOK_COUNT_LOCK = 4_022_003;
+
+/** Keeps a webhook unless its owner has `max` already; undefined when refused for that. */
+export async function insertWebhookWithin(db: Db, hook: NewWebhook, max: number): Promise<WebhookRow | undefined> {
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2::text))', [WEBHOOK_COUNT_LOCK, hook.ownerFingerprint]);
+    const { rows } = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM notify_webhooks WHERE owner_fingerprint = $1', [hook.ownerFingerprint]);
+    return (rows[0]?.n ?? 0) >= max ? undefined : insertWebhook(tx, hook);
+  });
+}
+
 export async function listWebhooks(db: Queryable, ownerFingerprint: string): Promise<WebhookRow[]> {
   return (await db.query<WebhookRow>('SELECT * FROM notify_webhooks WHERE owner_fingerprint = $1 ORDER BY created_at, id', [ownerFingerprint])).rows;
 }

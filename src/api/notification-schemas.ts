@@ -107,7 +107,21 @@ export const DeliverySchema = z.object({
   redeliverable: z.boolean(),
 });
 export type Delivery = z.infer<typeof DeliverySchema>;
-export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema) });
+/** A page of the log, newest first; `nextCursor` (absent on the last page) asks for the page after it. */
+export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema), nextCursor: z.optional(z.nullable(z.string())) });
+/** The most deliveries one page holds, and how many when `limit` is not given. */
+export const MAX_DELIVERIES_PAGE = 100;
+/** GET's query: `limit` (1 to MAX_DELIVERIES_PAGE) and `cursor` (a page's nextCursor). */
+export const DeliveriesQuerySchema = z.object({
+  limit: z.optional(
+    z.pipe(
+      z.string().check(z.regex(/^(?:[1-9]\d?|100)$/, `limit is a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`)),
+      z.transform((value) => Number(value)),
+    ),
+  ),
+  cursor: z.optional(z.string().check(z.regex(/^\d{1,19}$/, 'cursor is the nextCursor of a page of this log.'))),
+});
+export type DeliveriesQuery = z.infer<typeof DeliveriesQuerySchema>;
 
 /** The longest project or operation id a watch takes (the platform's are far shorter). */
 export const MAX_WATCH_ID_LENGTH = 256;
@@ -122,6 +136,8 @@ export const OperationWatchesSchema = z.object({ watches: z.array(OperationWatch
 export const INVALID_WEBHOOK_URL_CODE = 'invalid_webhook_url';
 /** The `code` of "Notify me when it ends" without any webhook to send it to. */
 export const NO_WEBHOOK_CODE = 'no_webhook';
+/** The `code` of "Add webhook" past the webhooks a key may have. */
+export const TOO_MANY_WEBHOOKS_CODE = 'too_many_webhooks';
 /** The `code` of "Notify me when it ends" past the open watches a key may have. */
 export const TOO_MANY_WATCHES_CODE = 'too_many_watches';
 /** The `code` of a "Redeliver" that cannot be done now (too old, being sent, the webhook paused). */

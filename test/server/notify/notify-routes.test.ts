@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNotifications } from '../../../server/notify/notifications';
+import { DeliveriesSchema, TOO_MANY_WEBHOOKS_CODE, webhookDeliveriesPath, webhookPath, WEBHOOKS_PATH } from '../../../src/api/notification-schemas';
+import { createNotifications, MAX_WEBHOOKS_PER_KEY } from '../../../server/notify/notifications';
+import { enqueueDelivery } from '../../../server/store/deliveries';
 import { serveNotifyRoute } from '../../../server/notify/notify-routes';
 import { createApiReader } from '../../../server/proxy/api-reader';
 import { createProjectAccess } from '../../../server/proxy/project-access';
@@ -146,5 +148,72 @@ describe('notification routes', () => {
     expect(await call(e, 'POST', path)).toMatchObject({ status: 404, json: { message: 'This webhook has no such event in its log.' } });
     expect((await call(await signIn('key-f-000000000000000000000000'), 'POST', path)).json).toMatchObject({ message: 'No such webhook.' });
     expect((await call(e, 'GET', path)).status).toBe(405);
+  });
+
+  it(
+    `refuses a key's webhook past ${MAX_WEBHOOKS_PER_KEY} with 409 naming the limit, and takes one again once one is removed`,
+    { timeout: 30_000 },
+    async () => {
+      const g = await signIn('key-g-000000000000000000000000');
+      const made = await Promise.all(Array.from({ length: MAX_WEBHOOKS_PER_KEY }, () => call(g, 'POST', WEBHOOKS_PATH, hook)));
+      expect(made.map((answer) => answer.status)).toEqual(made.map(() => 201));
+      // Two more at once: neither passes the limit.
+      const refused = await Promise.all([call(g, 'POST', WEBHOOKS_PATH, hook), call(g, 'POST', WEBHOOKS_PATH, hook)]);
+      for (const answer of refused)
+        expect(answer).toMatchObject({
+          status: 409,
+          json: { code: TOO_MANY_WEBHOOKS_CODE, message: expect.stringContaining(`at most ${MAX_WEBHOOKS_PER_KEY} webhooks`) as string },
+        });
+      expect(((await call(g, 'GET', WEBHOOKS_PATH)).json?.webhooks as unknown[]).length).toBe(MAX_WEBHOOKS_PER_KEY);
+      // Another key is not counted with this one.
+      expect((await call(await signIn('key-h-000000000000000000000000'), 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
+
+      const id = (made[0]?.json?.webhook as { id: string }).id;
+      expect((await call(g, 'DELETE', webhookPath(id))).status).toBe(204);
+      expect((await call(g, 'POST', WEBHOOKS_PATH, hook)).status).toBe(201);
+    },
+  );
+
+  it('pages through a delivery log longer than a page, each delivery once, newest first', { timeout: 30_000 }, async () => {
+    const i = await signIn('key-i-000000000000000000000000');
+    const id = ((await call(i, 'POST', WEBHOOKS_PATH, hook)).json?.webhook as { id: string }).id;
+    const count = 7;
+    for (let n = 0; n < count; n++) {
+      await enqueueDelivery(db, {
+        webhookId: id,
+        eventId: `op-${n}:failed:1`,
+        type: 'operation.failed',
+        projectId: 'p-1',
+        operationId: `op-${n}`,
+        occurredAt: new Date(Date.UTC(2026, 10, 1, 0, n)),
+        operation: { id: `op-${n}`, status: 'failed' },
+        now: new Date(Date.UTC(2026, 10, 1, 0, n)),
+      });
+    }
+    // In the log once an attempt was made (what the delivery worker records).
+    await db.query('UPDATE notify_deliveries SET visible = true WHERE webhook_id = $1', [id]);
+    const read = async (query: string) => DeliveriesSchema.parse((await call(i, 'GET', `${webhookDeliveriesPath(id)}${query}`)).json);
+
+    const whole = await read('');
+    expect(whole.deliveries.map((d) => d.eventId)).toEqual(Array.from({ length: count }, (_v, n) => `op-${count - 1 - n}:failed:1`));
+    expect(whole.nextCursor).toBeUndefined();
+
+    const seen: string[] = [];
+    const pages: number[] = [];
+    let cursor: string | null | undefined = undefined;
+    do {
+      const page = await read(`?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      pages.push(page.deliveries.length);
+      seen.push(...page.deliveries.map((d) => d.eventId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([3, 3, 1]);
+    expect(seen).toEqual(whole.deliveries.map((d) => d.eventId));
+
+    expect(await call(i, 'GET', `${webhookDeliveriesPath(id)}?limit=0`)).toMatchObject({
+      status: 400,
+      json: { message: expect.stringContaining('limit') as string },
+    });
+    expect((await call(i, 'GET', `${webhookDeliveriesPath(id)}?cursor=abc`)).status).toBe(400);
   });
 });

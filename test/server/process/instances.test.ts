@@ -69,6 +69,8 @@ describe('two instances on one Postgres', () => {
         SESSION_SECRET: 'instances-test-session-secret-000000000000',
         DATABASE_URL: await postgresDatabase(),
         NODE_ENV: 'production',
+        // The drain's accepting grace is for a balancer; nothing polls here.
+        SHUTDOWN_GRACE_MS: '200',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

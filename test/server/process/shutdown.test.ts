@@ -6,8 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { close, listen, rawRequest } from '../http-helpers';
 import { testTempDir } from '../../support/test-tmp';
 
-// Graceful shutdown of a real server process: SIGTERM while a request waits on a slow API lets that
-// request finish, refuses new ones (health check says draining until the socket closes), then exits 0.
+// Graceful shutdown of a real server process: SIGTERM turns /readyz 503 at once and still answers new connections
+// for SHUTDOWN_GRACE_MS (a balancer polls before it stops sending); then a request waiting on a slow API is let
+// finish, new connections are refused, and it exits 0.
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/drain-server.ts', import.meta.url));
 
@@ -28,10 +29,17 @@ beforeEach(() => {
 });
 
 /** The console's server as `npm start` runs it, in a process of its own; resolves once it listens. */
-async function startServerProcess() {
+async function startServerProcess(graceMs = 0) {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     // A DATA_DIR of its own: the store's folder is one process's (server/store/data-dir-lock.ts).
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', API_URL: apiUrl, DATA_DIR: await testTempDir('ops-console-drain-') },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      API_URL: apiUrl,
+      DATA_DIR: await testTempDir('ops-console-drain-'),
+      SHUTDOWN_GRACE_MS: String(graceMs),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -59,8 +67,8 @@ beforeAll(async () => {
 afterAll(() => close(upstream));
 
 describe('SIGTERM', () => {
-  it('finishes the requests in flight, then exits 0', async () => {
-    const { child, port, exited, output } = await startServerProcess();
+  it('answers new connections for the grace period with /readyz 503, then finishes the requests in flight and exits 0', async () => {
+    const { child, port, exited, output } = await startServerProcess(1_500);
     try {
       expect((await rawRequest(port, { path: '/healthz' })).status).toBe(200);
 
@@ -68,8 +76,13 @@ describe('SIGTERM', () => {
       await slowArrived;
       child.kill('SIGTERM');
       await expect.poll(output).toContain('SIGTERM: finishing the requests in flight');
-      await expect.poll(output).toContain('Shutdown: waiting for 1 request in flight (at most 20 s): GET /api/v2/slow');
-      // No new connection is taken once draining started.
+      await expect.poll(output).toContain('Shutdown: /readyz answers 503; still answering for 1.5 s');
+      // A new connection in the grace period is answered: the balancer has not polled yet, and would see a 502.
+      const meanwhile = await rawRequest(port, { path: '/readyz', headers: { connection: 'close' } });
+      expect([meanwhile.status, JSON.parse(meanwhile.body) as unknown]).toEqual([503, expect.objectContaining({ status: 'draining' })]);
+      expect((await rawRequest(port, { path: '/api/v2/fast', headers: { authorization: 'Bearer drain-test-key' } })).status).toBe(200);
+      await expect.poll(output, { timeout: 10_000 }).toContain('Shutdown: waiting for 1 request in flight (at most 20 s): GET /api/v2/slow');
+      // No new connection is taken once the grace period is over.
       await expect(rawRequest(port, { path: '/healthz' })).rejects.toThrow();
       expect(child.exitCode).toBeNull();
 
