@@ -30,6 +30,7 @@ import { createProjectAccess } from '../proxy/project-access';
 import { createPages, type PagesOptions } from '../pages/page-routes';
 import { createRequestHandler } from '../routes/pipeline';
 import { apiRoutes } from '../session/api-route';
+import type { Route } from '../session/route-guard';
 import { sessionRoutes } from '../session/session-routes';
 import { createSeal, FINGERPRINT_LENGTH } from '../session/seal';
 import { resolveSessionSecret } from '../session/session-secret';
@@ -70,6 +71,8 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
+  /** Every route it answers, as the rooms declared them (server/routes/table.ts). */
+  routes: readonly Route[];
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
 }
@@ -219,18 +222,19 @@ export async function startServer({
     log,
     sent: metrics.page,
   });
+  const routes: Route[] = [
+    ...opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }),
+    ...apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
+    ...sessionRoutes({ sessions, read, servePage: pages.serve }),
+    ...archiveRoutes({ store, read, seal, access, wake: leader.wake }),
+    ...insights.routes,
+    ...notifyRoutes({ sessions, notifications }),
+    ...pages.routes,
+  ];
   server.on(
     'request',
     createRequestHandler({
-      routes: [
-        ...opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }),
-        ...apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
-        ...sessionRoutes({ sessions, read, servePage: pages.serve }),
-        ...archiveRoutes({ store, read, seal, access, wake: leader.wake }),
-        ...insights.routes,
-        ...notifyRoutes({ sessions, notifications }),
-        ...pages.routes,
-      ],
+      routes,
       sessions,
       assets: parts.assets,
       withCsp: mode === 'production',
@@ -265,7 +269,7 @@ export async function startServer({
     await notifications.settle();
     await store.close();
   };
-  return { server, url, config, backend, store, leader, drain, banner, metrics, log, stop };
+  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routes, stop };
 }
 
 /** The store as the banner names it. */
