@@ -28,7 +28,7 @@ import { createApiBackend, type ApiBackend } from '../proxy/api-backend';
 import { createApiReader } from '../proxy/api-reader';
 import { createProjectAccess } from '../proxy/project-access';
 import { createPages, type PagesOptions } from '../pages/page-routes';
-import { createRequestHandler } from '../routes/pipeline';
+import { createRequestHandler, type RoutesOptions } from '../routes/pipeline';
 import { apiRoutes } from '../session/api-route';
 import type { Route } from '../session/route-guard';
 import { sessionRoutes } from '../session/session-routes';
@@ -71,8 +71,8 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
-  /** Every route it answers, as the rooms declared them (server/routes/table.ts). */
-  routes: readonly Route[];
+  /** Its routes, as the rooms declared them (server/routes/table.ts), and the hooks' parts: what its request handler was built from. */
+  routing: RoutesOptions;
   /** Drains and closes everything the server made; resolves when done. */
   stop: () => Promise<void>;
 }
@@ -231,21 +231,19 @@ export async function startServer({
     ...notifyRoutes({ sessions, notifications }),
     ...pages.routes,
   ];
-  server.on(
-    'request',
-    createRequestHandler({
-      routes,
-      sessions,
-      assets: parts.assets,
-      withCsp: mode === 'production',
-      styleHashes: parts.styleHashes,
-      log,
-      answered: metrics.answered,
-      hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
-      publicUrl: config.publicUrl,
-      turns,
-    }),
-  );
+  const routing: RoutesOptions = {
+    routes,
+    sessions,
+    assets: parts.assets,
+    withCsp: mode === 'production',
+    styleHashes: parts.styleHashes,
+    log,
+    answered: metrics.answered,
+    hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
+    publicUrl: config.publicUrl,
+    turns,
+  };
+  server.on('request', createRequestHandler(routing));
   const url = originOf(await listen(server, config.host, config.port), config.host);
   // Without PUBLIC_URL, event links name the port actually bound (PORT=0 picks one).
   if (!config.publicUrl) links.href = url;
@@ -269,7 +267,7 @@ export async function startServer({
     await notifications.settle();
     await store.close();
   };
-  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routes, stop };
+  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routing, stop };
 }
 
 /** The store as the banner names it. */

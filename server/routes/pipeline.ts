@@ -53,10 +53,19 @@ function describeError(error: unknown): string {
   return error.message || error.name || 'an error without a message';
 }
 
+/** Answers a request whose route is known (the table's match, or Fastify's when the same declarations are mounted there). */
+export type RouteDispatch = (req: IncomingMessage, res: ServerResponse, match: Match) => void;
+
 export function createRequestHandler(options: RoutesOptions): RequestHandler {
+  const table = createRouteTable(options.routes);
+  const dispatch = createRouteDispatch(options);
+  return (req, res) => dispatch(req, res, table.match(req.method ?? 'GET', pathOf(req)));
+}
+
+/** Everything but the matching: headers, the request's id and line, the turn budget, the hooks, the handler. */
+export function createRouteDispatch(options: RoutesOptions): RouteDispatch {
   const { sessions } = options;
   const log = asLogger(options.log ?? processLog);
-  const table = createRouteTable(options.routes);
   const fail = (res: ServerResponse, error: unknown) => {
     res.setHeader('Cache-Control', 'no-store');
     // A body past its limit (the console's own 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
@@ -113,10 +122,9 @@ export function createRequestHandler(options: RoutesOptions): RequestHandler {
     if (session) await route.handler(withSession(sessions, ctx, session));
   };
 
-  return (req, res) => {
+  return (req, res, match) => {
     for (const [name, value] of headers) res.setHeader(name, value);
     if (wantsStrictTransport(req, options.publicUrl)) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-    const match = table.match(req.method ?? 'GET', pathOf(req));
     // The request's id and route from here on, in everything it awaits (server/log/request-context.ts).
     const context = beginRequest(req, res, { log, answered: options.answered, route: match.template, quiet: match.route.config.quiet });
     const start = () => {

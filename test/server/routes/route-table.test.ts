@@ -43,7 +43,7 @@ const scrape = async () => (await server.request({ path: '/metrics', headers: { 
 
 describe('the route table', () => {
   it('counts every declared route under its own template, in /metrics and in its log line', async () => {
-    const { routes } = server.running;
+    const { routes } = server.running.routing;
     expect(routes.length).toBeGreaterThan(30);
     const walked: { template: string; method: Method; id: string; quiet: boolean }[] = [];
     for (const [index, route] of routes.entries()) {
@@ -70,7 +70,7 @@ describe('the route table', () => {
   }, 60_000);
 
   it('answers a method a path is not declared with 405, naming the declared ones in Allow', async () => {
-    const { routes } = server.running;
+    const { routes } = server.running.routing;
     const templates = [...new Set(routes.map((route) => route.url))];
     let refused = 0;
     for (const template of templates) {
