@@ -59,7 +59,7 @@ const srcDir = path.join(import.meta.dirname, 'src');
 
 /**
  * What each room of server/ may import of the others (docs/architecture.md): one way, never back. The loose
- * files (main, dev, config, routes) wire rooms together; every room may read config.ts.
+ * files (main, dev, config) wire rooms together; every room may read config.ts.
  * @type {Record<string, string[]>}
  */
 const SERVER_ROOMS = {
@@ -82,7 +82,9 @@ const SERVER_ROOMS = {
   insights: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
   ops: ['http', 'lib', 'log', 'proxy', 'store'],
-  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops'],
+  // The route table and the hooks every route shares: it reads the rooms' declarations, never a room itself.
+  routes: ['http', 'lib', 'log', 'session', 'store'],
+  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops', 'routes'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, the model (the rules it reads too), and the render entry; never a feature or a screen. */
 const SHARED_SRC = /^(?:(?:api|config|lib|model)\/[^/]+(?:\/[^/]+)*\.ts|entry-server\.tsx)$/;

@@ -109,8 +109,8 @@ interface Memory {
 }
 
 /** Starts `node --import tsx <script> ...args` and waits for its `port <n>` line. */
-async function startHelper(script: string, args: string[]): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startHelper(script: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -138,7 +138,7 @@ function runJson<T>(script: string, options: object): Promise<T> {
   });
 }
 
-function generate(options: {
+export function generate(options: {
   url: string;
   connections: number;
   seconds: number;

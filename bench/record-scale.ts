@@ -15,8 +15,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { ARCHIVE_PAGE_SIZE } from '../src/api/archive';
 import { KNOWN_ACTIONS } from '../src/model/filters';
-import { isArchivePath, serveArchiveRoute } from '../server/archive/archive-routes';
-import { createInsights, isInsightsPath } from '../server/insights/insights-routes';
+import { archiveRoutes } from '../server/archive/archive-routes';
+import { createInsights } from '../server/insights/insights-routes';
+import { createRequestHandler } from '../server/routes/pipeline';
+import { openRoute, type Route } from '../server/session/route-guard';
 import type { ProjectAccess } from '../server/proxy/project-access';
 import { createSeal } from '../server/seal/seal';
 import { createSessions } from '../server/session/sessions';
@@ -245,21 +247,33 @@ async function routesOver(db: Db, now: number): Promise<{ port: number; cookie: 
       Promise.resolve({ kind: 'readable', project: { id: projectId, name: `project ${projectId.slice(-2)}`, orgId: undefined } }),
   };
   const store = { db: () => Promise.resolve(db), forReading: () => Promise.resolve(db) };
-  const insights = createInsights({ store, sessions, seal, access, now: () => now });
+  const insights = createInsights({ store, seal, access, now: () => now });
   const read = () => Promise.reject(new Error('The scale bench reads no API.'));
   let cookie = '';
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://bench.invalid');
-    if (url.pathname === '/bench/session') {
-      cookie = (sessions.start(req, KEY, 'organization', false).cookie.split(';')[0] ?? '').trim();
-      res.end();
-    } else if (isInsightsPath(url.pathname)) void insights.serve(req, res);
-    else if (isArchivePath(url.pathname)) void serveArchiveRoute(req, res, { store, sessions, read, seal, access, now: () => now });
-    else {
-      res.statusCode = 404;
-      res.end();
-    }
-  });
+  const bench: Route[] = [
+    openRoute({
+      method: 'GET',
+      url: '/bench/session',
+      config: { needs: 'none' },
+      handler: ({ req, res }) => {
+        cookie = (sessions.start(req, KEY, 'organization', false).cookie.split(';')[0] ?? '').trim();
+        res.end();
+        return Promise.resolve();
+      },
+    }),
+    openRoute({
+      method: ['GET', 'HEAD'],
+      url: '/*',
+      config: { needs: 'none' },
+      handler: ({ res }) => {
+        res.statusCode = 404;
+        res.end();
+        return Promise.resolve();
+      },
+    }),
+  ];
+  const routes = [...archiveRoutes({ store, read, seal, access, now: () => now }), ...insights.routes, ...bench];
+  const server = http.createServer(createRequestHandler({ routes, sessions, withCsp: false, log: () => undefined }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   await get(port, '/bench/session', '');

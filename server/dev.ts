@@ -12,10 +12,8 @@ import { exitOnSignals } from './process/signals';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** An address bar navigation: the page, not a module (Vite serves those). */
+/** An address bar navigation: the page, not a module (Vite's module paths are files first: server/pages/page-routes.ts). */
 function isNavigation(req: IncomingMessage): boolean {
-  const path = (req.url ?? '/').split('?')[0] ?? '/';
-  if (path.startsWith('/@') || path.startsWith('/src/') || path.startsWith('/node_modules/')) return false;
   return (req.headers.accept ?? '').includes('text/html');
 }
 

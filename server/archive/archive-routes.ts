@@ -3,7 +3,6 @@
 // What a session sees of sources: only the one kept with its own key (another person's key, label and
 // reach are theirs); what it reads from the store: only projects its own key can read (project-access.ts).
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as z from 'zod/mini';
 import {
   ARCHIVE_ACTIVITY_PATH,
@@ -11,44 +10,37 @@ import {
   ARCHIVE_PROJECTS_PATH,
   ARCHIVE_SOURCES_PATH,
   type ArchiveCoverage,
-  type ArchivedOperation,
-  type ArchivedProjects,
   type ArchiveSource,
   type NotArchived,
 } from '../../src/api/archive-schemas';
-import { CurrentUserSchema, OperationSchema } from '../../src/api/schemas';
+import { CurrentUserSchema } from '../../src/api/schemas';
 import { filtersFromSearch } from '../../src/model/filters';
-import { sendAnswer, sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { sendAnswer, sendError, sendJson } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';
+import { ALL_METHODS, READ_METHODS } from '../http/route';
 import { refusalAnswer, type ApiReader } from '../proxy/api-reader';
 import type { ProjectAccess } from '../proxy/project-access';
 import type { Seal } from '../seal/seal';
+import { sessionRoute, type Route, type SessionContext } from '../session/route-guard';
 import type { Session } from '../session/session-crypto';
-import { sendSessionClosed, type Sessions } from '../session/sessions';
-import { coveredProjects, projectCoverage, sourceProjects, stoppedFollowing } from '../store/archive-projects';
-import { operationPosition, operationsPage, projectSummaries, recentOperations, type OperationsCursor, type StoredOperation } from '../store/operations';
+import { projectCoverage, stoppedFollowing } from '../store/archive-projects';
+import { operationPosition, operationsPage, type OperationsCursor, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
 import type { Store } from '../store/store';
+import { archivedActivity, archivedProjects, operationOnWire, type Reach } from './archive-reach';
 
 export const MAX_ARCHIVE_LIMIT = 1_000;
-const ACTIVITY_WINDOW_MS = 24 * 60 * 60_000;
-const ACTIVITY_MAX_OPERATIONS = 2_000;
 
 export interface ArchiveContext {
   /** Keeping a source opens the store; reads never open PGlite to find that nothing was ever kept. */
   store: Pick<Store, 'db' | 'forReading'>;
-  sessions: Sessions;
   read: ApiReader;
   seal: Seal;
   access: ProjectAccess;
   /** Tells the collector a source was kept or removed (it also looks every few seconds). */
   wake?: () => void;
   now?: () => number;
-}
-
-export function isArchivePath(path: string): boolean {
-  return path === ARCHIVE_API_PATH || path.startsWith(`${ARCHIVE_API_PATH}/`);
 }
 
 function stateOf(source: SourceSummary): ArchiveSource['state'] {
@@ -69,13 +61,6 @@ function sourceOnWire(source: SourceSummary, ownFingerprint: string): ArchiveSou
     lastReadAt: source.last_read_at?.toISOString() ?? null,
     lastError: source.last_error,
   };
-}
-
-/** An operation on the wire; `kept`: every row is one the API no longer lists (the record past the API's end). */
-function operationOnWire(row: StoredOperation, kept = false): ArchivedOperation | undefined {
-  const parsed = OperationSchema.safeParse(row.body);
-  if (!parsed.success) return undefined;
-  return { ...parsed.data, ...(row.gone_at || kept ? { keptSince: row.last_listed_at.toISOString() } : {}) };
 }
 
 // The cursor is the page's last row (created_at to the microsecond, its rank in that second, id), opaque to the page.
@@ -103,225 +88,152 @@ async function labelOf(read: ApiReader, session: Session): Promise<string> {
   return session.kind === 'organization' ? 'Organization key' : 'API key';
 }
 
-export async function serveArchiveRoute(req: IncomingMessage, res: ServerResponse, context: ArchiveContext): Promise<void> {
-  const { sessions, seal, store } = context;
-  const now = context.now ?? Date.now;
-  res.setHeader('Cache-Control', 'no-store');
-  const url = new URL(req.url ?? '/', 'http://console.invalid');
-  const path = url.pathname;
-  const method = req.method ?? 'GET';
-
-  const current = sessions.read(req);
-  if (current.state !== 'open') {
-    await sendSessionClosed(req, res, sessions, current, MAX_FORM_BODY_BYTES);
-    return;
-  }
-  if (method !== 'GET' && method !== 'HEAD') await readBody(req, MAX_FORM_BODY_BYTES);
-  const session = current.session;
+/** `POST /archive/sources`: the session's key kept as a source (200 when it was kept already). */
+async function keep(context: ArchiveContext, { req, res, session }: SessionContext): Promise<void> {
+  await readBody(req, MAX_FORM_BODY_BYTES);
+  const { seal, store } = context;
   const own = seal.fingerprint(session.key);
+  const db = await store.db();
+  const kept = await keepSource(db, {
+    id: `src-${randomBytes(9).toString('base64url')}`,
+    fingerprint: own,
+    sealedKey: seal.seal('kept-key', session.key),
+    keyKind: session.kind,
+    label: await labelOf(context.read, session),
+    now: new Date((context.now ?? Date.now)()),
+  });
+  context.wake?.();
+  const summary = await sourceSummary(db, kept.id);
+  if (!summary) throw new Error('The kept source was not found again.');
+  sendJson(res, kept.created ? 201 : 200, { source: sourceOnWire(summary, own) });
+}
 
-  if (path === ARCHIVE_SOURCES_PATH) {
-    if (method === 'POST') {
-      const db = await store.db();
-      const kept = await keepSource(db, {
-        id: `src-${randomBytes(9).toString('base64url')}`,
-        fingerprint: own,
-        sealedKey: seal.seal('kept-key', session.key),
-        keyKind: session.kind,
-        label: await labelOf(context.read, session),
-        now: new Date(now()),
-      });
-      context.wake?.();
-      const summary = await sourceSummary(db, kept.id);
-      if (!summary) throw new Error('The kept source was not found again.');
-      sendJson(res, kept.created ? 201 : 200, { source: sourceOnWire(summary, own) });
-      return;
-    }
-    if (method === 'GET' || method === 'HEAD') {
-      const db = await store.forReading();
-      const sources = (db ? await listSourceSummaries(db) : []).filter((source) => source.key_fingerprint === own);
-      sendJson(res, 200, { sources: sources.map((source) => sourceOnWire(source, own)) });
-      return;
-    }
-    sendMethodNotAllowed(res, method, ['GET', 'HEAD', 'POST']);
+/** `GET /archive/sources`: only the source kept with the session's own key (another person's key, label and reach are theirs). */
+async function listSources({ seal, store }: ArchiveContext, { res, session }: SessionContext): Promise<void> {
+  const own = seal.fingerprint(session.key);
+  const db = await store.forReading();
+  const sources = (db ? await listSourceSummaries(db) : []).filter((source) => source.key_fingerprint === own);
+  sendJson(res, 200, { sources: sources.map((source) => sourceOnWire(source, own)) });
+}
+
+/** `DELETE /archive/sources/:sourceId`: only the session whose key it is removes a source; any other is told it does not exist. */
+async function remove(context: ArchiveContext, { req, res, session, params }: SessionContext): Promise<void> {
+  await readBody(req, MAX_FORM_BODY_BYTES);
+  const id = decodeSegment(params.sourceId ?? '');
+  if (id === undefined) {
+    sendError(res, 400, 'The source id is not a valid path segment.', 'invalid_id');
     return;
   }
-
-  const sourceMatch = /^\/archive\/sources\/([^/]+)$/.exec(path);
-  if (sourceMatch?.[1]) {
-    const id = decodeSegment(sourceMatch[1]);
-    if (method !== 'DELETE') {
-      sendMethodNotAllowed(res, method, ['DELETE']);
-      return;
-    }
-    if (id === undefined) {
-      sendError(res, 400, 'The source id is not a valid path segment.', 'invalid_id');
-      return;
-    }
-    // Only the session whose key it is removes a source; any other is told it does not exist.
-    const db = await store.forReading();
-    const source = db ? await findSource(db, id) : undefined;
-    if (!source || source.key_fingerprint !== own) {
-      sendError(res, 404, 'No such source.');
-      return;
-    }
-    if (db) await deleteSource(db, id);
-    context.wake?.();
-    res.statusCode = 204;
-    res.end();
+  const db = await context.store.forReading();
+  const source = db ? await findSource(db, id) : undefined;
+  if (!source || source.key_fingerprint !== context.seal.fingerprint(session.key)) {
+    sendError(res, 404, 'No such source.');
     return;
   }
+  if (db) await deleteSource(db, id);
+  context.wake?.();
+  res.statusCode = 204;
+  res.end();
+}
 
-  const operationsMatch = /^\/archive\/projects\/([^/]+)\/operations$/.exec(path);
-  if ((operationsMatch || path === ARCHIVE_ACTIVITY_PATH || path === ARCHIVE_PROJECTS_PATH) && method !== 'GET' && method !== 'HEAD') {
-    sendMethodNotAllowed(res, method, ['GET', 'HEAD']);
+/** `GET /archive/projects/:projectId/operations`: a page of a project's history from the store, for a key that can read the project. */
+async function history(context: ArchiveContext, ctx: SessionContext): Promise<void> {
+  const { res, session } = ctx;
+  const url = new URL(ctx.req.url ?? '/', 'http://console.invalid');
+  const projectId = decodeSegment(ctx.params.projectId ?? '');
+  if (projectId === undefined) {
+    sendError(res, 400, 'The project id is not a valid path segment.', 'invalid_id');
     return;
   }
-  if (operationsMatch?.[1]) {
-    const projectId = decodeSegment(operationsMatch[1]);
-    if (projectId === undefined) {
-      sendError(res, 400, 'The project id is not a valid path segment.', 'invalid_id');
-      return;
-    }
-    const limitText = url.searchParams.get('limit');
-    const limit = limitText === null ? MAX_ARCHIVE_LIMIT : LimitSchema.safeParse(limitText).data;
-    if (limit === undefined || limit < 1 || limit > MAX_ARCHIVE_LIMIT) {
-      sendError(res, 400, `limit must be a whole number from 1 to ${MAX_ARCHIVE_LIMIT}.`, 'invalid_limit');
-      return;
-    }
-    const cursorText = url.searchParams.get('cursor');
-    const cursor = cursorText === null || cursorText === '' ? undefined : decodeCursor(cursorText);
-    if (cursorText && !cursor) {
-      sendError(res, 400, 'cursor is not one this server gave.', 'invalid_cursor');
-      return;
-    }
-    // No kept key reaches it: an answer the page expects (it reads the API instead), not a failure. A server that
-    // never kept a key has no record of any project: said without asking the API.
-    const notArchived = () => {
-      const none: NotArchived = { archived: false };
-      sendJson(res, 200, none);
-    };
-    const db = await store.forReading();
-    if (!db) {
-      notArchived();
-      return;
-    }
-    const access = await context.access.check(session.sid, session.key, projectId);
-    if (access.kind !== 'readable') {
-      // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
-      if (access.kind === 'revoked') res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
-      sendAnswer(res, refusalAnswer(access.answer));
-      return;
-    }
-    const started = performance.now();
-    // `after`: the record past the API's end, from the operation the API listed last on (kept rows, each marked).
-    const afterId = url.searchParams.get('after');
-    const followed = await projectCoverage(db, projectId);
-    // A project only a disabled source reached: what it kept is served, saying since when nothing was followed.
-    const stoppedAt = followed ? undefined : await stoppedFollowing(db, projectId);
-    const coverage: ArchiveCoverage | undefined = followed
-      ? { backfilled: followed.backfilled, lastReadAt: followed.lastReadAt?.toISOString() ?? null }
-      : stoppedAt
-        ? { backfilled: false, lastReadAt: stoppedAt.toISOString(), stoppedAt: stoppedAt.toISOString() }
-        : undefined;
-    if (!coverage && afterId === null) {
-      notArchived();
-      return;
-    }
-    let from = cursor;
-    if (afterId !== null && !from) {
-      from = await operationPosition(db, projectId, afterId);
-      if (!from) {
-        // The archive has not read the operation the API ended on: it holds nothing known to be past it.
-        sendJson(res, 200, { archived: true, operations: [], archive: coverage ?? { backfilled: false, lastReadAt: null } });
-        return;
-      }
-    }
-    const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), from, limit);
-    const operations = rows.map((row) => operationOnWire(row, afterId !== null)).filter((op) => op !== undefined);
-    const last = rows.at(-1);
-    res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
-    sendJson(res, 200, {
-      archived: true,
-      operations,
-      ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
-      archive: coverage ?? { backfilled: false, lastReadAt: null },
-    });
+  const limitText = url.searchParams.get('limit');
+  const limit = limitText === null ? MAX_ARCHIVE_LIMIT : LimitSchema.safeParse(limitText).data;
+  if (limit === undefined || limit < 1 || limit > MAX_ARCHIVE_LIMIT) {
+    sendError(res, 400, `limit must be a whole number from 1 to ${MAX_ARCHIVE_LIMIT}.`, 'invalid_limit');
     return;
   }
-
-  if (path === ARCHIVE_PROJECTS_PATH) {
-    // The projects the session's own kept key reaches (as the collector last listed them), as Activity's reach:
-    // known without asking the API; without a kept key of its own, the list is empty and costs no store read.
-    const db = await store.forReading();
-    const mine = db ? (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at) : undefined;
-    if (!db || !mine) {
-      const none: ArchivedProjects = { projects: [] };
-      sendJson(res, 200, none);
-      return;
-    }
-    const reach = await sourceProjects(db, mine.id);
-    const figures = new Map(
-      (
-        await projectSummaries(
-          db,
-          reach.map((p) => p.project_id),
-          new Date(now()),
-        )
-      ).map((row) => [row.project_id, row]),
-    );
-    const answer: ArchivedProjects = {
-      projects: reach.map((p) => {
-        const row = figures.get(p.project_id);
-        return {
-          id: p.project_id,
-          inFlight: row?.in_flight ?? 0,
-          lastOperationAt: row?.last_created_at?.toISOString() ?? null,
-          operations: row?.operations ?? 0,
-          backfilled: p.backfilled,
-        };
-      }),
-    };
-    sendJson(res, 200, answer);
+  const cursorText = url.searchParams.get('cursor');
+  const cursor = cursorText === null || cursorText === '' ? undefined : decodeCursor(cursorText);
+  if (cursorText && !cursor) {
+    sendError(res, 400, 'cursor is not one this server gave.', 'invalid_cursor');
     return;
   }
-
-  if (path === ARCHIVE_ACTIVITY_PATH) {
-    const at = now();
-    const sinceText = url.searchParams.get('since');
-    const since = sinceText === null ? at - ACTIVITY_WINDOW_MS : Date.parse(sinceText);
-    if (Number.isNaN(since) || (sinceText !== null && !/^\d{4}-\d{2}-\d{2}T/.test(sinceText))) {
-      sendError(res, 400, 'since must be an ISO time.', 'invalid_since');
-      return;
-    }
-    // The projects this session's own kept key reaches (as it last listed them): those its key can read,
-    // known without asking the API per viewer. Without a kept key of its own, the page reads the API.
-    const db = await store.forReading();
-    if (!db) {
-      sendJson(res, 200, { projects: [], operations: [] });
-      return;
-    }
-    const mine = (await listSourceSummaries(db)).find((source) => source.key_fingerprint === own && !source.disabled_at);
-    const reach = mine ? new Set((await sourceProjects(db, mine.id)).map((p) => p.project_id)) : new Set<string>();
-    const projects = (await coveredProjects(db)).filter((p) => reach.has(p.id));
-    const rows = await recentOperations(
-      db,
-      projects.map((p) => p.id),
-      new Date(since),
-      new Date(at),
-      ACTIVITY_MAX_OPERATIONS,
-    );
-    sendJson(res, 200, {
-      projects: projects.map((p) => ({
-        id: p.id,
-        name: p.name,
-        ...(p.org_name ? { orgName: p.org_name } : {}),
-        lastReadAt: p.last_read_at?.toISOString() ?? null,
-      })),
-      operations: rows.map((row) => operationOnWire(row)).filter((op) => op !== undefined),
-    });
+  // No kept key reaches it: an answer the page expects (it reads the API instead), not a failure. A server that
+  // never kept a key has no record of any project: said without asking the API.
+  const notArchived = () => {
+    const none: NotArchived = { archived: false };
+    sendJson(res, 200, none);
+  };
+  const db = await context.store.forReading();
+  if (!db) {
+    notArchived();
     return;
   }
+  const access = await context.access.check(session.sid, session.key, projectId);
+  if (access.kind !== 'readable') {
+    // Exactly the API's answer to this key; a 401 ends the session as on /api/v2.
+    ctx.apiAnswered(access.answer.status);
+    sendAnswer(res, refusalAnswer(access.answer));
+    return;
+  }
+  const started = performance.now();
+  // `after`: the record past the API's end, from the operation the API listed last on (kept rows, each marked).
+  const afterId = url.searchParams.get('after');
+  const followed = await projectCoverage(db, projectId);
+  // A project only a disabled source reached: what it kept is served, saying since when nothing was followed.
+  const stoppedAt = followed ? undefined : await stoppedFollowing(db, projectId);
+  const coverage: ArchiveCoverage | undefined = followed
+    ? { backfilled: followed.backfilled, lastReadAt: followed.lastReadAt?.toISOString() ?? null }
+    : stoppedAt
+      ? { backfilled: false, lastReadAt: stoppedAt.toISOString(), stoppedAt: stoppedAt.toISOString() }
+      : undefined;
+  if (!coverage && afterId === null) {
+    notArchived();
+    return;
+  }
+  let from = cursor;
+  if (afterId !== null && !from) {
+    from = await operationPosition(db, projectId, afterId);
+    if (!from) {
+      // The archive has not read the operation the API ended on: it holds nothing known to be past it.
+      sendJson(res, 200, { archived: true, operations: [], archive: coverage ?? { backfilled: false, lastReadAt: null } });
+      return;
+    }
+  }
+  const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), from, limit);
+  const operations = rows.map((row) => operationOnWire(row, afterId !== null)).filter((op) => op !== undefined);
+  const last = rows.at(-1);
+  res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
+  sendJson(res, 200, {
+    archived: true,
+    operations,
+    ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
+    archive: coverage ?? { backfilled: false, lastReadAt: null },
+  });
+}
 
-  sendError(res, 404, `No archive route at ${path}.`);
+/** Anything else under /archive: the console's own JSON 404 (its body read first), never the app page. */
+async function noRoute(ctx: SessionContext): Promise<void> {
+  if (ctx.req.method !== 'GET' && ctx.req.method !== 'HEAD') await readBody(ctx.req, MAX_FORM_BODY_BYTES);
+  sendError(ctx.res, 404, `No archive route at ${new URL(ctx.req.url ?? '/', 'http://console.invalid').pathname}.`);
+}
+
+/** The archive's routes; the insights' beside them are server/insights/'s. */
+export function archiveRoutes(context: ArchiveContext): Route[] {
+  const given =
+    (serve: (context: ArchiveContext, ctx: SessionContext) => Promise<void>) =>
+    (ctx: SessionContext): Promise<void> =>
+      serve(context, ctx);
+  const reach =
+    (serve: (reach: Reach, ctx: SessionContext) => Promise<void>) =>
+    (ctx: SessionContext): Promise<void> =>
+      serve({ store: context.store, own: context.seal.fingerprint(ctx.session.key), now: (context.now ?? Date.now)() }, ctx);
+  return [
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_SOURCES_PATH, config: { needs: 'session' }, handler: given(listSources) }),
+    sessionRoute({ method: 'POST', url: ARCHIVE_SOURCES_PATH, config: { needs: 'session' }, handler: given(keep) }),
+    sessionRoute({ method: 'DELETE', url: `${ARCHIVE_SOURCES_PATH}/:sourceId`, config: { needs: 'session' }, handler: given(remove) }),
+    sessionRoute({ method: READ_METHODS, url: `${ARCHIVE_PROJECTS_PATH}/:projectId/operations`, config: { needs: 'session' }, handler: given(history) }),
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_PROJECTS_PATH, config: { needs: 'session' }, handler: reach(archivedProjects) }),
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_ACTIVITY_PATH, config: { needs: 'session' }, handler: reach(archivedActivity) }),
+    ...[ARCHIVE_API_PATH, `${ARCHIVE_API_PATH}/*`].map((url) => sessionRoute({ method: ALL_METHODS, url, config: { needs: 'session' }, handler: noRoute })),
+  ];
 }

@@ -3,17 +3,18 @@
 // action). The session's key decides what is shown, as for the archive's history: each project is read with it
 // first (server/proxy/project-access.ts), and a key that cannot read one learns nothing of it, not even that
 // the archive holds it. Answered to a socket, and in process to a page the server renders (its transport).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import findMyWay from 'find-my-way';
+import { ARCHIVE_PROJECTS_PATH } from '../../src/api/archive-schemas';
 import { CSV_FORMAT, DEFAULT_INSIGHT_WINDOW, INSIGHTS_PATH, InsightWindowSchema, type InsightRange, type InsightRow } from '../../src/api/insights-schemas';
-import { errorAnswer, jsonAnswer, sendAnswer, sendMethodNotAllowed, type Answer } from '../http/answers';
-import { discardBody, MAX_FORM_BODY_BYTES } from '../http/body';
+import { errorAnswer, jsonAnswer, sendAnswer, type Answer } from '../http/answers';
 import type { ApiCall } from '../http/node-bridge';
 import { decodeSegment } from '../http/paths';
+import { READ_METHODS } from '../http/route';
 import { refusalAnswer } from '../proxy/api-reader';
 import type { Access, ProjectAccess } from '../proxy/project-access';
 import type { Seal } from '../seal/seal';
+import { sessionRoute, type Route, type SessionContext } from '../session/route-guard';
 import type { Session } from '../session/session-crypto';
-import { sendSessionClosed, type Sessions } from '../session/sessions';
 import { coveredProjects, projectCoverage } from '../store/archive-projects';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
 import { isKeyKept } from '../store/sources';
@@ -27,15 +28,11 @@ const ACCESS_CHECKS_AT_ONCE = 8;
 /** The code of an answer that failed because the API did not answer the access check. */
 const API_UNAVAILABLE_CODE = 'api_unavailable';
 
-const PROJECT_INSIGHTS = /^\/archive\/projects\/([^/]+)\/insights$/;
-
-export function isInsightsPath(path: string): boolean {
-  return path === INSIGHTS_PATH || PROJECT_INSIGHTS.test(path);
-}
+/** One project's insights, beside its archived history. */
+export const PROJECT_INSIGHTS_ROUTE = `${ARCHIVE_PROJECTS_PATH}/:projectId/insights`;
 
 export interface InsightsContext {
   store: Pick<Store, 'forReading'>;
-  sessions: Sessions;
   seal: Seal;
   access: ProjectAccess;
   now?: () => number;
@@ -49,7 +46,7 @@ interface Outcome {
 
 export interface Insights {
   /** The routes, on a socket: the session from the request's cookie. */
-  serve: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  routes: Route[];
   /** The same answers in process, for an open session (a page the server renders reads them so). */
   fetch: (session: Session, call: ApiCall) => Promise<Response>;
 }
@@ -95,10 +92,11 @@ function csvAnswer(rows: readonly InsightRow[], range: InsightRange, keyedBy: 'a
 }
 
 export function createInsights(context: InsightsContext): Insights {
-  const { sessions, seal, store, access } = context;
+  const { seal, store, access } = context;
   const now = context.now ?? Date.now;
 
-  const answer = async (session: Session, url: URL): Promise<Outcome> => {
+  /** `projectId`: the one project's insights (as it came in the address), or every archived project's. */
+  const answer = async (session: Session, url: URL, projectId: string | undefined): Promise<Outcome> => {
     const windowText = url.searchParams.get('window');
     const window = windowText === null ? DEFAULT_INSIGHT_WINDOW : InsightWindowSchema.safeParse(windowText).data;
     if (window === undefined) return { answer: errorAnswer(400, 'window must be one of 24h, 7d, 30d, 90d.', 'invalid_window') };
@@ -111,16 +109,15 @@ export function createInsights(context: InsightsContext): Insights {
       return answer;
     };
 
-    const projectMatch = PROJECT_INSIGHTS.exec(url.pathname);
-    if (projectMatch?.[1]) {
-      const projectId = decodeSegment(projectMatch[1]);
-      if (projectId === undefined) return { answer: errorAnswer(400, 'The project id is not a valid path segment.', 'invalid_id') };
+    if (projectId !== undefined) {
+      const id = decodeSegment(projectId);
+      if (id === undefined) return { answer: errorAnswer(400, 'The project id is not a valid path segment.', 'invalid_id') };
       // Before the store says anything: exactly the API's answer to a key that cannot read the project.
-      const checked = await access.check(session.sid, session.key, projectId);
+      const checked = await access.check(session.sid, session.key, id);
       if (checked.kind !== 'readable') return refused(checked, 'the project');
       const accessMs = performance.now() - started;
       const db = await store.forReading();
-      const coverage = db ? await projectCoverage(db, projectId) : undefined;
+      const coverage = db ? await projectCoverage(db, id) : undefined;
       const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;
       const insights = await readProjectInsights(db, { id: checked.project.id, name: checked.project.name }, coverage, window, now(), kept);
       return { answer: timing(csv ? csvAnswer(insights.actions, insights.range, 'action', checked.project.name) : jsonAnswer(200, insights), accessMs) };
@@ -142,37 +139,36 @@ export function createInsights(context: InsightsContext): Insights {
   };
 
   /** The store's outage is the store's, in words the page shows (a 503 naming it), on a socket or in process alike. */
-  const answerOrOutage = async (session: Session, url: URL): Promise<Outcome> => {
+  const answerOrOutage = async (session: Session, url: URL, projectId: string | undefined): Promise<Outcome> => {
     try {
-      return await answer(session, url);
+      return await answer(session, url, projectId);
     } catch (error) {
       if (error instanceof StoreUnavailableError) return { answer: errorAnswer(503, error.message, STORE_UNAVAILABLE_CODE) };
       throw error;
     }
   };
 
+  const serve = async ({ req, res, session, params, apiAnswered }: SessionContext): Promise<void> => {
+    const outcome = await answerOrOutage(session, new URL(req.url ?? '/', 'http://console.invalid'), params.projectId);
+    // A 401 ends the session as on /api/v2.
+    if (outcome.rejected) apiAnswered(401);
+    sendAnswer(res, outcome.answer);
+  };
+  const routes = [INSIGHTS_PATH, PROJECT_INSIGHTS_ROUTE].map((url) =>
+    sessionRoute({ method: READ_METHODS, url, config: { needs: 'session' }, handler: serve }),
+  );
+  const inProcess = findMyWay({ maxParamLength: 64 * 1024 });
+  for (const route of routes) inProcess.on('GET', route.url, () => undefined);
+
   return {
-    async serve(req, res) {
-      res.setHeader('Cache-Control', 'no-store');
-      const method = req.method ?? 'GET';
-      const current = sessions.read(req);
-      if (current.state !== 'open') {
-        await sendSessionClosed(req, res, sessions, current, MAX_FORM_BODY_BYTES);
-        return;
-      }
-      if (method !== 'GET' && method !== 'HEAD') {
-        await discardBody(req);
-        sendMethodNotAllowed(res, method, ['GET', 'HEAD']);
-        return;
-      }
-      const outcome = await answerOrOutage(current.session, new URL(req.url ?? '/', 'http://console.invalid'));
-      // A 401 ends the session as on /api/v2.
-      if (outcome.rejected) res.setHeader('Set-Cookie', sessions.end(req, 'rejected'));
-      sendAnswer(res, outcome.answer);
-    },
+    routes,
     async fetch(session, call) {
       if (call.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET, HEAD' } });
-      const { answer: result } = await answerOrOutage(session, new URL(call.target, 'http://console.invalid'));
+      const url = new URL(call.target, 'http://console.invalid');
+      // The same declarations, matched in process (the path as sent: an undecodable id is the route's 400).
+      const found = inProcess.find('GET', url.pathname.replaceAll('%', '%25'));
+      if (!found) return new Response(null, { status: 404 });
+      const { answer: result } = await answerOrOutage(session, url, found.params.projectId);
       return new Response(result.body, { status: result.status, headers: { ...result.headers, 'Cache-Control': 'no-store' } });
     },
   };

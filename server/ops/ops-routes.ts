@@ -1,4 +1,5 @@
-// /readyz and /metrics (docs/operations.md). /readyz answers anyone, like /healthz (a balancer may name the
+// /healthz, /readyz and /metrics (docs/operations.md), declared in the route table as checks: never held by the
+// turn budget, /healthz and /readyz before the Host check. /readyz answers anyone, like /healthz (a balancer may name the
 // instance by its address), but only those who may read /metrics, or a client on this machine, see its checks'
 // details (hosts, ports, error texts); others get each check's name and status. /metrics answers a request bearing METRICS_TOKEN; with none set, only a client on
 // this machine that came straight in (a proxy in front of the console would make every visitor look local: a
@@ -8,8 +9,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isLoopbackHost } from '../../src/lib/hosts';
 import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
 import { discardBody } from '../http/body';
+import { READ_METHODS, type RouteContext, type RouteOptions } from '../http/route';
 import type { Metrics } from './metrics';
 import { httpStatusOf, summaryOf, type ReadinessProbe } from './readiness';
+
+export const HEALTH_PATH = '/healthz';
+export const READY_PATH = '/readyz';
+export const METRICS_PATH = '/metrics';
 
 export const METRICS_UNAUTHORIZED_CODE = 'metrics_unauthorized';
 export const METRICS_FORBIDDEN_CODE = 'metrics_forbidden';
@@ -75,4 +81,47 @@ export async function serveMetrics(
   res.statusCode = 200;
   res.setHeader('Content-Type', contentType);
   res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+export interface OpsRoutesOptions {
+  /** True once shutdown has begun: /healthz says so. */
+  draining: () => boolean;
+  ready: ReadinessProbe;
+  metrics: Metrics;
+  /** METRICS_TOKEN; undefined: /metrics answers loopback clients only. */
+  metricsToken: string | undefined;
+}
+
+/** Liveness: cheap, never touches the store; 503 once draining, so a balancer stops sending. */
+function serveHealth(req: IncomingMessage, res: ServerResponse, draining: () => boolean): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', 'application/json');
+  res.statusCode = draining() ? 503 : 200;
+  res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ status: draining() ? 'draining' : 'ok' }));
+}
+
+export function opsRoutes({ draining, ready, metrics, metricsToken }: OpsRoutesOptions): RouteOptions<RouteContext, 'none'>[] {
+  return [
+    {
+      method: READ_METHODS,
+      url: HEALTH_PATH,
+      config: { needs: 'none', unheld: true, anyHost: true, quiet: true },
+      handler: ({ req, res }) => {
+        serveHealth(req, res, draining);
+        return Promise.resolve();
+      },
+    },
+    {
+      method: READ_METHODS,
+      url: READY_PATH,
+      config: { needs: 'none', unheld: true, anyHost: true, quiet: true },
+      handler: ({ req, res }) => serveReadiness(req, res, ready),
+    },
+    {
+      method: READ_METHODS,
+      url: METRICS_PATH,
+      config: { needs: 'none', unheld: true, quiet: true },
+      handler: ({ req, res }) => serveMetrics(req, res, { metrics, token: metricsToken }),
+    },
+  ];
 }

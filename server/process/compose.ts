@@ -8,22 +8,29 @@ import { readConfig, type ServerConfig } from '../config';
 import { createHostCheck } from '../http/host-check';
 import { createHttpServer, listen, originOf } from '../http/listen';
 import { FAULTS_CONTROL_PATH } from '../http/paths';
-import { serveArchiveRoute } from '../archive/archive-routes';
+import { createTurnBudget, type TurnBudget } from '../http/turn-budget';
+import { archiveRoutes } from '../archive/archive-routes';
 import { startCollector } from '../collector/collector';
 import { createInsights } from '../insights/insights-routes';
 import { leadWhereThisInstanceMay, type Leader } from '../lead/leader';
 import { startStoreUpkeep } from '../collector/store-upkeep';
 import { linkBase } from '../notify/links';
 import { createNotifications } from '../notify/notifications';
+import { notifyRoutes } from '../notify/notify-routes';
 import { sendWebhook } from '../notify/send-webhook';
 import { asLogger, createLogger, type Log, type Logger } from '../log/logger';
 import { watchCollectorReads } from '../ops/collector-watch';
 import { createMetrics, type Metrics } from '../ops/metrics';
+import { opsRoutes } from '../ops/ops-routes';
 import { createReadiness } from '../ops/readiness';
 import type { ApiBackend } from '../proxy/api-backend';
 import { createApiReader } from '../proxy/api-reader';
 import { createProjectAccess } from '../proxy/project-access';
-import { createRequestHandler, type RoutesOptions } from '../routes';
+import { createPages, type PagesOptions } from '../pages/page-routes';
+import { createRequestHandler, type RoutesOptions } from '../routes/pipeline';
+import { apiRoutes } from '../session/api-route';
+import type { Route } from '../session/route-guard';
+import { sessionRoutes } from '../session/session-routes';
 import { createSeal } from '../seal/seal';
 import { resolveSessionSecret } from '../session/session-secret';
 import { createSessions } from '../session/sessions';
@@ -40,10 +47,11 @@ export type Mode = 'production' | 'dev';
 export type { Log, Logger };
 
 /** What differs between `npm start` and `npm run dev`: where pages and files come from. */
-export type ServingParts = Pick<
-  RoutesOptions,
-  'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders' | 'styleHashes' | 'turns'
-> & {
+export type ServingParts = Pick<PagesOptions, 'template' | 'assets' | 'pagesFirst' | 'render' | 'renderDeadlineMs' | 'maxRenders' | 'maxReactRenders'> & {
+  /** Hashes of the <style> the template carries inline, for the CSP's style-src. */
+  styleHashes?: readonly string[];
+  /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
+  turns?: TurnBudget;
   /** Dev: closes Vite with the server. */
   close?: () => Promise<void>;
 };
@@ -63,6 +71,8 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
+  /** Its routes, as the rooms declared them (server/routes/table.ts), and the hooks' parts: what its request handler was built from. */
+  routing: RoutesOptions;
   /** Drains (accepting connections for `acceptMs` first: a signal's SHUTDOWN_GRACE_MS) and closes everything the server made; resolves when done. */
   stop: (drain?: { acceptMs?: number }) => Promise<void>;
 }
@@ -170,26 +180,41 @@ export async function startServer({
   });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
-  server.on(
-    'request',
-    createRequestHandler({
-      ...parts,
-      backend,
-      sessions,
-      read,
-      archive: (req, res) => serveArchiveRoute(req, res, { store, sessions, read, seal, access, wake: leader.wake }),
-      insights: createInsights({ store, sessions, seal, access }),
-      notifications,
-      faultControl,
-      log,
-      ops: { ready, metrics, metricsToken: config.metricsToken },
-      withCsp: mode === 'production',
-      draining: () => drain.draining,
-      hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
-      publicUrl: config.publicUrl,
-      apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
-    }),
-  );
+  // The route table: each room's declarations, built from its own parts (server/routes/pipeline.ts dispatches them).
+  const turns = parts.turns ?? createTurnBudget();
+  const insights = createInsights({ store, seal, access });
+  const pages = createPages({
+    ...parts,
+    sessions,
+    fetchApi: backend.fetch,
+    fetchOwn: insights.fetch,
+    turns,
+    apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
+    log,
+    sent: metrics.page,
+  });
+  const routes: Route[] = [
+    ...opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }),
+    ...apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
+    ...sessionRoutes({ sessions, read, servePage: pages.serve }),
+    ...archiveRoutes({ store, read, seal, access, wake: leader.wake }),
+    ...insights.routes,
+    ...notifyRoutes({ sessions, notifications }),
+    ...pages.routes,
+  ];
+  const routing: RoutesOptions = {
+    routes,
+    sessions,
+    assets: parts.assets,
+    withCsp: mode === 'production',
+    styleHashes: parts.styleHashes,
+    log,
+    answered: metrics.answered,
+    hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
+    publicUrl: config.publicUrl,
+    turns,
+  };
+  server.on('request', createRequestHandler(routing));
   const url = originOf(await listen(server, config.host, config.port), config.host);
   // Without PUBLIC_URL, event links name the port actually bound (PORT=0 picks one).
   if (!config.publicUrl) links.href = url;
@@ -213,7 +238,7 @@ export async function startServer({
     await notifications.settle();
     await store.close();
   };
-  return { server, url, config, backend, store, leader, drain, banner, metrics, log, stop };
+  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routing, stop };
 }
 
 /** The store as the banner names it. */

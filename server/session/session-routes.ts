@@ -8,11 +8,13 @@ import type { PageData, SignInProblem } from '../../src/api/page-data';
 import { AuthDetailsSchema } from '../../src/api/schemas';
 import { KEY_REJECTED_MESSAGE, SESSION_PATH, SIGN_OUT_PATH } from '../../src/config/session';
 import { keyFormatProblem } from '../../src/model/key-format';
-import { sendError, sendJson, sendMethodNotAllowed } from '../http/answers';
+import { sendError, sendJson } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
-import { pathOf, sameOriginPath } from '../http/paths';
+import { sameOriginPath } from '../http/paths';
+import { READ_METHODS, type Handler } from '../http/route';
 import type { ApiReader, ApiRefusal } from '../proxy/api-reader';
 import { UPSTREAM_ERROR_CODE } from '../proxy/forward-proxy';
+import type { Route } from './route-guard';
 import type { Sessions } from './sessions';
 
 /** How long the key check may take before the key screen hears that the API did not answer. */
@@ -124,27 +126,25 @@ async function signOut(req: IncomingMessage, res: ServerResponse, { sessions }: 
   }
 }
 
-/** Answers a request under /session; false when it is not one of these routes. */
-export async function serveSessionRoute(req: IncomingMessage, res: ServerResponse, context: SessionRouteContext): Promise<boolean> {
-  const path = pathOf(req);
-  res.setHeader('Cache-Control', 'no-store');
-  if (path === SESSION_PATH && req.method === 'POST') {
-    await signIn(req, res, context);
-    return true;
-  }
-  if (path === SIGN_OUT_PATH && req.method === 'POST') {
-    await signOut(req, res, context);
-    return true;
-  }
-  if (path === SESSION_PATH && (req.method === 'GET' || req.method === 'HEAD')) {
-    const current = context.sessions.read(req);
-    if (current.state === 'ended') res.setHeader('Set-Cookie', context.sessions.expire(req));
-    sendJson(res, 200, context.sessions.describe(current.state === 'open' ? current.session : null));
-    return true;
-  }
-  if (path === SESSION_PATH || path === SIGN_OUT_PATH) {
-    sendMethodNotAllowed(res, req.method ?? '', path === SESSION_PATH ? ['GET', 'HEAD', 'POST'] : ['POST']);
-    return true;
-  }
-  return false;
+/** Says what the page may know about the request's session, expiring a cookie that no longer opens one. */
+function describeSession(req: IncomingMessage, res: ServerResponse, { sessions }: SessionRouteContext): Promise<void> {
+  const current = sessions.read(req);
+  if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
+  sendJson(res, 200, sessions.describe(current.state === 'open' ? current.session : null));
+  return Promise.resolve();
+}
+
+/** The session's routes: `GET /session`, `POST /session` (sign in), `POST /session/sign-out`. */
+export function sessionRoutes(context: SessionRouteContext): Route[] {
+  const answer =
+    (serve: (req: IncomingMessage, res: ServerResponse, context: SessionRouteContext) => Promise<void>): Handler =>
+    ({ req, res }) => {
+      res.setHeader('Cache-Control', 'no-store');
+      return serve(req, res, context);
+    };
+  return [
+    { method: READ_METHODS, url: SESSION_PATH, config: { needs: 'none' }, handler: answer(describeSession) },
+    { method: 'POST', url: SESSION_PATH, config: { needs: 'none' }, handler: answer(signIn) },
+    { method: 'POST', url: SIGN_OUT_PATH, config: { needs: 'none' }, handler: answer(signOut) },
+  ];
 }

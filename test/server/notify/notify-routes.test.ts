@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveriesSchema, TOO_MANY_WEBHOOKS_CODE, webhookDeliveriesPath, webhookPath, WEBHOOKS_PATH } from '../../../src/api/notification-schemas';
 import { createNotifications, MAX_WEBHOOKS_PER_KEY } from '../../../server/notify/notifications';
 import { enqueueDelivery } from '../../../server/store/deliveries';
-import { serveNotifyRoute } from '../../../server/notify/notify-routes';
+import { notifyRoutes } from '../../../server/notify/notify-routes';
+import { createRequestHandler } from '../../../server/routes/pipeline';
+import { openRoute } from '../../../server/session/route-guard';
 import { createApiReader } from '../../../server/proxy/api-reader';
 import { createProjectAccess } from '../../../server/proxy/project-access';
 import { createSeal } from '../../../server/seal/seal';
@@ -33,15 +35,22 @@ beforeAll(async () => {
     allowPrivate: false,
     resolve: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
   });
-  server = http.createServer((req, res) => {
-    if (req.url?.startsWith('/sign-in/')) {
-      const { cookie } = sessions.start(req, decodeURIComponent(req.url.slice('/sign-in/'.length)), 'personal', false);
+  // The notification routes in the route table, beside a test's own sign-in and a catch-all.
+  const signIn = openRoute({
+    method: 'GET',
+    url: '/sign-in/:key',
+    config: { needs: 'none' },
+    handler: ({ req, res, params }) => {
+      const { cookie } = sessions.start(req, decodeURIComponent(params.key ?? ''), 'personal', false);
       res.setHeader('Set-Cookie', cookie);
       res.end();
-      return;
-    }
-    void serveNotifyRoute(req, res, { sessions, notifications });
+      return Promise.resolve();
+    },
   });
+  const notFound = openRoute({ method: 'GET', url: '/*', config: { needs: 'none' }, handler: ({ res }) => Promise.resolve(void res.writeHead(404).end()) });
+  server = http.createServer(
+    createRequestHandler({ routes: [...notifyRoutes({ sessions, notifications }), signIn, notFound], sessions, withCsp: false, log: () => undefined }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);

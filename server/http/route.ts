@@ -1,0 +1,75 @@
+// A route of the console's server, declared once in its room (docs/architecture.md, "How a request finds its route"):
+// its method(s), its path template (find-my-way's syntax: `:id` one segment, `*` a whole subtree), what it needs,
+// and its handler. Shaped like Fastify's route options (`method`, `url`, `config`, `handler`), so the same
+// declaration mounts there unchanged (bench/router.ts does). server/routes/ dispatches them; the log's and the
+// metrics' route label is the template; a 405's Allow is every method the path is declared with.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** The methods a route may be declared with: Fastify's own set, so a declaration of every method mounts there too. */
+export const ALL_METHODS = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'OPTIONS',
+  'TRACE',
+  'SEARCH',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'REPORT',
+  'MKCALENDAR',
+] as const;
+
+export type Method = (typeof ALL_METHODS)[number];
+
+export const READ_METHODS: readonly Method[] = ['GET', 'HEAD'];
+
+/** Who may call a route: anyone, or a request whose cookie opens a session (the one 401 otherwise). */
+export type Needs = 'none' | 'session';
+
+/** The role a route asks of the signed-in person (team sign-in fills it in; undefined: any). */
+export type Role = 'viewer' | 'operator' | 'admin';
+
+export interface RouteConfig {
+  needs: Needs;
+  role?: Role;
+  /** A check (a balancer's, Prometheus's): never waits for the turn budget, no cross-site rule (it changes nothing), its log line is debug. */
+  unheld?: boolean;
+  /** Answered before the Host check: a balancer may name the instance by its address. */
+  anyHost?: boolean;
+  /** A page or a file: the asset middleware (Vite's in dev) sees a request of another method first, as it sees every page. */
+  page?: boolean;
+  /** Its log line is debug (a dev module, a probe): hundreds a minute say nothing. */
+  quiet?: boolean;
+}
+
+/** What every handler is given; a route that needs a session gets it too (server/session/route-guard.ts). */
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The template's parameters as they came in the address (still percent-encoded: decodeSegment reads one). */
+  params: Readonly<Record<string, string | undefined>>;
+  /** The template the request matched (its log and metrics label). */
+  route: string;
+}
+
+export interface RouteOptions<Context extends RouteContext = RouteContext, N extends Needs = Needs> {
+  method: Method | readonly Method[];
+  url: string;
+  config: RouteConfig & { needs: N };
+  handler: (ctx: Context) => Promise<void>;
+}
+
+export function methodsOf(route: Pick<RouteOptions, 'method'>): readonly Method[] {
+  return typeof route.method === 'string' ? [route.method] : route.method;
+}
+
+/** A handler that needs nothing but the request. */
+export type Handler = (ctx: RouteContext) => Promise<void>;

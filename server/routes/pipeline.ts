@@ -1,0 +1,139 @@
+// The console's own server, one pipeline for `npm start` and `npm run dev` (docs/architecture.md, "How a request
+// finds its route"): security headers on every response, the route from the one table (server/routes/table.ts),
+// the request's id and log line under that route's template, then the hooks every route shares, written once:
+// the turn budget (checks are never held), the Host check (421; a balancer's checks come before it), the
+// cross-site write rule (403), 405 from the table, the session guard (401) for a route that needs one; then the
+// route's handler, whose failures get the one error answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendError, sendMethodNotAllowed } from '../http/answers';
+import { BodyTooLargeError, discardBody, MAX_FORM_BODY_BYTES } from '../http/body';
+import { crossSiteWriteProblem } from '../http/csrf';
+import { MISDIRECTED } from '../http/host-check';
+import { pathOf } from '../http/paths';
+import { beginRequest, type AnsweredRequest } from '../http/request-log';
+import type { RouteContext } from '../http/route';
+import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from '../http/security-headers';
+import type { AssetHandler } from '../http/static-assets';
+import { createTurnBudget, type TurnBudget } from '../http/turn-budget';
+import { asLogger, processLog, type Log } from '../log/logger';
+import { runInRequest } from '../log/request-context';
+import { needsNothing, openSession, withSession, type Route } from '../session/route-guard';
+import type { Sessions } from '../session/sessions';
+import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
+import { sendText } from '../http/send-text';
+import { createRouteTable, type Match } from './table';
+
+export interface RoutesOptions {
+  /** Every room's declarations (built from each room's own parts in server/process/compose.ts), the pages' catch-all among them. */
+  routes: readonly Route[];
+  sessions: Sessions;
+  /** A request of a method a page's path does not take goes by the asset middleware first (Vite's, in dev), as before the table. */
+  assets?: AssetHandler;
+  /** Dev serves no CSP: Vite's HMR needs inline scripts. */
+  withCsp: boolean;
+  /** Hashes of the <style> the template carries inline, for the CSP's style-src. */
+  styleHashes?: readonly string[] | undefined;
+  /** Where each request's line and an internal error go: a Logger (server/log/logger.ts), or a Log that takes only the events. */
+  log?: Log;
+  /** Each answered request, for the metrics. */
+  answered?: ((answer: AnsweredRequest) => void) | undefined;
+  /** Whether a Host header names a host the console is served on (server/http/host-check.ts); every host without it. */
+  hostAllowed?: ((host: string | undefined) => boolean) | undefined;
+  /** PUBLIC_URL: https there turns HSTS on. */
+  publicUrl?: URL | undefined;
+  /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
+  turns?: TurnBudget | undefined;
+}
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.message || error.name || 'an error without a message';
+}
+
+/** Answers a request whose route is known (the table's match, or Fastify's when the same declarations are mounted there). */
+export type RouteDispatch = (req: IncomingMessage, res: ServerResponse, match: Match) => void;
+
+export function createRequestHandler(options: RoutesOptions): RequestHandler {
+  const table = createRouteTable(options.routes);
+  const dispatch = createRouteDispatch(options);
+  return (req, res) => dispatch(req, res, table.match(req.method ?? 'GET', pathOf(req)));
+}
+
+/** Everything but the matching: headers, the request's id and line, the turn budget, the hooks, the handler. */
+export function createRouteDispatch(options: RoutesOptions): RouteDispatch {
+  const { sessions } = options;
+  const log = asLogger(options.log ?? processLog);
+  const fail = (res: ServerResponse, error: unknown) => {
+    res.setHeader('Cache-Control', 'no-store');
+    // A body past its limit (the console's own 16 KiB, the API's 1 MiB) is the client's doing: 413, nothing to log.
+    if (error instanceof BodyTooLargeError) {
+      sendError(res, 413, error.message, 'body_too_large');
+      return;
+    }
+    // The console's store, not the API: the page says which part failed (the store logs its own outage once).
+    if (error instanceof StoreUnavailableError) {
+      sendError(res, 503, error.message, STORE_UNAVAILABLE_CODE);
+      return;
+    }
+    log(`Internal error: ${describeError(error)}`, { event: 'http.internal_error', level: 'error' });
+    sendError(res, 500, 'Internal error while answering the request.');
+  };
+  const headers = Object.entries(securityHeaders({ withCsp: options.withCsp, ...(options.styleHashes ? { styleHashes: options.styleHashes } : {}) }));
+  // A few requests started per turn of the event loop (server/http/turn-budget.ts); checks are never held.
+  const turns = options.turns ?? createTurnBudget();
+
+  const methodNotAllowed = async (req: IncomingMessage, res: ServerResponse, allowed: readonly string[]) => {
+    await discardBody(req);
+    res.setHeader('Cache-Control', 'no-store');
+    sendMethodNotAllowed(res, req.method ?? '', allowed);
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, match: Match): Promise<void> => {
+    const { config } = match.route;
+    if (!config.anyHost && options.hostAllowed && !options.hostAllowed(req.headers.host)) {
+      await sendText(req, res, 421, MISDIRECTED);
+      return;
+    }
+    const refused = config.unheld ? null : crossSiteWriteProblem(req);
+    if (refused) {
+      await discardBody(req);
+      res.setHeader('Cache-Control', 'no-store');
+      sendError(res, 403, refused, 'cross_site_write');
+      return;
+    }
+    if (match.kind === 'method-not-allowed') {
+      const { assets } = options;
+      if (config.page && assets) assets(req, res, () => void methodNotAllowed(req, res, match.allowed).catch((error: unknown) => fail(res, error)));
+      else await methodNotAllowed(req, res, match.allowed);
+      return;
+    }
+    const ctx: RouteContext = { req, res, params: match.params, route: match.template };
+    const { route } = match;
+    if (needsNothing(route)) {
+      await route.handler(ctx);
+      return;
+    }
+    // What a route that needs a session answers from, it holds already: never cached.
+    res.setHeader('Cache-Control', 'no-store');
+    const session = await openSession(sessions, req, res, MAX_FORM_BODY_BYTES);
+    if (session) await route.handler(withSession(sessions, ctx, session));
+  };
+
+  return (req, res, match) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    if (wantsStrictTransport(req, options.publicUrl)) res.setHeader('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+    // The request's id and route from here on, in everything it awaits (server/log/request-context.ts).
+    const context = beginRequest(req, res, { log, answered: options.answered, route: match.template, quiet: match.route.config.quiet });
+    const start = () => {
+      // Gone while it waited for its turn: nobody to answer.
+      if (res.destroyed) return;
+      handle(req, res, match).catch((error: unknown) => fail(res, error));
+    };
+    // Checks are never held: a balancer's, and Prometheus's, which matter most when the process is busy.
+    if (match.route.config.unheld) runInRequest(context, start);
+    else turns.admit(() => runInRequest(context, start));
+  };
+}
