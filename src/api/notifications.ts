@@ -16,6 +16,7 @@ import {
   type WatchRequest,
 } from './notification-schemas';
 import { API_BASE, request, sameOriginTransport, type Transport } from './request';
+import { deliveryLogPollDelay, type AwaitedDelivery } from './retry-policy';
 import * as z from 'zod/mini';
 
 // The console's own /notifications routes (server/notify/), read and changed through request() like the API:
@@ -33,12 +34,12 @@ export const notificationQueries = {
       queryKey: [...notificationQueries.all(), 'webhooks'] as const,
       queryFn: ({ signal }) => request(WEBHOOKS_PATH, WebhooksSchema, { signal, transport: consoleRoutes }),
     }),
-  deliveries: (webhookId: string) =>
+  /** A webhook's log; `awaited`: an event just sent again, followed closely until its attempt shows (retry-policy.ts). */
+  deliveries: (webhookId: string, awaited?: AwaitedDelivery) =>
     queryOptions({
       queryKey: [...notificationQueries.all(), 'deliveries', webhookId] as const,
       queryFn: ({ signal }) => request(webhookDeliveriesPath(webhookId), DeliveriesSchema, { signal, transport: consoleRoutes }),
-      // The log changes on the server's schedule: a retry, a delivery while the page is open.
-      refetchInterval: 10_000,
+      refetchInterval: (query) => deliveryLogPollDelay(query.state, awaited),
     }),
 };
 

@@ -42,6 +42,33 @@ export function nextPollDelay(operation: string | OperationFacts | undefined, in
   return mayBeRetried(facts.status) ? slowPollDelay(intervalMs) : intervalMs;
 }
 
+/** A webhook's delivery log is read this often: it changes on the server's schedule (a retry, a new event). */
+export const DELIVERY_LOG_INTERVAL_MS = 10_000;
+/** How long a redelivery is followed closely before the log goes back to its pace (the send's own timeout is 10 s). */
+export const REDELIVERY_FOLLOW_MS = 30_000;
+
+/** An event sent again: which, how many attempts it had then, and when (the page's clock). */
+export interface AwaitedDelivery {
+  eventId: string;
+  attempts: number;
+  since: number;
+}
+
+/**
+ * Delay before the next read of a delivery log: every second (the retry base) from a redelivery until a read made
+ * after it shows that event's attempt (delivered, failed, or tried once more), then the log's pace.
+ */
+export function deliveryLogPollDelay(
+  log: { data: { deliveries: readonly { eventId: string; state: string; attempts: number }[] } | undefined; dataUpdatedAt: number },
+  awaited: AwaitedDelivery | undefined,
+  now = Date.now(),
+): number {
+  if (!awaited || now - awaited.since > REDELIVERY_FOLLOW_MS) return DELIVERY_LOG_INTERVAL_MS;
+  const delivery = log.data?.deliveries.find((d) => d.eventId === awaited.eventId);
+  const landed = log.dataUpdatedAt > awaited.since && delivery !== undefined && (delivery.state !== 'pending' || delivery.attempts > awaited.attempts);
+  return landed ? DELIVERY_LOG_INTERVAL_MS : RETRY_BASE_MS;
+}
+
 /** For a list: poll at the pace of its most urgent member, or stop when all are over. */
 export function nextListPollDelay(operations: Iterable<string | OperationFacts>, intervalMs = DEFAULT_POLL_INTERVAL_MS, now = Date.now()): number | false {
   let delay: number | false = false;

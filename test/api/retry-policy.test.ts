@@ -3,6 +3,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, describeProblem } from '../../src/api/api-error';
 import {
   backoffDelay,
+  DELIVERY_LOG_INTERVAL_MS,
+  deliveryLogPollDelay,
+  REDELIVERY_FOLLOW_MS,
+  RETRY_BASE_MS,
   historyRefreshDelay,
   lockedRetryBase,
   maySendAgain,
@@ -229,5 +233,33 @@ describe('one pace, one countdown', () => {
     expect(retryCountdown(wait, 10_000)).toBe('retrying in 3 s');
     expect(retryCountdown(wait, 12_500, true)).toBe('Retrying in 1 s');
     expect(retryCountdown(wait, 13_000, true)).toBe('Retrying now');
+  });
+});
+
+describe('deliveryLogPollDelay', () => {
+  const since = 1_000_000;
+  const awaited = { eventId: 'op-1:failed:1', attempts: 1, since };
+  const log = (state: string, attempts: number, dataUpdatedAt: number) => ({
+    data: { deliveries: [{ eventId: 'op-1:failed:1', state, attempts }] },
+    dataUpdatedAt,
+  });
+
+  it('reads the log at its pace when nothing was sent again', () => {
+    expect(deliveryLogPollDelay(log('pending', 1, since), undefined, since)).toBe(DELIVERY_LOG_INTERVAL_MS);
+  });
+
+  it('reads it every second after a redelivery until a read made since shows the attempt', () => {
+    // The read before the redelivery said "failed": not the redelivery's result.
+    expect(deliveryLogPollDelay(log('failed', 1, since - 1), awaited, since + 500)).toBe(RETRY_BASE_MS);
+    // Queued again, not yet tried.
+    expect(deliveryLogPollDelay(log('pending', 1, since + 1_000), awaited, since + 1_000)).toBe(RETRY_BASE_MS);
+    // The receiver had it.
+    expect(deliveryLogPollDelay(log('delivered', 2, since + 2_000), awaited, since + 2_000)).toBe(DELIVERY_LOG_INTERVAL_MS);
+    // Tried and failed, a retry scheduled: the result is shown, the log goes back to its pace.
+    expect(deliveryLogPollDelay(log('pending', 2, since + 2_000), awaited, since + 2_000)).toBe(DELIVERY_LOG_INTERVAL_MS);
+  });
+
+  it('stops following a redelivery that never shows after a while', () => {
+    expect(deliveryLogPollDelay(log('pending', 1, since + 1_000), awaited, since + REDELIVERY_FOLLOW_MS + 1)).toBe(DELIVERY_LOG_INTERVAL_MS);
   });
 });

@@ -1,4 +1,4 @@
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import { Link } from 'react-router-dom';
 import { LongName } from '../../components/long-name';
 import { OperationCells } from '../../components/operation-cells';
@@ -57,7 +57,7 @@ const Row = memo(function Row({ row, now, branchName, computeName }: RowProps) {
 
 /** Operations across projects, newest first: a real table, each row a link to its operation, each project name a link to it. */
 export function ActivityTable({ rows, now }: { rows: readonly ActivityRow[]; now: number }) {
-  const names = useCachedNames();
+  const names = useCachedNames(useMemo(() => rows.map((row) => row.project.id), [rows]));
   return (
     <div className="table-wrap">
       <table className="data-table activity-table">

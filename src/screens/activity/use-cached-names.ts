@@ -1,4 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { branchQueries } from '../../api/branches';
 import { endpointQueries } from '../../api/endpoints';
 
@@ -7,18 +8,24 @@ export interface CachedNames {
   compute: (projectId: string, endpointId: string) => string | undefined;
 }
 
+/** Names change rarely: each project's lists are read once in this long, however often the rows move. */
+const NAMES_STALE_MS = 10 * 60_000;
+
 /**
- * Branch and compute names the console already holds (a project's page read its branches and computes):
- * the activity view shows names where it can without spending its budget on them; ids elsewhere.
- * Read at render: the screen re-renders every second, so names read later show then.
+ * Branch and compute names of the projects the rows show, read the way the project page reads them (the
+ * branches and endpoints lists, one React Query cache, so a project page opened before costs nothing here);
+ * the id until a list has answered, or when it does not name it.
  */
-export function useCachedNames(): CachedNames {
-  const client = useQueryClient();
+export function useCachedNames(projectIds: readonly string[]): CachedNames {
+  const ids = useMemo(() => [...new Set(projectIds)].sort(), [projectIds]);
+  const options = { staleTime: NAMES_STALE_MS, refetchOnWindowFocus: false, retry: false } as const;
+  const branches = useQueries({ queries: ids.map((id) => ({ ...branchQueries.list(id), ...options })) });
+  const endpoints = useQueries({ queries: ids.map((id) => ({ ...endpointQueries.list(id), ...options })) });
+  // Rebuilt each render (a few projects' lists): the screen re-renders every second, and names show as soon as a list lands.
+  const branchNames = new Map(ids.map((id, i) => [id, new Map(branches[i]?.data?.map((b) => [b.id, b.name]))]));
+  const computeNames = new Map(ids.map((id, i) => [id, new Map(endpoints[i]?.data?.map((e) => [e.id, e.name ?? e.id]))]));
   return {
-    branch: (projectId, branchId) => client.getQueryData(branchQueries.list(projectId).queryKey)?.find((b) => b.id === branchId)?.name,
-    compute: (projectId, endpointId) => {
-      const endpoint = client.getQueryData(endpointQueries.list(projectId).queryKey)?.find((e) => e.id === endpointId);
-      return endpoint ? (endpoint.name ?? endpoint.id) : undefined;
-    },
+    branch: (projectId, branchId) => branchNames.get(projectId)?.get(branchId),
+    compute: (projectId, endpointId) => computeNames.get(projectId)?.get(endpointId),
   };
 }

@@ -1,6 +1,5 @@
-import { useId, useRef } from 'react';
 import type { ApiKey } from '../../api/schemas';
-import { ModalDialog } from '../../components/modal-dialog';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 
 interface RevokeDialogProps {
   apiKey: ApiKey;
@@ -15,35 +14,24 @@ interface RevokeDialogProps {
   onCancel: () => void;
 }
 
-/** Asks before revoking: revocation is immediate and cannot be undone. */
+/** Asks before revoking (the console's one confirm dialog): revocation is immediate and cannot be undone. */
 export function RevokeDialog({ apiKey, ownerLabel, projectLabel, fallbackFocus, pending, onConfirm, onCancel }: RevokeDialogProps) {
-  const titleId = useId();
-  const bodyId = useId();
-  // Safe default: Enter or Space right after opening cancels rather than revokes.
-  const cancelRef = useRef<HTMLButtonElement>(null);
-
   return (
-    <ModalDialog role="alertdialog" labelledBy={titleId} describedBy={bodyId} initialFocus={cancelRef} fallbackFocus={fallbackFocus} onClose={onCancel}>
-      <h2 id={titleId}>Revoke key “{apiKey.name}”?</h2>
-      <div id={bodyId}>
-        <p>
-          Key {apiKey.id} of {ownerLabel}
-          {projectLabel ? `, scoped to project ${projectLabel}` : ''}. Everything that uses it gets “401 Unauthorized” from its very next request. This cannot
-          be undone.
-        </p>
-        <p className="muted">If it is the key this console is signed in with, the console signs out.</p>
-      </div>
-      <div className="modal__actions">
-        <button ref={cancelRef} type="button" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
-          Revoke
-        </button>
-        <span role="status" className="muted">
-          {pending ? 'Revoking…' : ''}
-        </span>
-      </div>
-    </ModalDialog>
+    <ConfirmDialog
+      title={`Revoke key “${apiKey.name}”?`}
+      confirmLabel="Revoke"
+      pendingLabel="Revoking…"
+      fallbackFocus={fallbackFocus}
+      pending={pending}
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    >
+      <p>
+        Key {apiKey.id} of {ownerLabel}
+        {projectLabel ? `, scoped to project ${projectLabel}` : ''}. Everything that uses it gets “401 Unauthorized” from its very next request. This cannot be
+        undone.
+      </p>
+      <p className="muted">If it is the key this console is signed in with, the console signs out.</p>
+    </ConfirmDialog>
   );
 }

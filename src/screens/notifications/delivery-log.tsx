@@ -5,6 +5,7 @@ import { describeProblem } from '../../api/api-error';
 import { loadFailure } from '../../api/load-failure';
 import { EVENT_LABELS, NotificationEventTypeSchema, type Delivery } from '../../api/notification-schemas';
 import { notificationQueries, useRedeliver } from '../../api/notifications';
+import type { AwaitedDelivery } from '../../api/retry-policy';
 import { DateTime } from '../../components/date-time';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableHead } from '../../components/table-head';
@@ -112,7 +113,9 @@ function DeliveryRow({
 
 /** One webhook's deliveries, newest first: when, which project and action, the result, the answer, the payload sent, and Redeliver. */
 export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string; caption: string; paused: boolean }) {
-  const logOptions = notificationQueries.deliveries(webhookId);
+  // The event last sent again: the log is read every second until its attempt shows, not in up to 10 s.
+  const [awaited, setAwaited] = useState<AwaitedDelivery | undefined>(undefined);
+  const logOptions = notificationQueries.deliveries(webhookId, awaited);
   const log = useQuery(logOptions);
   const redeliver = useRedeliver(webhookId);
   const [said, setSaid] = useState('');
@@ -125,7 +128,13 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
   if (log.data.deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
   const send = (eventId: string) => {
     setSaid('');
-    redeliver.mutate(eventId, { onSuccess: () => setSaid(`Event ${eventId} is queued again: it is sent within a few seconds.`) });
+    const attempts = log.data.deliveries.find((d) => d.eventId === eventId)?.attempts ?? 0;
+    redeliver.mutate(eventId, {
+      onSuccess: () => {
+        setAwaited({ eventId, attempts, since: Date.now() });
+        setSaid(`Event ${eventId} is queued again: it is sent within a few seconds.`);
+      },
+    });
   };
   return (
     <>

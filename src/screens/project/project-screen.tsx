@@ -54,7 +54,6 @@ export function ProjectScreen() {
         <Link to={paths.projectInsights(projectId)}>Insights of this project</Link>
       </p>
       {projectFailure && <p className="muted">Project details unavailable: {projectFailure.message}</p>}
-      <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <BranchesSection
         projectId={projectId}
         projectName={project.data?.name}
@@ -64,6 +63,8 @@ export function ProjectScreen() {
         operations={operations}
         now={now}
       />
+      {/* Below the branches, so their rows (and their buttons) stay put when work starts or the history arrives. */}
+      <BusyBanner operations={blockers} branchNames={branchNames} now={now} />
       <HistorySection
         projectId={projectId}
         projectName={project.data?.name}

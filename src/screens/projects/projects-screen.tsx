@@ -18,18 +18,30 @@ import { useDocumentTitle } from '../../lib/use-document-title';
 import { useNow } from '../../lib/use-now';
 import { ArchiveFigures } from './archive-figures';
 
-const COLUMNS = ['Name', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
-/** With a kept key, the archive's figures of each project it reaches, beside its name. */
-const ARCHIVED_COLUMNS = ['Name', 'Operations', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
+/** Operations: the archive's figures of each project a kept key reaches, beside its name; there from the first paint, so nothing moves sideways when they arrive. */
+const COLUMNS = ['Name', 'Operations', 'ID', 'Region', 'Postgres', 'Compute used', 'Created'] as const;
 
 function matches(project: Project, term: string): boolean {
   const t = term.trim().toLowerCase();
   return t === '' || project.name.toLowerCase().includes(t) || project.id.toLowerCase().includes(t);
 }
 
+/** The switcher's room, kept while it is not yet known whether it shows, so the table below does not jump when it arrives. */
+function OrganizationPlaceholder() {
+  return (
+    <p className="reserved" aria-hidden="true">
+      <label>Organization</label>{' '}
+      <select disabled tabIndex={-1}>
+        <option>Personal projects</option>
+      </select>
+    </p>
+  );
+}
+
 function OrganizationSwitcher({ orgId, onChange }: { orgId: string | undefined; onChange: (orgId: string | undefined) => void }) {
   const id = useId();
   const organizations = useQuery(authQueries.organizations());
+  if (organizations.isPending) return <OrganizationPlaceholder />;
   if (!organizations.data?.length) return null;
   return (
     <p>
@@ -64,11 +76,11 @@ export function ProjectsScreen() {
   // One request to the console's own archive for the whole list (no API request): shown once a kept key reaches a project.
   const archived = useQuery(archiveQueries.projects());
   const figures = useMemo(() => new Map(archived.data?.projects.map((p) => [p.id, p])), [archived.data]);
-  const withFigures = figures.size > 0;
 
   return (
     <section>
       <h1 tabIndex={-1}>Projects</h1>
+      {auth.isPending && <OrganizationPlaceholder />}
       {isPersonal && <OrganizationSwitcher orgId={orgId} onChange={(next) => setParams(next ? { org: next } : {}, { replace: false })} />}
       <p className="toolbar">
         <label htmlFor={searchId}>Search projects</label>{' '}
@@ -85,11 +97,11 @@ export function ProjectsScreen() {
       ) : (
         <>
           <div className="table-wrap">
-            <table className="data-table">
+            <table className="data-table projects-table">
               <caption className="visually-hidden">
                 Projects{term ? `, filtered by “${term}”` : ''}: {shown.length} shown
               </caption>
-              <TableHead columns={withFigures ? ARCHIVED_COLUMNS : COLUMNS} />
+              <TableHead columns={COLUMNS} />
               <tbody>
                 {shown.map((project) => (
                   <tr key={project.id}>
@@ -99,11 +111,13 @@ export function ProjectsScreen() {
                       </Link>
                       {project.locked && <span className="tag"> Locked</span>}
                     </th>
-                    {withFigures && (
-                      <td data-label="Operations">
+                    <td data-label="Operations" className="projects-table__operations">
+                      {archived.isPending ? (
+                        <span className="skeleton-bar" aria-hidden="true" />
+                      ) : (
                         <ArchiveFigures figures={figures.get(project.id)} now={now} />
-                      </td>
-                    )}
+                      )}
+                    </td>
                     <td data-label="ID">
                       <code>{project.id}</code>
                     </td>

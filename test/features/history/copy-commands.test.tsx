@@ -32,7 +32,7 @@ describe('copying a read as a command', () => {
     const project = newProject(sim);
     addHistory(sim, project.id, 3);
     const { user } = renderApp(`/projects/${project.id}?status=failed,error&action=apply_config&q=it's`, { apiKey: sim.apiKey });
-    await screen.findByRole('button', { name: 'Status' });
+    await screen.findByRole('button', { name: /^Status\b/ });
     const program = `.operations[] | select((.status | IN("failed", "error")) and (.action | IN("apply_config")) and any((.id, .action) | gsub("_"; " ") | ascii_downcase; contains("it'\\''s")))`;
 
     await user.click(screen.getByRole('button', { name: 'Copy as curl' }));

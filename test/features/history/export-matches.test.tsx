@@ -29,7 +29,7 @@ describe('exporting everything that matches', () => {
     const expected = all.filter((op) => op.status === 'error').map((op) => op.id);
     const requests = recordListRequests();
     const { user } = renderApp(`/projects/${project.id}?status=error`, { apiKey: sim.apiKey });
-    await screen.findByRole('button', { name: 'Status' });
+    await screen.findByRole('button', { name: /^Status\b/ });
     const exportAll = screen.getByRole('button', { name: 'Export all matches as CSV' });
     // Pressed once it can be: once the history's first page is in.
     await waitFor(() => expect(exportAll).toBeEnabled());

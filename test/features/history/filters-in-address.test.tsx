@@ -19,7 +19,7 @@ function back() {
 
 /** The labels a Status or Action popup shows chosen, read by opening it (and closing it again with Escape). */
 async function chosenIn(user: UserEvent, name: string): Promise<string[]> {
-  await user.click(await screen.findByRole('button', { name }));
+  await user.click(await screen.findByRole('button', { name: new RegExp(`^${name}\\b`) }));
   const chosen = within(screen.getByRole('listbox', { name }))
     .queryAllByRole('option', { selected: true })
     .map((option) => option.textContent);
@@ -68,7 +68,7 @@ describe('filters in the address', () => {
     await waitFor(() => expect(tableIds()).toHaveLength(ops.length));
     const entries = window.history.length;
 
-    await user.click(screen.getByRole('button', { name: 'Status' }));
+    await user.click(screen.getByRole('button', { name: /^Status\b/ }));
     await user.click(screen.getByRole('option', { name: 'Error' }));
     await waitFor(() => expect(search().get('status')).toBe('failed,error'));
     await waitFor(() => expect(tableIds()).toEqual(ops.filter((op) => op.status === 'failed' || op.status === 'error').map((op) => op.id)));
@@ -92,7 +92,7 @@ describe('filters in the address', () => {
   it('keeps the statuses the address asked for when another filter changes', async () => {
     const { project } = variedProject();
     const { user } = renderApp(`/projects/${project.id}?status=failed`, { apiKey: sim.apiKey });
-    await user.click(await screen.findByRole('button', { name: 'Status' }));
+    await user.click(await screen.findByRole('button', { name: /^Status\b/ }));
     await user.click(screen.getByRole('option', { name: 'Cancelled' }));
     await waitFor(() => expect(search().get('status')).toBe('failed,cancelled'));
   });

@@ -1,4 +1,4 @@
-import { configure, screen, within } from '@testing-library/react';
+import { configure, screen, waitFor, within } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { newWebhookSecret } from '../../../server/notify/signature';
@@ -45,8 +45,8 @@ async function watchRunningOperation() {
 
 describe('"Notify me when it ends" in the watch tray', () => {
   it('asks the server to send the end of the operation to the webhooks, and says so', async () => {
-    const { user, project, op, item } = await watchRunningOperation();
     const db = await addWebhook();
+    const { user, project, op, item } = await watchRunningOperation();
 
     await user.click(within(item).getByRole('button', { name: 'Notify me when it ends' }));
 
@@ -56,13 +56,14 @@ describe('"Notify me when it ends" in the watch tray', () => {
     ]);
   });
 
-  it('points to Notifications when there is no webhook to send to', async () => {
-    const { user, item } = await watchRunningOperation();
+  it('says it needs a webhook before it is pressed, and points to Notifications, when there is none to send to', async () => {
+    const { item } = await watchRunningOperation();
 
-    await user.click(within(item).getByRole('button', { name: 'Notify me when it ends' }));
-
-    expect(await within(item).findByRole('alert')).toHaveTextContent('No webhook to send it to');
+    const notify = within(item).getByRole('button', { name: 'Notify me when it ends' });
+    await waitFor(() => expect(notify).toBeDisabled());
+    expect(notify).toHaveAccessibleDescription(/No webhook to send it to/);
     expect(within(item).getByRole('link', { name: 'add one in Notifications' })).toHaveAttribute('href', '/settings/notifications');
+    expect(within(item).queryByRole('alert')).toBeNull();
   });
 
   it('is offered once for a request that started several operations, and sends the end of the request’s last one', async () => {

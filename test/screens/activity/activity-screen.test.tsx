@@ -78,6 +78,26 @@ describe('activity across projects', () => {
     expect(screen.getByRole('complementary', { name: 'Watched operations' })).toHaveTextContent('1 running');
   });
 
+  it('names each row’s branch as the project page does (from the project’s branches list), not by its id', async () => {
+    const project = sim.cp.addProject({ name: 'Named rows', ownerId: sim.seed.userId, compute: 'active' });
+    const op = sim.cp.addOperation({
+      projectId: project.id,
+      action: 'apply_config',
+      durationMs: 60 * 60_000,
+      branchId: project.defaultBranchId,
+      endpointId: project.endpointId ?? undefined,
+    });
+    renderApp('/activity', { apiKey: sim.apiKey });
+    await table();
+    const row = await waitFor(() => {
+      const found = rowOf(op.id);
+      if (!found) throw new Error('not listed yet');
+      return found;
+    });
+    await waitFor(() => expect(within(row).getByTitle(project.defaultBranchId)).toHaveTextContent('main'));
+    expect(within(row).queryByText(project.defaultBranchId)).toBeNull();
+  });
+
   it('finds a new operation in an idle project within one round, and shows it reach its final label in place', async () => {
     renderApp('/activity', { apiKey: sim.apiKey });
     await table();
@@ -159,7 +179,7 @@ describe('activity across projects', () => {
     for (const row of rows) expect(within(row).getByRole('link', { name: 'blog-backend' })).toBeInTheDocument();
     expect(screen.getByRole('combobox', { name: 'Project' })).toHaveValue(sim.seed.projectIds.personal);
     // The history's Status and Action popups (test/features/history/filter-popups.test.tsx), the chosen status a chip.
-    expect(screen.getByRole('button', { name: 'Action' })).toHaveAttribute('aria-haspopup', 'listbox');
+    expect(screen.getByRole('button', { name: /^Action\b/ })).toHaveAttribute('aria-haspopup', 'listbox');
     await user.click(screen.getByRole('button', { name: 'Remove In progress' }));
     expect(new URLSearchParams(window.location.search).get('status')).toBeNull();
     expect(rowOf(running.id)).not.toBeNull();

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import type { WebhookFormat, WebhookScope } from '../../../src/api/notification-schemas';
@@ -164,6 +164,22 @@ describe('Notifications screen', () => {
     expect(redeliver).toHaveAccessibleDescription(`Failed event of operation ${failed.id}`);
     await user.click(redeliver);
     expect(await screen.findByText(`Event ${failed.id}:failed:1 is queued again: it is sent within a few seconds.`)).toBeInTheDocument();
+  });
+
+  it('after "Redeliver" shows the redelivery’s result once the receiver had it, without waiting for the log’s next 10 s read', async () => {
+    const url = `${RECEIVER}/flaky-route`;
+    const { failed } = await deliveredOnce(url, 500, 'try later');
+    // The receiver takes it this time.
+    sim.server.use(http.post(url, () => HttpResponse.text('thanks')));
+    const { user } = open();
+    const log = await screen.findByRole('table', { name: `Delivery log: ${url}` });
+    const row = within(log).getByRole('row', { name: /Webhook target/ });
+    expect(within(row).getByText('Failed', { selector: '.status' })).toBeInTheDocument();
+    await user.click(within(row).getByRole('button', { name: 'Redeliver' }));
+    expect(await screen.findByText(`Event ${failed.id}:failed:1 is queued again: it is sent within a few seconds.`)).toBeInTheDocument();
+    // Well before the log's own next read (10 s after the last).
+    await waitFor(() => expect(within(log).getByText('Delivered', { selector: '.status' })).toBeInTheDocument(), { timeout: 5_000 });
+    expect(within(log).getByRole('row', { name: /Webhook target/ })).toHaveTextContent(/Delivered.*200/);
   });
 
   it('asks before deleting a webhook; Cancel keeps it', async () => {

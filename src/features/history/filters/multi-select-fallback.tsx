@@ -14,10 +14,14 @@ interface MultiSelectFallbackProps {
  * (`?status=finished&status=failed,error`, which src/model/filter-fields.ts reads as `?status=finished,failed,error`).
  */
 export function MultiSelectFallback({ label, labelId, name, choices }: MultiSelectFallbackProps) {
+  const summaryId = `${labelId}-summary`;
   return (
     <details className="multi-select__anchor">
-      <summary className="multi-select__button" aria-labelledby={labelId}>
-        <span className="multi-select__summary">{summaryOf(choices)}</span>
+      {/* Named like the popup's button ("Status: Any"), its shown text inside its name. */}
+      <summary className="multi-select__button" aria-labelledby={`${labelId} ${summaryId}`}>
+        <span id={summaryId} className="multi-select__summary">
+          {summaryOf(choices)}
+        </span>
         <span className="multi-select__caret" aria-hidden="true" />
       </summary>
       <fieldset className="multi-select__popup multi-select__checks">

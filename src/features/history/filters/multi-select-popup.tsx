@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type FocusEvent, type KeyboardEvent
 import { findChoices, moved, summaryOf, toggled, typedAhead, type Choice, type Move } from './choice-list';
 
 interface MultiSelectPopupProps {
-  /** The element naming the control ("Status"): the button's and the list's name. */
+  /** The element naming the control ("Status"): the list's name, and the start of the button's. */
   labelId: string;
   /** The button's id (the chips give focus back to it). */
   buttonId: string;
@@ -134,8 +134,8 @@ export function MultiSelectPopup({ labelId, buttonId, choices, onChange, findabl
         id={buttonId}
         type="button"
         className="multi-select__button"
-        aria-labelledby={labelId}
-        aria-describedby={`${id}-summary`}
+        // Named "Status: Any": the label, then the text it shows, so a person who says what they see reaches it.
+        aria-labelledby={`${labelId} ${id}-summary`}
         aria-haspopup="listbox"
         aria-expanded={open}
         aria-controls={open ? listId : undefined}
