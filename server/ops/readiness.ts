@@ -10,6 +10,7 @@ import { compareMigrations, loadMigrations, MigrationFailedError, recordedVersio
 import { outboxBacklog, type OutboxBacklog } from '../store/deliveries';
 import type { Db } from '../store/db';
 import type { Store } from '../store/store';
+import { DeadlineExceeded, withDeadline } from '../lib/deadline';
 import type { CollectorWatch } from './collector-watch';
 
 /** How long the store may take to answer readiness's query before the instance counts as not ready. */
@@ -34,7 +35,8 @@ export interface CollectorCheck {
 export type OutboxCheck = { status: 'ok'; pending: number; oldest_pending_s: number | null } | { status: 'unknown' | 'not checked'; detail: string };
 
 export interface Readiness {
-  status: 'ready' | 'not ready' | 'draining';
+  /** `degraded`: ready, with a shared part (the store) down; 200 like `ready`, the check says which. */
+  status: 'ready' | 'degraded' | 'not ready' | 'draining';
   checks: { store: StoreCheck; collector: CollectorCheck; outbox: OutboxCheck };
 }
 
@@ -50,7 +52,7 @@ export function summaryOf(readiness: Readiness): ReadinessSummary {
 }
 
 /** The HTTP status /readyz answers with: 503 only while a balancer should take this instance out. */
-export const httpStatusOf = (readiness: Pick<Readiness, 'status'>): 200 | 503 => (readiness.status === 'ready' ? 200 : 503);
+export const httpStatusOf = (readiness: Pick<Readiness, 'status'>): 200 | 503 => (readiness.status === 'ready' || readiness.status === 'degraded' ? 200 : 503);
 
 /** The readiness check as /readyz calls it, with METRICS_TOKEN: who, besides this machine, may read its details. */
 export interface ReadinessProbe {
@@ -62,27 +64,12 @@ export interface ReadinessOptions {
   store: Pick<Store, 'kind' | 'opened' | 'failing' | 'openError'>;
   /** METRICS_TOKEN (server/config.ts). */
   metricsToken?: string | undefined;
-  /** Whether this instance collects now (collector/leader.ts). */
+  /** Whether this instance collects now (lead/leader.ts). */
   leading: () => boolean;
   collector: Pick<CollectorWatch, 'lastSuccessAt' | 'failingSince'>;
   draining: () => boolean;
   now?: () => number;
   deadlineMs?: number;
-}
-
-class Late extends Error {}
-
-/** `work`, or Late past `ms`. */
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Late()), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -122,7 +109,7 @@ export function createReadiness({
     }
     const started = performance.now();
     try {
-      const [versions, migrations] = await within(deadlineMs, Promise.all([recorded(db), shippedMigrations()]));
+      const [versions, migrations] = await withDeadline(Promise.all([recorded(db), shippedMigrations()]), deadlineMs);
       const took = Math.round(performance.now() - started);
       const { missing, unknown } = compareMigrations(versions, migrations);
       if (missing.length > 0)
@@ -140,7 +127,7 @@ export function createReadiness({
         ...(unknown.length > 0 ? { unknown_migrations: unknown } : {}),
       };
     } catch (error) {
-      const detail = error instanceof Late ? `The store did not answer within ${deadlineMs} ms.` : describe(error);
+      const detail = error instanceof DeadlineExceeded ? `The store did not answer within ${deadlineMs} ms.` : describe(error);
       return { status: 'degraded', kind: store.kind, detail };
     }
   };
@@ -166,14 +153,14 @@ export function createReadiness({
         : { status: 'unknown', detail: 'The store is unavailable.' };
     if (!storeOk) return { status: 'unknown', detail: 'The store is unavailable.' };
     try {
-      const waiting = await within(deadlineMs, backlog(db));
+      const waiting = await withDeadline(backlog(db), deadlineMs);
       return {
         status: 'ok',
         pending: waiting.pending,
         oldest_pending_s: waiting.oldestQueuedAt ? Math.max(0, Math.round((now() - waiting.oldestQueuedAt.getTime()) / 1_000)) : null,
       };
     } catch (error) {
-      return { status: 'unknown', detail: error instanceof Late ? `The store did not answer within ${deadlineMs} ms.` : describe(error) };
+      return { status: 'unknown', detail: error instanceof DeadlineExceeded ? `The store did not answer within ${deadlineMs} ms.` : describe(error) };
     }
   };
 
@@ -183,7 +170,7 @@ export function createReadiness({
     const db = store.opened();
     const storeCheck = await checkStore(db);
     const outbox = await checkOutbox(db, storeCheck.status === 'ok');
-    const status = draining() ? 'draining' : storeCheck.status === 'migrations missing' ? 'not ready' : 'ready';
+    const status = draining() ? 'draining' : storeCheck.status === 'migrations missing' ? 'not ready' : storeCheck.status === 'degraded' ? 'degraded' : 'ready';
     return { status, checks: { store: storeCheck, collector: checkCollector(), outbox } };
   };
   const probe = async (): Promise<Readiness> => {
