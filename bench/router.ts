@@ -42,6 +42,8 @@ export async function measureRouter(env: NodeJS.ProcessEnv, apiKey: string): Pro
         ...env,
         DATA_DIR: dataDir,
         SIM_API_KEY: apiKey,
+        HOST: '127.0.0.1',
+        PORT: '0',
       });
       servers[mount] = { ...helper, dataDir };
     }

@@ -5,27 +5,8 @@
 // metrics' route label is the template; a 405's Allow is every method the path is declared with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The methods a route may be declared with: Fastify's own set, so a declaration of every method mounts there too. */
-export const ALL_METHODS = [
-  'GET',
-  'HEAD',
-  'POST',
-  'PUT',
-  'PATCH',
-  'DELETE',
-  'OPTIONS',
-  'TRACE',
-  'SEARCH',
-  'PROPFIND',
-  'PROPPATCH',
-  'MKCOL',
-  'COPY',
-  'MOVE',
-  'LOCK',
-  'UNLOCK',
-  'REPORT',
-  'MKCALENDAR',
-] as const;
+/** The methods a route may be declared with: those Fastify 5 routes by default (but QUERY, which the API takes nowhere), so every declaration mounts there too. */
+export const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
 
 export type Method = (typeof ALL_METHODS)[number];
 
