@@ -25,6 +25,8 @@ export function ActivityScreen() {
   const [address, changeAddress] = useActivityAddress();
   const now = useNow(1_000);
   // Only the archive's data is read here (not when it was fetched), so its polls re-render the view only when it changes.
+  // Projects the archive answers for: their names are not read from the API either (the note promises no request).
+  const archived = useMemo(() => new Set(archive.data?.projects.map((p) => p.id)), [archive.data]);
   const data = useMemo(() => withArchive(feed.data, archive.data, { answeredAt: now, coversAll }), [feed.data, archive.data, now, coversAll]);
   const view = useMemo(() => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }), [address]);
   const rows = useMemo(() => activityRows(data, view, now), [data, view, now]);
@@ -61,7 +63,7 @@ export function ActivityScreen() {
         </p>
       )}
       {rows.length > 0 ? (
-        <ActivityTable rows={rows} now={now} />
+        <ActivityTable rows={rows} now={now} archived={archived} />
       ) : !listed ? (
         <TableSkeleton columns={ACTIVITY_COLUMNS} rows={4} label="Finding your projects…" />
       ) : checked === 0 && total > 0 ? (

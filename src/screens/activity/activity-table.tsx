@@ -56,8 +56,11 @@ const Row = memo(function Row({ row, now, branchName, computeName }: RowProps) {
 });
 
 /** Operations across projects, newest first: a real table, each row a link to its operation, each project name a link to it. */
-export function ActivityTable({ rows, now }: { rows: readonly ActivityRow[]; now: number }) {
-  const names = useCachedNames(useMemo(() => rows.map((row) => row.project.id), [rows]));
+export function ActivityTable({ rows, now, archived }: { rows: readonly ActivityRow[]; now: number; archived: ReadonlySet<string> }) {
+  const names = useCachedNames(
+    useMemo(() => rows.map((row) => row.project.id), [rows]),
+    archived,
+  );
   return (
     <div className="table-wrap">
       <table className="data-table activity-table">

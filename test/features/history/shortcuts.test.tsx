@@ -8,7 +8,7 @@ import { addHistory, newProject, operationsTable, tableIds } from './history-sup
 // The history's keys: / to the text box, j and k between rows, Enter opens, w watches, ? lists them;
 // none of them while typing in a field.
 
-const sim = setupSimServer({ start: Date.now() });
+const sim = setupSimServer({ start: Date.now(), store: true });
 beforeAll(polyfillModalDialogs);
 beforeEach(() => localStorage.setItem('ops-console.poll-interval-ms', '100'));
 

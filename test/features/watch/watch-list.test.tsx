@@ -5,7 +5,7 @@ import { elapse, withFakeConsoleClock } from '../../support/fake-clock';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
-const sim = setupSimServer({ start: Date.now() });
+const sim = setupSimServer({ start: Date.now(), store: true });
 withFakeConsoleClock();
 const MINUTE = 60_000;
 const INTERVAL_MS = 100;
@@ -242,7 +242,7 @@ describe('watch list', () => {
     for (let i = 0; i < 10; i++) liveOperation(project.id, `action_${i}`, 10 * MINUTE, { createdAt: sim.clock.now() - (10 - i) * 1_000 });
     const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     for (let i = 0; i < 10; i++) await user.click(await screen.findByRole('button', { name: new RegExp(`^Watch Action ${i} `) }));
-    expect(within(panel()).getAllByRole('link')).toHaveLength(10);
+    expect(within(panel()).getAllByRole('link', { name: /^Action \d/ })).toHaveLength(10);
 
     // On the project page the history polls the same newest page: still one request per interval.
     await tenIntervals(() => listRequests(project.id));

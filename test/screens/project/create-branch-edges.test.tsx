@@ -4,7 +4,7 @@ import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
 
-const sim = setupSimServer({ start: Date.now() });
+const sim = setupSimServer({ start: Date.now(), store: true });
 
 beforeAll(() => {
   configure({ asyncUtilTimeout: 5_000 });
