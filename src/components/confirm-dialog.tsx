@@ -4,21 +4,38 @@ import { ModalDialog } from './modal-dialog';
 interface ConfirmDialogProps {
   /** The question, as the dialog's heading (its accessible name). */
   title: ReactNode;
-  /** The heading's full text as its tooltip, and focusable, where the title may be cut (a long URL). */
+  /** The heading's full text as its tooltip, and focusable, where the title may be cut (a long URL, a long name). */
   fullTitle?: string | undefined;
   /** What goes and what stays (the dialog's description). */
   children: ReactNode;
   confirmLabel: string;
-  pendingLabel: string;
+  /** A change that can be undone (suspending a compute) confirms as the primary action, not as a danger. */
+  danger?: boolean;
+  /** Said beside the buttons while the request runs; or, for a request whose outcome has more to say, `progress`. */
+  pendingLabel?: string;
+  /** Where the request stands once confirmed (its failure, what blocks it), under the description. */
+  progress?: ReactNode;
   /** Focus lands here once the thing is gone. */
-  fallbackFocus: HTMLElement | null;
+  fallbackFocus?: HTMLElement | null;
   pending: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
-/** Asks before something is deleted, removed or revoked: Cancel has focus, so Enter right after opening cancels. */
-export function ConfirmDialog({ title, fullTitle, children, confirmLabel, pendingLabel, fallbackFocus, pending, onConfirm, onCancel }: ConfirmDialogProps) {
+/** Asks before a change that interrupts work or cannot be undone: Cancel has focus, so Enter right after opening cancels. */
+export function ConfirmDialog({
+  title,
+  fullTitle,
+  children,
+  confirmLabel,
+  danger = true,
+  pendingLabel,
+  progress,
+  fallbackFocus = null,
+  pending,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps) {
   const titleId = useId();
   const bodyId = useId();
   const cancelRef = useRef<HTMLButtonElement>(null);
@@ -28,16 +45,19 @@ export function ConfirmDialog({ title, fullTitle, children, confirmLabel, pendin
         {title}
       </h2>
       <div id={bodyId}>{children}</div>
+      {progress}
       <div className="modal__actions">
         <button ref={cancelRef} type="button" onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm} disabled={pending}>
+        <button type="button" className={danger ? 'danger' : 'primary'} onClick={onConfirm} disabled={pending}>
           {confirmLabel}
         </button>
-        <span role="status" className="muted">
-          {pending ? pendingLabel : ''}
-        </span>
+        {pendingLabel !== undefined && (
+          <span role="status" className="muted">
+            {pending ? pendingLabel : ''}
+          </span>
+        )}
       </div>
     </ModalDialog>
   );

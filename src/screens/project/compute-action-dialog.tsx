@@ -1,7 +1,7 @@
 import { useEndpointAction } from '../../api/endpoints';
 import type { Endpoint } from '../../api/schemas';
 import { countOperations, type ActionContext } from './action-context';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { RequestProgress } from './request-progress';
 import { useAbortSignal } from './use-abort-signal';
 
@@ -48,7 +48,9 @@ export function ComputeActionDialog({ context, action, endpoint, computeName, br
   return (
     <ConfirmDialog
       title={`${title}?`}
+      fullTitle={`${title}?`}
       confirmLabel={words.verb}
+      danger={false}
       pending={run.isPending}
       onConfirm={confirm}
       onCancel={cancel}

@@ -1,7 +1,7 @@
 import { useDeleteBranch } from '../../api/branches';
 import type { Branch, Endpoint } from '../../api/schemas';
 import { countOperations, type ActionContext } from './action-context';
-import { ConfirmDialog } from './confirm-dialog';
+import { ConfirmDialog } from '../../components/confirm-dialog';
 import { RequestProgress } from './request-progress';
 import { useAbortSignal } from './use-abort-signal';
 
@@ -40,8 +40,8 @@ export function DeleteBranchDialog({ context, branch, computes, onCancel }: Dele
   return (
     <ConfirmDialog
       title={`Delete branch “${branch.name}”?`}
+      fullTitle={`Delete branch “${branch.name}”?`}
       confirmLabel="Delete branch"
-      danger
       pending={remove.isPending}
       onConfirm={confirm}
       onCancel={cancel}
