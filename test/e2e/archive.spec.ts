@@ -256,14 +256,30 @@ test.describe('every screen with its data', () => {
     expect(problems).toEqual([]);
   });
 
-  test('axe clean in dark mode', async ({ page, context, request }) => {
-    test.setTimeout(120_000);
+  test('axe clean in light and dark on every screen, the projects list included', async ({ page, context, request }) => {
+    test.setTimeout(240_000);
     await holdKey(context);
-    await page.emulateMedia({ colorScheme: 'dark' });
-    for (const stop of await tourOfScreens(new ControlApi(request, E2E_API_KEY))) {
-      await page.goto(stop.path);
-      await stop.ready(page);
-      await expectNoSeriousViolations(page);
+    const projects: TourStop = {
+      name: 'projects',
+      path: '/',
+      ready: (p) =>
+        expect(
+          p
+            .getByRole('table', { name: /^Projects/ })
+            .getByText(/operations/)
+            .first(),
+        ).toBeVisible(),
+    };
+    const stops = [projects, ...(await tourOfScreens(new ControlApi(request, E2E_API_KEY)))];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      for (const stop of stops) {
+        await test.step(`${stop.name} in ${colorScheme}`, async () => {
+          await page.goto(stop.path);
+          await stop.ready(page);
+          await expectNoSeriousViolations(page);
+        });
+      }
     }
   });
 });
