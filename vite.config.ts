@@ -12,8 +12,6 @@ const WAITING_SERVER_TESTS = [
   'test/server/store/connection-faults.test.ts',
   'test/server/store/store-down-at-start.test.ts',
   'test/server/archive/instances.test.ts',
-  'test/server/process/rolling-restart.test.ts',
-  'test/server/store/sign-out-restart.test.ts',
 ];
 const serverTests = process.env.SERVER_TESTS;
 

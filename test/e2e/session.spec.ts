@@ -137,7 +137,7 @@ test('the key screen explains a key with a non-ASCII character, and a check that
 
 test('assets come back precompressed and immutable; pages carrying the session are never cached', async ({ page, context }) => {
   await holdKey(context);
-  const assets: Promise<{ url: string; asked: string; encoding: string | undefined; cache: string | undefined }>[] = [];
+  const assets: Promise<{ url: string; asked: string; encoding: string | undefined; cache: string | undefined; bytes: number }>[] = [];
   const onResponse = (response: Response) => {
     if (new URL(response.url()).pathname.startsWith('/assets/') && response.url().endsWith('.js')) {
       assets.push(
@@ -146,6 +146,7 @@ test('assets come back precompressed and immutable; pages carrying the session a
           asked: sent['accept-encoding'] ?? '',
           encoding: got['content-encoding'],
           cache: got['cache-control'],
+          bytes: Number(got['content-length'] ?? Infinity),
         })),
       );
     }
@@ -161,10 +162,12 @@ test('assets come back precompressed and immutable; pages carrying the session a
   const served = await Promise.all(assets);
   expect(served.length).toBeGreaterThan(2);
   for (const asset of served) {
-    // Chromium asks for brotli over https only; on http it gets the gzip copy.
-    const expected = /\bbr\b/.test(asset.asked) ? 'br' : 'gzip';
+    // Chromium asks for brotli over https only; on http it gets the gzip copy. A chunk of a few dozen bytes has no
+    // compressed copy (scripts/precompress.ts keeps one only where it is smaller) and comes as it is.
+    const expected = asset.encoding === undefined && asset.bytes < 200 ? undefined : /\bbr\b/.test(asset.asked) ? 'br' : 'gzip';
     expect(asset, asset.url).toMatchObject({ encoding: expected, cache: 'public, max-age=31536000, immutable' });
   }
+  expect(served.filter((asset) => asset.encoding !== undefined).length).toBeGreaterThan(2);
 });
 
 function freePort(): Promise<number> {
