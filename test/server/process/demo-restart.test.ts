@@ -38,7 +38,7 @@ async function branchOperations(server: TestServer, cookie: string): Promise<str
 }
 
 describe('the embedded demo across a restart', () => {
-  it('keeps its demo key, so an open tab goes on, and never reuses an operation id', async () => {
+  it('keeps its demo key, so an open tab goes on, and never reuses an operation id', { timeout: 60_000 }, async () => {
     const dataDir = await pgliteDataDir();
     const first = await startTestServer({ DATA_DIR: dataDir, SIM_API_KEY: '' });
     const key = demoKeyOf(first);
