@@ -1,7 +1,7 @@
 import { KNOWN_STATUSES } from './operation-status';
 import type { SqlParams } from './sql-params';
 
-// Each filter field of a history, described once (issue 21): how it reads and writes the address
+// Each filter field of a history, described once: how it reads and writes the address
 // (`?status=…&q=…`, docs/console.md), the test it makes in the browser, the same test as a jq expression
 // (the copied command's program, run over the API's operations or the exported NDJSON: both carry
 // these field names) and as a SQL condition over an `operations` table whose columns are the

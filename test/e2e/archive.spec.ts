@@ -220,17 +220,7 @@ test.describe('every screen with its data', () => {
     const api = new ControlApi(request, E2E_API_KEY);
     // The organization with the busiest projects: its Operations column is the widest the projects table gets.
     const org = (await api.allProjects()).find((p) => p.name === 'acme-analytics-prod')?.organization;
-    const projects: TourStop = {
-      name: 'projects',
-      path: org ? `/?org=${org.id}` : '/',
-      ready: (p) =>
-        expect(
-          p
-            .getByRole('table', { name: /^Projects/ })
-            .getByText(/operations/)
-            .first(),
-        ).toBeVisible(),
-    };
+    const projects = projectsStop(org ? `/?org=${org.id}` : '/');
     // One load per screen; each width is the same page resized (the layout is CSS alone).
     for (const stop of [projects, ...(await tourOfScreens(api))]) {
       await page.setViewportSize({ width: 1400, height: 900 });
@@ -259,17 +249,7 @@ test.describe('every screen with its data', () => {
   test('axe clean in light and dark on every screen, the projects list included', async ({ page, context, request }) => {
     test.setTimeout(240_000);
     await holdKey(context);
-    const projects: TourStop = {
-      name: 'projects',
-      path: '/',
-      ready: (p) =>
-        expect(
-          p
-            .getByRole('table', { name: /^Projects/ })
-            .getByText(/operations/)
-            .first(),
-        ).toBeVisible(),
-    };
+    const projects = projectsStop('/');
     const stops = [projects, ...(await tourOfScreens(new ControlApi(request, E2E_API_KEY)))];
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
@@ -283,6 +263,21 @@ test.describe('every screen with its data', () => {
     }
   });
 });
+
+/** The projects list as a tour stop: ready once the archive's figures are in its Operations column. */
+function projectsStop(path: string): TourStop {
+  return {
+    name: 'projects',
+    path,
+    ready: (p) =>
+      expect(
+        p
+          .getByRole('table', { name: /^Projects/ })
+          .getByText(/operations/)
+          .first(),
+      ).toBeVisible(),
+  };
+}
 
 /** A request context holding a session of the demo key, for the console's own routes. */
 async function signedInRequest(

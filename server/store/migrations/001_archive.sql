@@ -29,7 +29,7 @@ CREATE TABLE archive_projects (
 );
 CREATE INDEX archive_projects_project ON archive_projects (project_id);
 
--- One row per operation; the column names are the filter fields' SQL form (features/history/filters/fields.ts).
+-- One row per operation; the column names are the filter fields' SQL form (src/model/filter-fields.ts).
 CREATE TABLE operations (
   project_id text NOT NULL,
   id text NOT NULL,
