@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { nodeHandler } from '../server/http/node-bridge';
 import { createApiBackend } from '../server/proxy/api-backend';
+import { HUGE_PROJECT_OPERATIONS } from '../sim/seed';
 import { startServer } from '../server/process/compose';
 import { ARCHIVE_ACTIVITY_PATH } from '../src/api/archive-schemas';
 import { DEFAULT_POLL_INTERVAL_MS } from '../src/model/operation-status';
@@ -31,7 +32,7 @@ export interface ArchiveResult {
 
 /** The simulator served as an API on loopback, with a count of every request the console sends it (proxy, collector, access checks). */
 async function countedSimulator(): Promise<{ apiUrl: string; sent: () => number; close: () => Promise<void> }> {
-  const answer = nodeHandler(createApiBackend({ simApiKey: KEY, simHugeProject: true }).fetch);
+  const answer = nodeHandler(createApiBackend({ simApiKey: KEY, simHugeProject: HUGE_PROJECT_OPERATIONS }).fetch);
   let sent = 0;
   const server = http.createServer((req, res) => {
     sent += 1;

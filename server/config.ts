@@ -6,6 +6,7 @@ import { parseLogFormat, parseLogLevel, type LogFormat, type LogLevelSetting } f
 import { SHUTDOWN_GRACE_MS } from './process/shutdown';
 import { parseApiBase } from './proxy/forward-proxy';
 import { PLATFORM_REQUESTS_PER_MINUTE } from '../src/config/platform-limits';
+import { HUGE_PROJECT_OPERATIONS } from '../sim/seed';
 
 export interface ServerConfig {
   host: string;
@@ -13,7 +14,8 @@ export interface ServerConfig {
   apiUrl: string | undefined;
   simApiKey: string | undefined;
   simFaults: boolean;
-  simHugeProject: boolean;
+  /** SIM_HUGE_PROJECT: how many operations the simulator's huge project has; 0, without one (sim/seed.ts). */
+  simHugeProject: number;
   /** False with SIM_RATE_LIMITS=off: the simulator answers without the platform's rate limits (the load test). */
   simRateLimits: boolean;
   /** Undefined: one kept in DATA_DIR (server/session/session-secret.ts). */
@@ -86,6 +88,13 @@ function wholeNumber(name: string, text: string | undefined, fallback: number, m
   return value;
 }
 
+/** SIM_HUGE_PROJECT: unset, none; `1`, the usual HUGE_PROJECT_OPERATIONS; or how many operations (1,000 or more: a full archive page). */
+function hugeProject(text: string | undefined): number {
+  if (text === undefined || text === '' || text === '0') return 0;
+  if (text === '1') return HUGE_PROJECT_OPERATIONS;
+  return wholeNumber('SIM_HUGE_PROJECT', text, 0, 1_000, 1_000_000);
+}
+
 function parseDatabaseUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   if (!/^postgres(?:ql)?:\/\//.test(value) || !URL.canParse(value)) throw new Error('DATABASE_URL must be a postgres:// URL.');
@@ -149,7 +158,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     apiUrl,
     simApiKey: optional(env.SIM_API_KEY),
     simFaults: env.SIM_FAULTS === '1',
-    simHugeProject: env.SIM_HUGE_PROJECT === '1',
+    simHugeProject: hugeProject(env.SIM_HUGE_PROJECT),
     simRateLimits: env.SIM_RATE_LIMITS !== 'off',
     sessionSecret,
     publicUrl: parsePublicUrl(optional(env.PUBLIC_URL)),

@@ -30,7 +30,7 @@ export interface DemoSeed extends EmptySeed {
   endpointIds: { bigMain: string };
 }
 
-/** The scale project's history: 200 pages of the console's 100 rows. */
+/** The scale project's history by default (SIM_HUGE_PROJECT=1, the bench): 200 pages of the console's 100 rows. */
 export const HUGE_PROJECT_OPERATIONS = 20_000;
 
 export interface DemoSeedOptions {
@@ -40,6 +40,8 @@ export interface DemoSeedOptions {
    * bench. Opt-in (`SIM_HUGE_PROJECT=1`): it costs the simulator's start-up a few hundred milliseconds.
    */
   hugeProject?: boolean;
+  /** How many operations it has (default HUGE_PROJECT_OPERATIONS): the browser tests' world has fewer. */
+  hugeProjectOperations?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -200,7 +202,7 @@ export function seedDemo(cp: ControlPlane, options: DemoSeedOptions = {}): DemoS
   });
 
   // Last, so every id above is the same with or without it.
-  const huge = options.hugeProject ? seedHugeProject(cp, acme.id, demo.id, now) : undefined;
+  const huge = options.hugeProject ? seedHugeProject(cp, acme.id, demo.id, now, options.hugeProjectOperations ?? HUGE_PROJECT_OPERATIONS) : undefined;
 
   return {
     apiKey: key.secret,
@@ -219,8 +221,8 @@ export function seedDemo(cp: ControlPlane, options: DemoSeedOptions = {}): DemoS
   };
 }
 
-/** A quiet project (its computes idle, nothing running) whose history is exactly HUGE_PROJECT_OPERATIONS long. */
-function seedHugeProject(cp: ControlPlane, orgId: string, ownerId: string, now: number): string {
+/** A quiet project (its computes idle, nothing running) whose history is exactly `operations` long. */
+function seedHugeProject(cp: ControlPlane, orgId: string, ownerId: string, now: number, operations: number): string {
   const project = cp.addProject({
     name: 'acme-event-archive',
     orgId,
@@ -228,7 +230,7 @@ function seedHugeProject(cp: ControlPlane, orgId: string, ownerId: string, now: 
     createdAt: now - 170 * DAY_MS,
     compute: 'idle',
     cpuUsedSec: 6_120_884,
-    // Exactly HUGE_PROJECT_OPERATIONS however long the server has run: no availability checks add to it.
+    // Exactly `operations` however long the server has run: no availability checks add to it.
     quiet: true,
   });
   const replica = cp.addBranch({ projectId: project.id, name: 'replay', createdAt: now - 100 * DAY_MS, compute: 'idle' });
@@ -236,8 +238,8 @@ function seedHugeProject(cp: ControlPlane, orgId: string, ownerId: string, now: 
     fromMs: now - 170 * DAY_MS,
     toMs: now - 30 * MINUTE_MS,
     // A little over the target, then the oldest extra ones are dropped: the count is exact.
-    count: Math.round(HUGE_PROJECT_OPERATIONS * 1.03),
-    keepNewest: HUGE_PROJECT_OPERATIONS,
+    count: Math.round(operations * 1.03),
+    keepNewest: operations,
     branches: [
       { id: project.defaultBranchId, endpointId: project.endpointId },
       { id: replica.id, endpointId: replica.endpointId },

@@ -30,7 +30,8 @@ export interface ApiBackend {
 export interface ApiBackendOptions {
   apiUrl?: string | undefined;
   simApiKey?: string | undefined;
-  simHugeProject?: boolean;
+  /** Operations in the simulator's huge project (SIM_HUGE_PROJECT); 0, none. */
+  simHugeProject?: number;
   /** False: no platform rate limits in the simulator (the bench's load test). */
   simRateLimits?: boolean;
   /** Where the proxy reports an API it cannot reach. */
@@ -39,7 +40,7 @@ export interface ApiBackendOptions {
   sent?: (status: number) => void;
 }
 
-export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, simRateLimits = true, log, sent }: ApiBackendOptions): ApiBackend {
+export function createApiBackend({ apiUrl, simApiKey, simHugeProject = 0, simRateLimits = true, log, sent }: ApiBackendOptions): ApiBackend {
   if (apiUrl) {
     // One outage of this API however it is called: the pages' calls and the server's own reads.
     const proxy = { apiUrl, ...(log ? { log, outage: apiOutage(log, apiUrl) } : {}), ...(sent ? { sent } : {}) };
@@ -53,8 +54,8 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = false, si
   // start, so an operation started after a restart never reuses an id the archive or a webhook saw before.
   let draw: Random = seededRandom(DEMO_SEED);
   const controlPlane = createControlPlane({ clock: systemClock(), random: () => draw() });
-  // SIM_HUGE_PROJECT=1 adds a project with 20,000 operations (the scale test and bench); off by default, it slows start-up.
-  const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject });
+  // SIM_HUGE_PROJECT adds a project with that many operations (the scale tests and bench); off by default, it slows start-up.
+  const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject > 0, hugeProjectOperations: simHugeProject });
   draw = seededRandom(randomBytes(4).readUInt32LE(0));
   // Off until someone sets a plan through the control route (which the server decides to mount).
   const faults = createFaultInjector();

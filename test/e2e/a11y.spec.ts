@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { expectNoSeriousViolations } from './support/axe';
-import { ControlApi, projectCensus } from './support/api';
-import { openNewestOperationOfBigProject, operationsTable, projectPath } from './support/screens';
+import { ControlApi } from './support/api';
+import { openNewestOperationOfBigProject, operationsTable } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 test.describe('signed out', () => {
@@ -21,35 +21,15 @@ test.describe('signed out', () => {
   });
 });
 
+// The projects list, a project's operations table and the API keys screen, with their data, are checked in light
+// and dark on the every-screen tour of archive.spec.ts (support/tour.ts): here, the screens it does not visit.
 test.describe('signed in', () => {
   test.beforeEach(async ({ context }) => {
     await holdKey(context);
   });
 
-  test('the projects list', async ({ page }) => {
-    await page.goto('/');
-    await expect(page.getByRole('heading', { level: 1, name: 'Projects' })).toBeVisible();
-    await expect(page.getByRole('main').getByRole('link').first()).toBeVisible();
-    await expectNoSeriousViolations(page);
-  });
-
-  test('the operations table', async ({ page, request }) => {
-    const { big } = await projectCensus(new ControlApi(request, E2E_API_KEY));
-    await page.goto(projectPath(big.id));
-    await expect(operationsTable(page).locator('tbody tr').first()).toBeVisible();
-    await expect(page.getByRole('button', { name: /Load more/ })).toBeVisible();
-    await expectNoSeriousViolations(page);
-  });
-
   test('the operation detail', async ({ page, request }) => {
     await openNewestOperationOfBigProject(page, new ControlApi(request, E2E_API_KEY));
-    await expectNoSeriousViolations(page);
-  });
-
-  test('the API keys screen', async ({ page }) => {
-    await page.goto('/settings/api-keys');
-    await expect(page.getByRole('heading', { level: 1, name: 'API keys' })).toBeVisible();
-    await expect(page.getByRole('main').getByText(/^Loading/)).toHaveCount(0);
     await expectNoSeriousViolations(page);
   });
 

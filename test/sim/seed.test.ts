@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OperationsPageSchema, OrganizationsResponseSchema, ProjectsPageSchema } from '../../src/api/schemas';
+import { readConfig } from '../../server/config';
 import { HUGE_PROJECT_OPERATIONS, seedDemo, seedEmpty } from '../../sim/seed';
 import { MINUTE, SECOND, START, createSim, json } from './support';
 
@@ -197,6 +198,16 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
     expect(huge).toEqual(expect.any(String));
     expect(others).toEqual(plain.seed.projectIds);
     expect(sim.cp.operationsOf(seed.projectIds.big)).toEqual(plain.cp.operationsOf(plain.seed.projectIds.big));
+  });
+
+  it('has as many operations as SIM_HUGE_PROJECT says: 20,000 for 1, or the number given (the browser tests’ 4,000)', () => {
+    expect(readConfig({}).simHugeProject).toBe(0);
+    expect(readConfig({ SIM_HUGE_PROJECT: '1' }).simHugeProject).toBe(HUGE_PROJECT_OPERATIONS);
+    expect(readConfig({ SIM_HUGE_PROJECT: '4000' }).simHugeProject).toBe(4_000);
+    expect(() => readConfig({ SIM_HUGE_PROJECT: '50' })).toThrow('SIM_HUGE_PROJECT must be a whole number from 1000 to 1000000, not "50".');
+    const sim = createSim({ rateLimits: false });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true, hugeProjectOperations: 4_000 });
+    expect(sim.cp.operationsOf(seed.projectIds.huge!)).toHaveLength(4_000);
   });
 
   it('walks in pages of the console’s 100 rows to exactly 20,000 operations, each once, newest first, none running', async () => {

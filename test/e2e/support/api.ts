@@ -1,4 +1,5 @@
 import { expect, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { E2E_HUGE_PROJECT_OPERATIONS } from '../../../playwright.config';
 
 // The API as a test reads it directly, with a bearer key: the oracle the screens are checked against.
 
@@ -129,18 +130,18 @@ export interface ProjectCensus {
   empty: CountedProject[];
 }
 
-/** A history this long is the scale project's (sim/seed.ts HUGE_PROJECT_OPERATIONS). */
-export const HUGE_HISTORY = 20_000;
+/** A history this long is the scale project's, acme-event-archive (SIM_HUGE_PROJECT in playwright.config.ts). */
+export const HUGE_HISTORY = E2E_HUGE_PROJECT_OPERATIONS;
 
 /** Sorts the demo projects by how much history they have (ids are never hard-coded). */
-/** Past this many operations a history is the scale project's: the census stops counting there. */
-const CENSUS_CAP = 5_000;
+/** This many operations make a history the scale project's: the census stops counting there. */
+const CENSUS_CAP = HUGE_HISTORY;
 
 export async function projectCensus(api: ControlApi): Promise<ProjectCensus> {
   const projects = await api.allProjects();
   const counted = await Promise.all(projects.map(async (p) => ({ ...p, operationCount: (await api.operations(p.id, WALK_LIMIT, CENSUS_CAP)).length })));
   counted.sort((a, b) => b.operationCount - a.operationCount);
-  // The 20,000-operation project (SIM_HUGE_PROJECT) is scale.spec.ts's alone: not one to page through by hand
+  // The scale project (SIM_HUGE_PROJECT) is scale.spec.ts's alone: not one to page through by hand
   // (and not one to walk to its end for every test that takes the census).
   const [big] = counted.filter((p) => p.operationCount < CENSUS_CAP);
   if (!big) throw new Error('the demo seed has no projects');
