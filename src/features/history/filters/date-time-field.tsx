@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { fromFieldValue, toFieldValue } from '../../../lib/date-time-format';
 import type { TimeZoneChoice } from '../../../lib/time-zone';
-import { SEARCH_DEBOUNCE_MS } from './search-field';
+import type { EditSession } from './use-edit-session';
+import { useTypedField } from './use-typed-field';
 
 interface DateTimeFieldProps {
   id: string;
@@ -9,7 +10,7 @@ interface DateTimeFieldProps {
   zone: TimeZoneChoice;
   disabled: boolean;
   describedBy: string;
-  session: { replace: () => boolean; onFocus: () => void; onBlur: () => void };
+  session: EditSession;
   onChange: (value: string | undefined, options: { replace: boolean }) => void;
 }
 
@@ -22,20 +23,20 @@ export function DateTimeField({ id, value, zone, disabled, describedBy, session,
   const fieldValue = toFieldValue(value, zone);
   const [text, setText] = useState(fieldValue);
   const [shown, setShown] = useState(fieldValue);
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // The address (or the time zone) changed by itself: the field shows what it now says.
   if (shown !== fieldValue) {
     setShown(fieldValue);
     setText(fieldValue);
   }
-  useEffect(() => () => clearTimeout(timer.current), []);
-
-  const commit = (next: string) => {
-    clearTimeout(timer.current);
-    const committed = fromFieldValue(next, zone);
-    if (committed === value) return;
-    onChange(committed, { replace: session.replace() });
-  };
+  const { commitNow, inputProps } = useTypedField({
+    session,
+    onText: setText,
+    commit: (next) => {
+      const committed = fromFieldValue(next, zone);
+      if (committed === value) return;
+      onChange(committed, { replace: session.replace() });
+    },
+  });
 
   return (
     <input
@@ -43,19 +44,9 @@ export function DateTimeField({ id, value, zone, disabled, describedBy, session,
       type="datetime-local"
       value={text}
       disabled={disabled}
-      onFocus={session.onFocus}
-      onBlur={(event) => {
-        commit(event.currentTarget.value);
-        session.onBlur();
-      }}
-      onChange={(event) => {
-        const next = event.target.value;
-        setText(next);
-        clearTimeout(timer.current);
-        timer.current = setTimeout(() => commit(next), SEARCH_DEBOUNCE_MS);
-      }}
+      {...inputProps}
       onKeyDown={(event) => {
-        if (event.key === 'Enter') commit(event.currentTarget.value);
+        if (event.key === 'Enter') commitNow(event.currentTarget.value);
       }}
       aria-describedby={describedBy}
     />

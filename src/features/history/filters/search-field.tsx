@@ -1,9 +1,7 @@
-import { useEffect, useId, useRef, useState, type Ref } from 'react';
+import { useId, useState, type Ref } from 'react';
 import { TEXT_RULE } from '../../../model/filter-fields';
 import { useEditSession } from './use-edit-session';
-
-/** How long typing pauses before the filter follows it. */
-export const SEARCH_DEBOUNCE_MS = 300;
+import { useTypedField } from './use-typed-field';
 
 interface SearchFieldProps {
   value: string | undefined;
@@ -18,7 +16,6 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
   const [shown, setShown] = useState(value);
   const [sent, setSent] = useState(value);
   const session = useEditSession();
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   // The address changed by itself (Back, a link), not by this box: the box shows what it now says.
   if (shown !== value) {
     setShown(value);
@@ -27,15 +24,16 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
       setText(value ?? '');
     }
   }
-  useEffect(() => () => clearTimeout(timer.current), []);
-
-  const commit = (next: string) => {
-    clearTimeout(timer.current);
-    const trimmed = next.trim() || undefined;
-    if (trimmed === value) return;
-    setSent(trimmed);
-    onChange(trimmed, { replace: session.replace() });
-  };
+  const { commitNow, inputProps } = useTypedField({
+    session,
+    onText: setText,
+    commit: (next) => {
+      const trimmed = next.trim() || undefined;
+      if (trimmed === value) return;
+      setSent(trimmed);
+      onChange(trimmed, { replace: session.replace() });
+    },
+  });
 
   return (
     <div className="filter-field search-field">
@@ -50,23 +48,13 @@ export function SearchField({ value, onChange, inputRef }: SearchFieldProps) {
         autoComplete="off"
         spellCheck={false}
         aria-describedby={`${id}-hint`}
-        onFocus={session.onFocus}
-        onBlur={(event) => {
-          commit(event.currentTarget.value);
-          session.onBlur();
-        }}
-        onChange={(event) => {
-          const next = event.target.value;
-          setText(next);
-          clearTimeout(timer.current);
-          timer.current = setTimeout(() => commit(next), SEARCH_DEBOUNCE_MS);
-        }}
+        {...inputProps}
         onKeyDown={(event) => {
-          if (event.key === 'Enter') commit(event.currentTarget.value);
+          if (event.key === 'Enter') commitNow(event.currentTarget.value);
           if (event.key === 'Escape') {
             // Not the browser's clearing of a search box: Escape leaves the field, so the shortcuts work again.
             event.preventDefault();
-            commit(event.currentTarget.value);
+            commitNow(event.currentTarget.value);
             event.currentTarget.blur();
           }
         }}
