@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { createPersonalKeyOnScreen } from './support/api-keys';
+import { expectNoSeriousViolations } from './support/axe';
 import { E2E_API_KEY, sessionCookies, signInThroughKeyScreen } from './support/session';
 
 // Copy writes to the real clipboard; the test reads it back.
@@ -19,12 +19,6 @@ async function createPersonalKey(page: Page, name: string): Promise<string> {
   const dialog = await createPersonalKeyOnScreen(page, name);
   await expect(dialog).toContainText('you will not see it again');
   return dialog.getByRole('textbox', { name: 'Secret' }).inputValue();
-}
-
-/** Axe on the page as it is now (a dialog open, say): nothing serious or critical. */
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 }
 
 const personalKeys = (page: Page) => page.getByRole('region', { name: 'Personal keys' });

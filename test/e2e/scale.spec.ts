@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ControlApi, HUGE_HISTORY, type ApiProject } from './support/api';
+import { expectNoSeriousViolations } from './support/axe';
 import { loadedRowCount, operationPath, operationsTable, projectPath, readOperationsTable, revealRow } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
@@ -136,7 +136,6 @@ test.describe(`a project with ${HUGE_HISTORY.toLocaleString('en')} operations`, 
 
     // Axe on the windowed table, scrolled into the middle (gap rows above and below).
     await revealRow(table, 500);
-    const { violations } = await new AxeBuilder({ page }).include('main table').analyze();
-    expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await expectNoSeriousViolations(page, 'main table');
   });
 });

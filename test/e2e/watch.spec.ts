@@ -1,6 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { ControlApi, type ApiProject } from './support/api';
+import { expectNoSeriousViolations } from './support/axe';
 import { escapeRegExp, projectPath } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
@@ -13,12 +13,6 @@ async function quietProject(api: ControlApi): Promise<ApiProject> {
     if (!busy) return project;
   }
   throw new Error('the demo seed has no project free of running operations');
-}
-
-/** Axe on the page as it is now: nothing that blocks or seriously hinders someone. */
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 
 function watchPanel(page: Page): Locator {
