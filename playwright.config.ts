@@ -32,6 +32,22 @@ const origin = (lanePort: number) => `http://127.0.0.1:${lanePort}`;
 // `npm test` builds once for the production install check and the browser tests.
 const serve = 'node dist/server/main.js';
 
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+];
+
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown[]>;
 
 // Lanes a and b serve from one process each (three lanes of clusters would be nine servers on two cores);
@@ -98,6 +114,10 @@ export default defineConfig({
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        // One --disable-features counts (the last), so Playwright's own list (playwright-core's chromiumSwitches, 1.65)
+        // is repeated here, with the omnibox's popups added: in every new context headless Chromium readies them in a
+        // renderer of their own (chrome://omnibox-popup.top-chrome), which took about as much CPU as the pages under test.
+        `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'].join(',')}`,
       ],
     },
   },
