@@ -43,13 +43,16 @@ function notices(page: Page) {
 
 const isOperationsList = (entry: ApiExchange) => /\/api\/v2\/projects\/[^/]+\/operations\?/.test(entry.url) && entry.method === 'GET';
 
-/** The table against the API's own list, until they agree (the platform may add an operation meanwhile). */
+/**
+ * The table against the API's own list, until they agree: the platform may add an operation meanwhile, which a page
+ * with nothing in progress finds at its next check, up to 30 s later (docs/console.md: "checks for new operations every 30 s").
+ */
 async function expectTableMatchesApi(page: Page, api: ControlApi, projectId: string): Promise<void> {
   const table = operationsTable(page);
   await expect(async () => {
     const walked: ApiOperation[] = await api.operations(projectId);
     expect(compareWithApi(await readOperationsTable(table), walked, expectedLabel)).toEqual({ ...noProblems, rows: walked.length });
-  }).toPass({ timeout: 30_000 });
+  }).toPass({ timeout: 60_000 });
 }
 
 /** Opens the small project's page and waits for its table, as it was before any fault. */
