@@ -7,6 +7,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p reports
+# The browser lanes' servers listen on E2E_PORT to E2E_PORT + 2: free ones unless set, so that a second `npm test`
+# (another checkout, another CI run) can run beside this one.
+E2E_PORT="${E2E_PORT:-$(node scripts/free-ports.js 3)}" || exit 1
+export E2E_PORT
 
 npm run typecheck > reports/typecheck.log 2>&1 &
 typecheck=$!
