@@ -31,6 +31,7 @@ beforeEach(() => {
   sim.onPageRequest((request) => void requests.push(new URL(request.url)));
 });
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
   sim.server.events.removeAllListeners();
   act(() => root?.unmount());
@@ -100,6 +101,10 @@ async function hydrate(url: string, takeover: Takeover = {}) {
 
 describe('a server-rendered page taken over by the browser', () => {
   it('hydrates a project’s history with nothing React has to fix, nor anything it warns about, and asks for none of its data again', async () => {
+    // Taken over while its data is fresh, as a browser does a page it has just received: the clock the cache reads
+    // stands still from the render to the checks (a machine busy with two CI runs took past the 10 s staleTime, and the
+    // page rightly asked again). Timers still run.
+    vi.useFakeTimers({ toFake: ['Date'] });
     const project = sim.cp.addProject({ name: 'Rendered on the server', ownerId: sim.seed.userId, compute: 'idle' });
     const start = sim.clock.now() - 3_600_000;
     for (let i = 0; i < 30; i++) {

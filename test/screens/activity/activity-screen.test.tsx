@@ -107,10 +107,11 @@ describe('activity across projects', () => {
     const op = sim.cp.addOperation({ projectId: idle, action: 'create_branch', durationMs: 2_000, fail: false });
     const readsBefore = operationReads().length;
     await waitFor(() => expect(rowOf(op.id)).not.toBeNull());
-    // Found within one round: no other idle project (blog-backend, northwind-etl) read twice before it.
+    // Found within one round: no other idle project (blog-backend, northwind-etl) read twice before it. A read of it
+    // already on its way when the operation began may have found it (a busy machine answers it late): then every
+    // read sent since counts.
     const between = operationReads().slice(readsBefore).map(projectOf);
-    const beforeFound = between.slice(0, between.indexOf(idle) + 1);
-    expect(beforeFound).toContain(idle);
+    const beforeFound = between.includes(idle) ? between.slice(0, between.indexOf(idle) + 1) : between;
     for (const other of [sim.seed.projectIds.personal, sim.seed.projectIds.locked]) {
       expect(beforeFound.filter((id) => id === other).length).toBeLessThanOrEqual(1);
     }
