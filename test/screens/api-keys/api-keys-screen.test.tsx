@@ -8,6 +8,7 @@ import { heldKey, holdSession } from '../../support/console-server';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { setupSimServer } from '../../support/sim-server';
 import { authQueries } from '../../../src/api/auth';
+import { RETRY_SAID } from '../../support/retry-said';
 
 const sim = setupSimServer();
 
@@ -103,7 +104,7 @@ describe('what the current key is', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('Could not check this API key.');
     expect(alert).toHaveTextContent('auth service busy');
-    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(alert).toHaveTextContent(RETRY_SAID);
     expect(await region(/Signed in with: Personal key/)).toBeInTheDocument();
     expect(screen.queryByText('Could not check this API key.')).not.toBeInTheDocument();
   });
@@ -228,7 +229,7 @@ describe('the lists', () => {
     const alert = await within(section).findByRole('alert');
     expect(alert).toHaveTextContent('Could not load personal keys.');
     expect(alert).toHaveTextContent('storage is down');
-    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(alert).toHaveTextContent(RETRY_SAID);
     expect(within(section).queryByText('Loading personal keys…')).not.toBeInTheDocument();
     await user.click(within(alert).getByRole('button', { name: 'Retry' }));
     expect(await within(section).findByRole('rowheader', { name: 'demo-console' })).toBeInTheDocument();

@@ -10,6 +10,7 @@ import { fingerprintOf, serverSeal } from '../../support/console-server';
 import { polyfillModalDialogs } from '../../support/modal-dialogs';
 import { renderApp } from '../../support/render-app';
 import { setupSimServer } from '../../support/sim-server';
+import { RETRY_SAID } from '../../support/retry-said';
 
 // The Notifications screen against the console server's own /notifications routes, on its store. Webhooks
 // go only to public addresses here (no WEBHOOK_ALLOW_PRIVATE): the receivers are public addresses written as
@@ -206,7 +207,7 @@ describe('Notifications screen', () => {
 
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('The webhooks could not be loaded');
-    expect(alert).toHaveTextContent(/Retrying in \d+ s\./);
+    expect(alert).toHaveTextContent(RETRY_SAID);
     expect(screen.queryByText('Loading webhooks…')).not.toBeInTheDocument();
     expect(await screen.findByRole('heading', { level: 3, name: new RegExp(`${RECEIVER.replace(/\./g, '\\.')}/ops`) })).toBeInTheDocument();
     expect(screen.queryByText('The webhooks could not be loaded')).not.toBeInTheDocument();
