@@ -87,6 +87,7 @@ describe('PGlite across a restart', () => {
     const before = ArchivedOperationsPageSchema.parse(
       JSON.parse((await asPage(first, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body),
     );
+    const beforeIds = new Set(before.operations.map((op) => op.id));
     // The API drops the 300 oldest after the archive read them: the record goes on past its end, in its order.
     const platform = (await apiOperations(first, big)).map((op) => op.id);
     const dropped = platform.slice(-300);
@@ -107,7 +108,10 @@ describe('PGlite across a restart', () => {
       const after = ArchivedOperationsPageSchema.parse(
         JSON.parse((await asPage(second, cookie, `/archive/projects/${big}/operations?status=failed,error`)).body),
       );
-      expect(after.operations.map((op) => op.id)).toEqual(before.operations.map((op) => op.id));
+      // Every failure kept before the restart, in the same order; the new world may have failed more since it started
+      // (on a busy machine its first minute saw 18 more).
+      const afterIds = after.operations.map((op) => op.id);
+      expect(afterIds.filter((id) => beforeIds.has(id))).toEqual(before.operations.map((op) => op.id));
       expect((await asPage(second, signedOut, '/archive/sources')).status).toBe(401);
     } finally {
       await second.stop();
