@@ -53,8 +53,10 @@ export default defineConfig({
             ...(serverTests === 'rest' ? WAITING_SERVER_TESTS : []),
           ],
           environment: 'node',
-          // Starting a server, a Postgres database or a PGlite copy in a hook: past Vitest's 10 s beside a second CI run.
+          // Starting a server, a Postgres database or a PGlite copy, in a hook or a test: past Vitest's 10 s (hooks) and
+          // 5 s (tests) beside a second CI run.
           hookTimeout: 30_000,
+          testTimeout: 30_000,
           // The store's tests share one throwaway Postgres server, started by the first that asks (test/support/postgres-server.ts).
           globalSetup: ['test/support/postgres-global-setup.ts', 'test/support/pglite-global-setup.ts'],
         },
