@@ -24,7 +24,7 @@ export interface DemoSeed extends EmptySeed {
     storefront: string;
     /** northwind-etl: `locked`, so every change is refused with 423. */
     locked: string;
-    /** acme-event-archive: exactly HUGE_PROJECT_OPERATIONS past operations, nothing running; only with `hugeProject`. */
+    /** acme-event-archive: exactly as many past operations as `hugeProject` says, nothing running; only with it. */
     huge?: string;
   };
   endpointIds: { bigMain: string };
@@ -36,12 +36,10 @@ export const HUGE_PROJECT_OPERATIONS = 20_000;
 export interface DemoSeedOptions {
   apiKey?: string;
   /**
-   * Adds acme-event-archive, a project with HUGE_PROJECT_OPERATIONS operations, for the scale test and
-   * bench. Opt-in (`SIM_HUGE_PROJECT=1`): it costs the simulator's start-up a few hundred milliseconds.
+   * Adds acme-event-archive with this many operations (HUGE_PROJECT_OPERATIONS for the bench, fewer in the browser
+   * tests' world), none without it. Opt-in (`SIM_HUGE_PROJECT`): it costs the simulator's start-up a few hundred milliseconds.
    */
-  hugeProject?: boolean;
-  /** How many operations it has (default HUGE_PROJECT_OPERATIONS): the browser tests' world has fewer. */
-  hugeProjectOperations?: number;
+  hugeProject?: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -202,7 +200,7 @@ export function seedDemo(cp: ControlPlane, options: DemoSeedOptions = {}): DemoS
   });
 
   // Last, so every id above is the same with or without it.
-  const huge = options.hugeProject ? seedHugeProject(cp, acme.id, demo.id, now, options.hugeProjectOperations ?? HUGE_PROJECT_OPERATIONS) : undefined;
+  const huge = options.hugeProject ? seedHugeProject(cp, acme.id, demo.id, now, options.hugeProject) : undefined;
 
   return {
     apiKey: key.secret,

@@ -55,7 +55,7 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = 0, simRat
   let draw: Random = seededRandom(DEMO_SEED);
   const controlPlane = createControlPlane({ clock: systemClock(), random: () => draw() });
   // SIM_HUGE_PROJECT adds a project with that many operations (the scale tests and bench); off by default, it slows start-up.
-  const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject > 0, hugeProjectOperations: simHugeProject });
+  const { apiKey } = seedDemo(controlPlane, { apiKey: simApiKey || undefined, hugeProject: simHugeProject });
   draw = seededRandom(randomBytes(4).readUInt32LE(0));
   // Off until someone sets a plan through the control route (which the server decides to mount).
   const faults = createFaultInjector();

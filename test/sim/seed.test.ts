@@ -191,7 +191,7 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
   it('is an Acme project the demo user sees, and leaves every other project as it was', async () => {
     const plain = demo();
     const sim = createSim({ failureRate: 0.02 });
-    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: HUGE_PROJECT_OPERATIONS });
     const acme = ProjectsPageSchema.parse((await sim.call('GET', `/projects?limit=400&org_id=${seed.orgIds.acme}`, { key: seed.apiKey })).body);
     expect(acme.projects.map((p) => p.name).sort()).toEqual(['acme-analytics-prod', 'acme-analytics-staging', 'acme-event-archive']);
     const { huge, ...others } = seed.projectIds;
@@ -206,13 +206,13 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
     expect(readConfig({ SIM_HUGE_PROJECT: '4000' }).simHugeProject).toBe(4_000);
     expect(() => readConfig({ SIM_HUGE_PROJECT: '50' })).toThrow('SIM_HUGE_PROJECT must be a whole number from 1000 to 1000000, not "50".');
     const sim = createSim({ rateLimits: false });
-    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true, hugeProjectOperations: 4_000 });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: 4_000 });
     expect(sim.cp.operationsOf(seed.projectIds.huge!)).toHaveLength(4_000);
   });
 
   it('walks in pages of the console’s 100 rows to exactly 20,000 operations, each once, newest first, none running', async () => {
     const sim = createSim({ rateLimits: false });
-    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: HUGE_PROJECT_OPERATIONS });
     const projectId = seed.projectIds.huge!;
     const seen: string[] = [];
     const statuses = new Set<string>();
@@ -239,7 +239,7 @@ describe('the huge project (SIM_HUGE_PROJECT=1)', () => {
 
   it('holds still as the clock runs: an hour on it still has exactly 20,000 operations, while the others are checked as before', () => {
     const sim = createSim({ rateLimits: false });
-    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: true });
+    const seed = seedDemo(sim.cp, { apiKey: 'demo-key', hugeProject: HUGE_PROJECT_OPERATIONS });
     const bigBefore = sim.cp.operationsOf(seed.projectIds.big).length;
     sim.clock.advance(60 * MINUTE);
     expect(sim.cp.operationsOf(seed.projectIds.huge!)).toHaveLength(HUGE_PROJECT_OPERATIONS);
