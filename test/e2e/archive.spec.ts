@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { webhookDeliveriesPath, webhookPath, WEBHOOKS_PATH } from '../../src/api/notification-schemas';
-import { ControlApi, HUGE_HISTORY, sendWhenNotBusy, type ApiOperation } from './support/api';
+import { ControlApi, HUGE_HISTORY, scaleProject, sendWhenNotBusy, type ApiOperation } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, recordApiTraffic, setFaults, type ApiExchange } from './support/faults';
 import { layoutProblems, type LayoutProblem } from './support/layout';
@@ -20,12 +20,6 @@ test.describe.configure({ mode: 'serial' });
 
 const sourceRow = (page: Page) => page.getByRole('table', { name: 'Keys the archive reads with' }).getByRole('row', { name: /Demo User/ });
 
-async function hugeProjectId(api: ControlApi): Promise<string> {
-  const huge = (await api.allProjects()).find((p) => p.name === 'acme-event-archive');
-  if (!huge) throw new Error('no acme-event-archive: SIM_HUGE_PROJECT is not set on the server');
-  return huge.id;
-}
-
 /** The page's list reads of one project's history (`/api/v2/projects/:id/operations`, not a single operation's read). */
 const historyReads = (log: readonly ApiExchange[], projectId: string) =>
   log.filter((e) => new URL(e.url).pathname === `/api/v2/projects/${projectId}/operations`);
@@ -36,7 +30,7 @@ test(`Keep history: the key is kept, every project backfilled, and a filter over
 }) => {
   test.setTimeout(150_000);
   const api = new ControlApi(request, E2E_API_KEY);
-  const huge = await hugeProjectId(api);
+  const huge = (await scaleProject(api)).id;
   const failed = (await api.operations(huge)).filter((op) => op.status === 'failed');
   expect(failed.length).toBeGreaterThan(0);
 

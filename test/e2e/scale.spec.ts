@@ -1,21 +1,14 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { ControlApi, HUGE_HISTORY, type ApiProject } from './support/api';
+import { ControlApi, HUGE_HISTORY, scaleProject } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { loadedRowCount, operationPath, operationsTable, projectPath, readOperationsTable, revealRow } from './support/screens';
 import { E2E_API_KEY, holdKey } from './support/session';
 
 // The simulator's scale project, HUGE_HISTORY operations long (SIM_HUGE_PROJECT, set in playwright.config.ts; the
 // bench walks it at 20,000).
-const HUGE_PROJECT_NAME = 'acme-event-archive';
 const PAGE_ROWS = 100;
 /** However long the table, the DOM holds about a screenful of rows plus the overscan (and the focused one). */
 const MAX_RENDERED_ROWS = 120;
-
-async function hugeProject(api: ControlApi): Promise<ApiProject> {
-  const project = (await api.allProjects()).find((p) => p.name === HUGE_PROJECT_NAME);
-  if (!project) throw new Error(`${HUGE_PROJECT_NAME} is missing: is SIM_HUGE_PROJECT=1 set for the e2e server?`);
-  return project;
-}
 
 function renderedRows(table: Locator): Locator {
   return table.locator('tbody tr:not([aria-hidden="true"])');
@@ -64,7 +57,7 @@ test.describe(`a project with ${HUGE_HISTORY.toLocaleString('en')} operations`, 
   test('loads to its end by "Load more", each operation once and in order, with a bounded DOM', async ({ page, request }) => {
     test.setTimeout(120_000);
     const api = new ControlApi(request, E2E_API_KEY);
-    const project = await hugeProject(api);
+    const project = await scaleProject(api);
     const walked = await api.operations(project.id);
     expect(walked).toHaveLength(HUGE_HISTORY);
 
@@ -102,7 +95,7 @@ test.describe(`a project with ${HUGE_HISTORY.toLocaleString('en')} operations`, 
 
   test('Tab walks the row links as rows scroll in, a focused row stays rendered, and axe finds nothing serious', async ({ page, request }) => {
     test.setTimeout(120_000);
-    const project = await hugeProject(new ControlApi(request, E2E_API_KEY));
+    const project = await scaleProject(new ControlApi(request, E2E_API_KEY));
     await page.goto(projectPath(project.id));
     const table = operationsTable(page);
     await expect(table.locator('tbody tr').first()).toBeVisible();

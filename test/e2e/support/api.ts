@@ -133,6 +133,13 @@ export interface ProjectCensus {
 /** A history this long is the scale project's, acme-event-archive (SIM_HUGE_PROJECT in playwright.config.ts). */
 export const HUGE_HISTORY = E2E_HUGE_PROJECT_OPERATIONS;
 
+/** The scale project, acme-event-archive: HUGE_HISTORY operations (SIM_HUGE_PROJECT on the lanes' servers). */
+export async function scaleProject(api: ControlApi): Promise<ApiProject> {
+  const project = (await api.allProjects()).find((p) => p.name === 'acme-event-archive');
+  if (!project) throw new Error('acme-event-archive is missing: is SIM_HUGE_PROJECT set for the e2e server?');
+  return project;
+}
+
 /** Sorts the demo projects by how much history they have (ids are never hard-coded). */
 /** This many operations make a history the scale project's: the census stops counting there. */
 const CENSUS_CAP = HUGE_HISTORY;
