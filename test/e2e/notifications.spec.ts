@@ -147,17 +147,20 @@ test('"Notify me when it ends" on a watched operation: the tab is closed, the op
   await context.close();
 
   await clearFaults(request);
-  await expect
-    .poll(
-      () =>
-        receiver.received
-          .slice(before)
-          .map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } })
-          .filter((e) => e.operation.id === operationId)
-          .map((e) => e.type),
-      { timeout: 60_000 },
-    )
-    .toEqual(['operation.finished']);
+  const eventTypes = (): string[] =>
+    receiver.received
+      .slice(before)
+      .map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } })
+      .filter((e) => e.operation.id === operationId)
+      .map((e) => e.type);
+  await expect.poll(() => eventTypes().length, { timeout: 60_000 }).toBeGreaterThan(0);
+  // One event, the end the API reports. The simulated platform fails 2% of first attempts at random
+  // (sim/control-plane/operations.ts): a failed attempt is an end the person hears of, unless the collector's
+  // first read after the tab closed already found the retry finished.
+  const ended = await new ControlApi(request, E2E_API_KEY).operation(projectId, operationId);
+  const types = eventTypes();
+  expect(types).toHaveLength(1);
+  expect(ended.failures_count > 0 ? ['operation.failed', 'operation.finished'] : ['operation.finished']).toContain(types[0]);
   const delivery = receiver.received.slice(before).find((r) => r.body.includes(operationId));
   expect(verifies(delivery?.headers ?? {}, delivery?.body ?? '')).toBe(true);
 });

@@ -92,7 +92,8 @@ test('three tabs on one key (two on the history, one on a watched operation) pol
   context,
   request,
 }) => {
-  test.setTimeout(90_000);
+  // 90 s, and up to a minute more when the operation it follows has a failed first attempt to retry (below).
+  test.setTimeout(150_000);
   const api = new ControlApi(request, E2E_API_KEY);
   const { big } = await projectCensus(api);
   const [endpoint] = (await api.get<{ endpoints: { id: string }[] }>(`/projects/${encodeURIComponent(big.id)}/endpoints`)).endpoints;
@@ -138,16 +139,19 @@ test('three tabs on one key (two on the history, one on a watched operation) pol
 
     // The tabs that do not poll still follow the operation to its end, once the API says the real statuses again.
     await clearFaults(request);
-    await expect.poll(async () => (await api.operation(big.id, start.id)).status, { timeout: 20_000 }).toBe('finished');
+    // Within its work, or a failed first attempt's retry 5–15 s later (2% of them, sim/control-plane/operations.ts).
+    await expect.poll(async () => (await api.operation(big.id, start.id)).status, { timeout: 45_000 }).toBe('finished');
     const ok = expectedLabel('finished');
+    // A tab that saw the failed attempt checks again within 30 s, while the retry is ahead (DESIGN.md §3).
+    const seen = { timeout: 35_000 };
     for (const page of [history, again]) {
       const row = operationsTable(page)
         .getByRole('row')
         .filter({ has: page.locator(`a[href$="${start.id}"]`) });
-      await expect(row).toContainText(ok);
-      await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible();
+      await expect(row).toContainText(ok, seen);
+      await expect(page.getByRole('complementary', { name: 'Watched operations' }).getByText(ok, { exact: true })).toBeVisible(seen);
     }
-    await expect(detailStatus(detail)).toHaveText(ok);
+    await expect(detailStatus(detail)).toHaveText(ok, seen);
 
     // Closing the polling tab hands the newest page to a tab that stays open. Every operation has
     // ended, so the tabs refresh slowly now: the finished one is cleared from the watch list (in every

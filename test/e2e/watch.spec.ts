@@ -15,6 +15,9 @@ async function quietProject(api: ControlApi): Promise<ApiProject> {
   throw new Error('the demo seed has no project free of running operations');
 }
 
+/** An operation's end in the tray: its work (2–6 s); or a failed attempt, then the tray's next check while a retry is ahead (30 s, DESIGN.md §3) finding the retry done. */
+const OK_WITHIN_MS = 60_000;
+
 function watchPanel(page: Page): Locator {
   return page.getByRole('complementary', { name: 'Watched operations' });
 }
@@ -31,8 +34,10 @@ function watchedOperation(group: Locator, action: string): Locator {
 }
 
 test('starts work from the console and watches it finish, across a reload', async ({ page, context, request }) => {
-  // The simulated operations take real seconds: 23–29 s in CI runs beside two other lanes.
-  test.setTimeout(90_000);
+  // The simulated operations take real seconds: 23–29 s in CI runs beside two other lanes. The simulated platform
+  // also fails 2% of first attempts at random and retries them 5–15 s later (sim/control-plane/operations.ts):
+  // each "OK" below may come after an Error and a retry, the end the person would see.
+  test.setTimeout(180_000);
   const api = new ControlApi(request, E2E_API_KEY);
   const project = await quietProject(api);
   await holdKey(context);
@@ -54,8 +59,8 @@ test('starts work from the console and watches it finish, across a reload', asyn
   const startCompute = watchedOperation(created, 'Start compute');
   await expect(createBranch).toContainText(project.name);
   // Both reach OK in place, without a reload.
-  await expect(createBranch.getByText('OK', { exact: true })).toBeVisible({ timeout: 15_000 });
-  await expect(startCompute.getByText('OK', { exact: true })).toBeVisible({ timeout: 20_000 });
+  await expect(createBranch.getByText('OK', { exact: true })).toBeVisible({ timeout: OK_WITHIN_MS });
+  await expect(startCompute.getByText('OK', { exact: true })).toBeVisible({ timeout: OK_WITHIN_MS });
   await expect(page).toHaveTitle(/^\(2 finished\) /);
   await expectNoSeriousViolations(page);
 
@@ -77,6 +82,6 @@ test('starts work from the console and watches it finish, across a reload', asyn
   const suspended = watchedGroup(page, /^Suspend compute .+: 1 operation$/);
   const suspend = watchedOperation(suspended, 'Suspend compute');
   await expect(suspend).toBeVisible({ timeout: 20_000 });
-  await expect(suspend.getByText('OK', { exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(suspend.getByText('OK', { exact: true })).toBeVisible({ timeout: OK_WITHIN_MS });
   await expect(row).toContainText('Idle', { timeout: 10_000 });
 });
