@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig, devices, type PlaywrightTestConfig } from '@playwright/test';
@@ -47,6 +48,16 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
   'AimEnabled',
   'PreconnectToSearch',
 ];
+
+/** Debian's Chromium, the browser people run: the bench measures first rows and paints with it (docs/benchmarks.md). */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * The browser tests' Chromium: Debian's `chromium-headless-shell` when installed (README's test command installs it),
+ * the same build without the desktop browser's windows and tabs, which took a third of the lanes' CPU for pages no one
+ * sees (docs/testing.md); Debian's `chromium` otherwise.
+ */
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+export const TEST_CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM);
 
 type WebServer = Exclude<NonNullable<PlaywrightTestConfig['webServer']>, unknown[]>;
 
@@ -106,7 +117,7 @@ export default defineConfig({
     // the server's clock or offset into its HTML fails hydration here, as it would for most people.
     timezoneId: BROWSER_TIME_ZONE,
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      executablePath: TEST_CHROMIUM,
       args: [
         '--no-sandbox',
         '--disable-gpu',

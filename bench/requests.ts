@@ -3,7 +3,7 @@
 // one second; and requests while every tab is hidden. Headless Chromium cannot hide a tab, so
 // "hidden" is simulated in the page (visibilityState overridden, visibilitychange dispatched).
 import { chromium, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import playwrightConfig from '../playwright.config';
+import playwrightConfig, { CHROMIUM } from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import type { Operation } from '../src/api/schemas';
 import { apiClient } from './api';
@@ -178,7 +178,7 @@ async function runScenario(browser: Browser, origin: string, apiKey: string, tab
 
 export async function measureRequests(server: ConsoleServer, apiKey: string) {
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
-  const browser = await chromium.launch({ ...launchOptions, headless: true });
+  const browser = await chromium.launch({ ...launchOptions, executablePath: CHROMIUM, headless: true });
   try {
     const one = await runScenario(browser, server.origin, apiKey, 1);
     const three = await runScenario(browser, server.origin, apiKey, 3);

@@ -4,7 +4,7 @@
 // and the DOM size at 5,000 and 20,000 rows. Runs its own console server over the built dist/ with
 // SIM_HUGE_PROJECT=1, so the other measurements keep the default demo data.
 import { chromium, type Page } from '@playwright/test';
-import playwrightConfig from '../playwright.config';
+import playwrightConfig, { CHROMIUM } from '../playwright.config';
 import { signInContext, startConsole } from './server';
 
 const HUGE_PROJECT_NAME = 'acme-event-archive';
@@ -196,7 +196,7 @@ export async function findHugeProject(origin: string, apiKey: string): Promise<{
 /** Starts its own console server over dist/ (built already) with the huge project, and measures the table there. */
 export async function measureRows(env: NodeJS.ProcessEnv, apiKey: string): Promise<RowsResult> {
   const server = await startConsole({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
-  const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), headless: true });
+  const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), executablePath: CHROMIUM, headless: true });
   try {
     const project = await findHugeProject(server.origin, apiKey);
     // bypassCSP: the page's CSP forbids eval, which waitForFunction with a string (see RECORD_EVENTS) needs.

@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import playwrightConfig from '../playwright.config';
+import playwrightConfig, { CHROMIUM } from '../playwright.config';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
 import { measureArchive, reportArchive, type ArchiveResult } from './archive';
@@ -117,7 +117,7 @@ async function measureFirstRows(
   };
   const signIn = (context: BrowserContext) => signInContext(context, origin, API_KEY);
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
-  const browser = await chromium.launch({ ...launchOptions, headless: true });
+  const browser = await chromium.launch({ ...launchOptions, executablePath: CHROMIUM, headless: true });
   const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], staticCoop: [], floor: [], activity: [] };
   let appRendered = 0;
   try {

@@ -4,7 +4,7 @@
 // checked against the API's own count of failed operations. Runs its own console server over the
 // built dist/ with SIM_HUGE_PROJECT=1, like the rows measurement.
 import { chromium } from '@playwright/test';
-import playwrightConfig from '../playwright.config';
+import playwrightConfig, { CHROMIUM } from '../playwright.config';
 import { maxInAnySecond, TARGET_PER_SECOND } from './requests';
 import { findHugeProject } from './rows';
 import { signInContext, startConsole } from './server';
@@ -51,7 +51,7 @@ async function countFailed(origin: string, apiKey: string, projectId: string): P
 
 export async function measureWalk(env: NodeJS.ProcessEnv, apiKey: string): Promise<WalkResult> {
   const server = await startConsole({ ...env, SIM_HUGE_PROJECT: '1', SIM_API_KEY: apiKey });
-  const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), headless: true });
+  const browser = await chromium.launch({ ...(playwrightConfig.use?.launchOptions ?? {}), executablePath: CHROMIUM, headless: true });
   try {
     const project = await findHugeProject(server.origin, apiKey);
     const failedByApi = await countFailed(server.origin, apiKey, project.id);

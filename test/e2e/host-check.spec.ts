@@ -1,4 +1,5 @@
 import { chromium, expect, test } from '@playwright/test';
+import { TEST_CHROMIUM } from '../../playwright.config';
 
 // DNS rebinding in a real browser: a page of another site whose name resolves to 127.0.0.1 (here by
 // Chromium's host resolver rules, as a rebinding DNS server would make it) opens the console under that
@@ -11,7 +12,7 @@ test('a page under another host name gets the plain refusal and changes nothing'
   const port = new URL(baseURL ?? '').port;
   const before: unknown = await (await request.get('/__sim/faults')).json();
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: TEST_CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`],
   });
   try {
