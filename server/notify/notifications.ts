@@ -5,7 +5,8 @@
 // event to one delivery apart from retries.
 import { randomBytes } from 'node:crypto';
 import { createOutage } from '../log/outage';
-import type { CreateWebhook, DeliveriesQuery, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
+import type { CreateWebhook, Delivery, NotificationEventType, OperationWatch, TestResult, Webhook } from '../../src/api/notification-schemas';
+import type { DeliveriesQuery } from './deliveries-query';
 import { RESEND_WINDOW_MS } from './backoff';
 import { deliveryLog, redeliver, type DeliveryRow, type Redelivery } from '../store/deliveries';
 import { createDeliveryWorker, deliverOnce, type DeliveryDeps } from './delivery-worker';

@@ -6,7 +6,6 @@ import * as z from 'zod/mini';
 import {
   CANNOT_REDELIVER_CODE,
   CreateWebhookSchema,
-  DeliveriesQuerySchema,
   INVALID_WEBHOOK_URL_CODE,
   NO_WEBHOOK_CODE,
   NOTIFICATIONS_API_PATH,
@@ -16,6 +15,7 @@ import {
   WATCHES_PATH,
   WEBHOOKS_PATH,
 } from '../../src/api/notification-schemas';
+import { DeliveriesQuerySchema } from './deliveries-query';
 import { sendError, sendJson } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';

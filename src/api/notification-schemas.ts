@@ -111,17 +111,7 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema), nextCursor: z.optional(z.nullable(z.string())) });
 /** The most deliveries one page holds, and how many when `limit` is not given. */
 export const MAX_DELIVERIES_PAGE = 100;
-/** GET's query: `limit` (1 to MAX_DELIVERIES_PAGE) and `cursor` (a page's nextCursor). */
-export const DeliveriesQuerySchema = z.object({
-  limit: z.optional(
-    z.pipe(
-      z.string().check(z.regex(/^(?:[1-9]\d?|100)$/, `limit is a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`)),
-      z.transform((value) => Number(value)),
-    ),
-  ),
-  cursor: z.optional(z.string().check(z.regex(/^\d{1,19}$/, 'cursor is the nextCursor of a page of this log.'))),
-});
-export type DeliveriesQuery = z.infer<typeof DeliveriesQuerySchema>;
+/** GET's query (`limit`, `cursor`) is read by the server alone: server/notify/deliveries-query.ts. */
 
 /** The longest project or operation id a watch takes (the platform's are far shorter). */
 export const MAX_WATCH_ID_LENGTH = 256;
