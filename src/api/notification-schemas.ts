@@ -15,6 +15,9 @@ export const webhookTestPath = (id: string) => `${webhookPath(id)}/test`;
 export const webhookResumePath = (id: string) => `${webhookPath(id)}/resume`;
 /** GET: the webhook's delivery log, newest first. */
 export const webhookDeliveriesPath = (id: string) => `${webhookPath(id)}/deliveries`;
+/** One page of the log: the newest, or the one after a page's `nextCursor`. */
+export const deliveriesPagePath = (id: string, cursor: string | undefined) =>
+  cursor === undefined ? webhookDeliveriesPath(id) : `${webhookDeliveriesPath(id)}?cursor=${encodeURIComponent(cursor)}`;
 /** POST: sends one event of the log again now (events of the last 3 days). */
 export const redeliverPath = (id: string, eventId: string) => `${webhookDeliveriesPath(id)}/${encodeURIComponent(eventId)}/redeliver`;
 /** The tray's "Notify me when it ends": GET lists, POST adds one operation. */
@@ -109,6 +112,7 @@ export const DeliverySchema = z.object({
 export type Delivery = z.infer<typeof DeliverySchema>;
 /** A page of the log, newest first; `nextCursor` (absent on the last page) asks for the page after it. */
 export const DeliveriesSchema = z.object({ deliveries: z.array(DeliverySchema), nextCursor: z.optional(z.nullable(z.string())) });
+export type Deliveries = z.infer<typeof DeliveriesSchema>;
 /** The most deliveries one page holds, and how many when `limit` is not given. */
 export const MAX_DELIVERIES_PAGE = 100;
 /** GET's query (`limit`, `cursor`) is read by the server alone: server/notify/deliveries-query.ts. */

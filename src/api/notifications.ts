@@ -1,11 +1,11 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions, useMutation, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import {
   CreatedWebhookSchema,
+  deliveriesPagePath,
   DeliveriesSchema,
   OperationWatchSchema,
   redeliverPath,
   TestResultSchema,
-  webhookDeliveriesPath,
   webhookPath,
   webhookResumePath,
   WebhooksSchema,
@@ -13,6 +13,8 @@ import {
   WATCHES_PATH,
   WEBHOOKS_PATH,
   type CreateWebhook,
+  type Deliveries,
+  type Delivery,
   type WatchRequest,
 } from './notification-schemas';
 import { API_BASE, request, sameOriginTransport, type Transport } from './request';
@@ -34,14 +36,30 @@ export const notificationQueries = {
       queryKey: [...notificationQueries.all(), 'webhooks'] as const,
       queryFn: ({ signal }) => request(WEBHOOKS_PATH, WebhooksSchema, { signal, transport: consoleRoutes }),
     }),
-  /** A webhook's log; `awaited`: an event just sent again, followed closely until its attempt shows (retry-policy.ts). */
+  /**
+   * A webhook's log, a page of 100 at a time, newest first; "Show older deliveries" adds the next. Each read
+   * reads every page shown again, each from the fresh page before it, so a delivery that moved down a page
+   * is shown once. `awaited`: an event just sent again, followed closely until its attempt shows (retry-policy.ts).
+   */
   deliveries: (webhookId: string, awaited?: AwaitedDelivery) =>
-    queryOptions({
+    infiniteQueryOptions({
       queryKey: [...notificationQueries.all(), 'deliveries', webhookId] as const,
-      queryFn: ({ signal }) => request(webhookDeliveriesPath(webhookId), DeliveriesSchema, { signal, transport: consoleRoutes }),
-      refetchInterval: (query) => deliveryLogPollDelay(query.state, awaited),
+      queryFn: ({ signal, pageParam }) => request(deliveriesPagePath(webhookId, pageParam), DeliveriesSchema, { signal, transport: consoleRoutes }),
+      initialPageParam: undefined as string | undefined,
+      getNextPageParam: (page) => page.nextCursor ?? undefined,
+      refetchInterval: (query) =>
+        deliveryLogPollDelay(
+          { data: query.state.data && { deliveries: loggedDeliveries(query.state.data) }, dataUpdatedAt: query.state.dataUpdatedAt },
+          awaited,
+        ),
     }),
 };
+
+/** The deliveries of every page read, newest first, each event once. */
+export function loggedDeliveries(log: Pick<InfiniteData<Deliveries>, 'pages'>): Delivery[] {
+  const seen = new Set<string>();
+  return log.pages.flatMap((page) => page.deliveries).filter((delivery) => !seen.has(delivery.eventId) && seen.add(delivery.eventId));
+}
 
 export function useCreateWebhook() {
   const client = useQueryClient();

@@ -1,12 +1,13 @@
-import { useQuery } from '@tanstack/react-query';
+import { hashKey, useInfiniteQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link } from 'react-router-dom';
-import { describeProblem } from '../../api/api-error';
+import { describeError, describeProblem } from '../../api/api-error';
 import { loadFailure } from '../../api/load-failure';
 import { EVENT_LABELS, NotificationEventTypeSchema, type Delivery } from '../../api/notification-schemas';
-import { notificationQueries, useRedeliver } from '../../api/notifications';
+import { loggedDeliveries, notificationQueries, useRedeliver } from '../../api/notifications';
 import type { AwaitedDelivery } from '../../api/retry-policy';
 import { DateTime } from '../../components/date-time';
+import { ErrorCallout } from '../../components/error-callout';
 import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
@@ -116,7 +117,7 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
   // The event last sent again: the log is read every second until its attempt shows, not in up to 10 s.
   const [awaited, setAwaited] = useState<AwaitedDelivery | undefined>(undefined);
   const logOptions = notificationQueries.deliveries(webhookId, awaited);
-  const log = useQuery(logOptions);
+  const log = useInfiniteQuery(logOptions);
   const redeliver = useRedeliver(webhookId);
   const [said, setSaid] = useState('');
   // A log read every 10 s stays on screen when one read fails (the notices say so); a first read that fails says it.
@@ -125,10 +126,11 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
     return <LoadFailureCallout title="The delivery log could not be loaded." failure={failure} onRetry={() => void log.refetch()} fetching={log.isFetching} />;
   }
   if (log.data === undefined) return <p className="muted">Loading the delivery log…</p>;
-  if (log.data.deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
+  const deliveries = loggedDeliveries(log.data);
+  if (deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
   const send = (eventId: string) => {
     setSaid('');
-    const attempts = log.data.deliveries.find((d) => d.eventId === eventId)?.attempts ?? 0;
+    const attempts = deliveries.find((d) => d.eventId === eventId)?.attempts ?? 0;
     redeliver.mutate(eventId, {
       onSuccess: () => {
         setAwaited({ eventId, attempts, since: Date.now() });
@@ -150,12 +152,25 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
             }
           />
           <tbody>
-            {log.data.deliveries.map((d) => (
+            {deliveries.map((d) => (
               <DeliveryRow key={d.eventId} delivery={d} paused={paused} onRedeliver={send} redelivering={redeliver.isPending} />
             ))}
           </tbody>
         </table>
       </div>
+      {log.hasNextPage && (
+        <button type="button" onClick={() => void log.fetchNextPage()} disabled={log.isFetchingNextPage}>
+          {log.isFetchingNextPage ? 'Loading older deliveries…' : 'Show older deliveries'}
+        </button>
+      )}
+      {log.isFetchNextPageError && (
+        <ErrorCallout
+          title="Could not load older deliveries."
+          {...describeError(log.error)}
+          faultId={hashKey(logOptions.queryKey)}
+          onRetry={() => void log.fetchNextPage()}
+        />
+      )}
       {redeliver.isError && (
         <p role="alert" className="field__error">
           Not redelivered: {describeProblem(redeliver.error)}

@@ -183,6 +183,54 @@ describe('Notifications screen', () => {
     expect(within(log).getByRole('row', { name: /Webhook target/ })).toHaveTextContent(/Delivered.*200/);
   });
 
+  it('shows the newest 100 deliveries, and "Show older deliveries" the rest of a longer log, each once, newest first', async () => {
+    const url = `${RECEIVER}/busy`;
+    const project = sim.cp.addProject({ name: 'Busy target', ownerId: sim.seed.userId, compute: false });
+    const hook = await keepWebhook(url, { scope: { kind: 'project', projectId: project.id } });
+    const db = await sim.console.db();
+    // 130 events the receiver refused for good, as the delivery worker records them: more than a page of the log.
+    const oldestFirst: string[] = [];
+    for (let n = 0; n < 130; n++) {
+      const failed = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'failed' });
+      const at = new Date(Date.now() - (130 - n) * 60_000);
+      const eventId = `${failed.id}:failed:1`;
+      await enqueueDelivery(db, {
+        webhookId: hook.id,
+        eventId,
+        type: 'operation.failed',
+        projectId: project.id,
+        operationId: failed.id,
+        occurredAt: at,
+        operation: { ...failed },
+        now: at,
+      });
+      const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1 AND event_id = $2', [hook.id, eventId])).rows;
+      await recordAttempt(db, {
+        id: delivery?.id ?? '',
+        state: 'failed',
+        attempted: true,
+        status: 400,
+        answer: 'no',
+        at,
+        nextAttemptAt: null,
+        visible: true,
+        sent: { projectName: 'Busy target', body: JSON.stringify({ id: eventId }), durationMs: 40 },
+      });
+      oldestFirst.push(failed.id);
+    }
+    const newestFirst = [...oldestFirst].reverse();
+    // Each row's operation, from its Action link (plain selectors: role queries over 130 rows are slow in jsdom).
+    const shown = (log: HTMLElement) => [...log.querySelectorAll('td[data-label="Action"] a')].map((link) => link.getAttribute('href')?.split('/').pop());
+
+    const { user } = open();
+    const log = await screen.findByRole('table', { name: `Delivery log: ${url}` });
+    expect(shown(log)).toEqual(newestFirst.slice(0, 100));
+    await user.click(screen.getByRole('button', { name: 'Show older deliveries' }));
+    await waitFor(() => expect(shown(log)).toHaveLength(130));
+    expect(shown(log)).toEqual(newestFirst);
+    expect(screen.queryByRole('button', { name: 'Show older deliveries' })).not.toBeInTheDocument();
+  });
+
   it('asks before deleting a webhook; Cancel keeps it', async () => {
     const url = `${RECEIVER}/to-delete`;
     await keepWebhook(url);
