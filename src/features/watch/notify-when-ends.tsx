@@ -1,29 +1,34 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId } from 'react';
 import { Link } from 'react-router-dom';
 import { isApiError } from '../../api/api-error';
 import { NO_WEBHOOK_CODE } from '../../api/notification-schemas';
 import { notificationQueries, useNotifyWhenEnds } from '../../api/notifications';
 import { paths } from '../../config/paths';
 
-function AddWebhookFirst() {
+/** Why "Notify me when it ends" cannot be pressed yet, and where to fix it: said once in the tray (watch-list.tsx), and by a refusal. */
+export function AddWebhookFirst() {
   return (
     <>
-      No webhook to send it to: <Link to={paths.notifications()}>add one in Notifications</Link>.
+      No webhook to send an operation’s end to: <Link to={paths.notifications()}>add one in Notifications</Link>.
     </>
   );
+}
+
+/** Whether the person has no webhook at all, from the one shared read of their webhooks (React Query's cache). */
+export function useNoWebhook(enabled = true): boolean {
+  const webhooks = useQuery({ ...notificationQueries.webhooks(), enabled });
+  return webhooks.data?.webhooks.length === 0;
 }
 
 /**
  * "Notify me when it ends": asks the server to send this operation's end to the person's webhooks. The
  * rule lives on the server, so it holds after every tab is closed. With no webhook it says so before it
- * is pressed (disabled, with the reason and where to add one) instead of being refused.
+ * is pressed: disabled, and described by the tray's one note of the reason and where to add one (`reasonId`),
+ * instead of being refused.
  */
-export function NotifyWhenEnds({ projectId, operationId, action }: { projectId: string; operationId: string; action: string }) {
-  const reasonId = useId();
+export function NotifyWhenEnds({ projectId, operationId, action, reasonId }: { projectId: string; operationId: string; action: string; reasonId: string }) {
   const notify = useNotifyWhenEnds();
-  // One shared read of the person's webhooks for every tray entry (React Query's cache).
-  const webhooks = useQuery(notificationQueries.webhooks());
+  const none = useNoWebhook();
   if (notify.isSuccess) {
     const count = notify.data.webhooks;
     return (
@@ -32,7 +37,6 @@ export function NotifyWhenEnds({ projectId, operationId, action }: { projectId: 
       </p>
     );
   }
-  const none = webhooks.data?.webhooks.length === 0;
   const refused = isApiError(notify.error) && notify.error.code === NO_WEBHOOK_CODE;
   return (
     <div className="watch-op__notify">
@@ -46,11 +50,6 @@ export function NotifyWhenEnds({ projectId, operationId, action }: { projectId: 
       >
         Notify me when it ends
       </button>
-      {none && !notify.isError && (
-        <p id={reasonId} className="small muted">
-          <AddWebhookFirst />
-        </p>
-      )}
       {notify.isError && (
         <p role="alert" className="small">
           {refused ? <AddWebhookFirst /> : `Not set: ${notify.error.message}`}

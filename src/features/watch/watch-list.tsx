@@ -1,6 +1,6 @@
-import { useEffect } from 'react';
+import { useEffect, useId } from 'react';
 import { durationOf, isTerminal } from '../../model/operation-status';
-import { NotifyWhenEnds } from './notify-when-ends';
+import { AddWebhookFirst, NotifyWhenEnds, useNoWebhook } from './notify-when-ends';
 import { useNow } from '../../lib/use-now';
 import { usePollInterval } from '../../api/use-poll-interval';
 import { notifySettled } from './notify';
@@ -44,6 +44,10 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
   const announcement = useSettledAnnouncement(store);
   useEffect(() => store.onSettled(notifySettled), [store]);
   const canClear = state.groups.some((g) => g.entries.some((e) => isFinishedWithoutError(e.operation)));
+  // "Notify me when it ends" needs a webhook: with none, the tray says so once, above every entry that offers it.
+  const noWebhookId = useId();
+  const offersNotify = state.groups.some((g) => lastToEnd(g) !== undefined || (g.entries.length < 2 && g.entries.some((e) => !isTerminal(e.operation.status))));
+  const noWebhook = useNoWebhook(offersNotify) && offersNotify;
 
   return (
     <>
@@ -51,6 +55,11 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
         {announcement}
       </p>
       <div id={listId} className="watch-panel__body" hidden={!expanded}>
+        {noWebhook && (
+          <p id={noWebhookId} className="watch-panel__hint">
+            <AddWebhookFirst />
+          </p>
+        )}
         <ul className="watch-groups" aria-labelledby={headingId}>
           {state.groups.map((group) => {
             const last = lastToEnd(group);
@@ -62,7 +71,14 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
                   </h3>
                 )}
                 {/* Once for the request: a person means "tell me when the restart is done", not each half of it. */}
-                {last && <NotifyWhenEnds projectId={last.operation.project_id} operationId={last.operation.id} action={group.title ?? 'these operations'} />}
+                {last && (
+                  <NotifyWhenEnds
+                    projectId={last.operation.project_id}
+                    operationId={last.operation.id}
+                    action={group.title ?? 'these operations'}
+                    reasonId={noWebhookId}
+                  />
+                )}
                 <ul className="watch-ops">
                   {group.entries.map((entry) => (
                     <WatchedOperation
@@ -70,6 +86,7 @@ export function WatchList({ store, state, headingId, listId, expanded }: WatchLi
                       entry={entry}
                       now={now}
                       notify={group.entries.length < 2}
+                      noWebhookId={noWebhookId}
                       onDismiss={() => store.unwatch(entry.operation.id)}
                     />
                   ))}

@@ -11,7 +11,20 @@ import { watchTiming } from './watch-timing';
  * One watched operation: what, where, its live status and time, and a way to its detail page. `notify`: it offers
  * "Notify me when it ends" itself (one of several a request started offers it once, for the request: watch-list.tsx).
  */
-export function WatchedOperation({ entry, now, onDismiss, notify = true }: { entry: WatchEntry; now: number; onDismiss: () => void; notify?: boolean }) {
+export function WatchedOperation({
+  entry,
+  now,
+  onDismiss,
+  notify = true,
+  noWebhookId,
+}: {
+  entry: WatchEntry;
+  now: number;
+  onDismiss: () => void;
+  notify?: boolean;
+  /** The tray's note saying a webhook is needed first (NotifyWhenEnds). */
+  noWebhookId: string;
+}) {
   const op = entry.operation;
   const action = humanizeAction(op.action);
   const failed = statusTone(op.status) === 'danger';
@@ -29,7 +42,7 @@ export function WatchedOperation({ entry, now, onDismiss, notify = true }: { ent
       </p>
       <p className="watch-op__time">{watchTiming(op, now)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
-      {notify && !isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} />}
+      {notify && !isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} reasonId={noWebhookId} />}
       {failed && (
         <button type="button" className="watch-op__dismiss" aria-label={`Dismiss ${action}`} onClick={onDismiss}>
           Dismiss

@@ -56,14 +56,23 @@ describe('"Notify me when it ends" in the watch tray', () => {
     ]);
   });
 
-  it('says it needs a webhook before it is pressed, and points to Notifications, when there is none to send to', async () => {
-    const { item } = await watchRunningOperation();
+  it('says it needs a webhook before it is pressed, once in the tray however many offer it, and points to Notifications', async () => {
+    const project = sim.cp.addProject({ name: 'Two in flight', ownerId: sim.seed.userId, compute: false });
+    for (let n = 0; n < 2; n++) sim.cp.addOperation({ projectId: project.id, action: 'apply_config', durationMs: 600_000, fail: false, startAs: 'running' });
+    const { user } = renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
+    const watch = await screen.findAllByRole('button', { name: /^Watch Apply config / });
+    expect(watch).toHaveLength(2);
+    for (const button of watch) await user.click(button);
+    const tray = screen.getByRole('complementary', { name: 'Watched operations' });
+    await waitFor(() => expect(within(tray).getAllByRole('link', { name: 'Apply config' })).toHaveLength(2));
 
-    const notify = within(item).getByRole('button', { name: 'Notify me when it ends' });
-    await waitFor(() => expect(notify).toBeDisabled());
-    expect(notify).toHaveAccessibleDescription(/No webhook to send it to/);
-    expect(within(item).getByRole('link', { name: 'add one in Notifications' })).toHaveAttribute('href', '/settings/notifications');
-    expect(within(item).queryByRole('alert')).toBeNull();
+    const notify = within(tray).getAllByRole('button', { name: 'Notify me when it ends' });
+    expect(notify).toHaveLength(2);
+    await waitFor(() => expect(notify.every((button) => (button as HTMLButtonElement).disabled)).toBe(true));
+    for (const button of notify) expect(button).toHaveAccessibleDescription('No webhook to send an operation’s end to: add one in Notifications.');
+    expect(within(tray).getAllByText(/No webhook to send/)).toHaveLength(1);
+    expect(within(tray).getByRole('link', { name: 'add one in Notifications' })).toHaveAttribute('href', '/settings/notifications');
+    expect(within(tray).queryByRole('alert')).toBeNull();
   });
 
   it('is offered once for a request that started several operations, and sends the end of the request’s last one', async () => {
