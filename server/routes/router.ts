@@ -87,7 +87,10 @@ export async function mountRoutes(server: http.Server, options: RoutesOptions): 
   });
   // Fastify's own refusals before the handler (415, a QUERY's 400): the route answers, as it would any body.
   app.setErrorHandler((_error, request, reply) => {
-    if (!reply.sent) answer(request, reply);
+    if (reply.sent) return;
+    // Fastify set its status on Node's response already: the route's answer starts from Node's default.
+    reply.raw.statusCode = 200;
+    answer(request, reply);
   });
   // Every method has a route or a refusal for every path (the catch-all's), so this is only what find-my-way cannot look up.
   app.setNotFoundHandler((request, reply) => answer(request, reply));
@@ -108,7 +111,7 @@ export async function mountRoutes(server: http.Server, options: RoutesOptions): 
     );
   }
   // The 405s: each template refused for the methods it is not declared with, Fastify's router choosing as for any route.
-  const methods = [...ALL_METHODS, ...others];
+  const methods = [...new Set([...ALL_METHODS, ...app.supportedMethods])];
   app.register(
     named('405', (instance, _options, done) => {
       for (const refusal of refusalsOf(routes, methods)) {
