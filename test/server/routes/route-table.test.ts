@@ -41,7 +41,7 @@ function sample(text: string, series: string): number {
 
 const scrape = async () => (await server.request({ path: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body;
 
-describe('the route table', () => {
+describe('the routes in Fastify', () => {
   it('counts every declared route under its own template, in /metrics and in its log line', async () => {
     const routes = server.running.routing.rooms.flatMap((room) => room.routes);
     expect(routes.length).toBeGreaterThan(30);
