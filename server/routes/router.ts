@@ -18,7 +18,7 @@ import { refusalsOf } from './refusals';
 /** The pages' catch-all: a path no room declares. */
 export const CATCH_ALL = '/*';
 
-/** What each Fastify route carries in its config: the declaration, and for a refusal the methods of its 405. */
+/** What each Fastify route carries in its config beside the declaration's: the request's match, from Fastify's parameters. */
 interface Carried {
   match: (params: Record<string, string | undefined>) => Match;
 }
@@ -48,12 +48,9 @@ export async function mountRoutes(server: http.Server, options: RoutesOptions): 
   const catchAll = routes.find((route) => route.url === CATCH_ALL);
   if (!catchAll) throw new Error(`The routes need a catch-all (${CATCH_ALL}) for the paths no room declares.`);
   const dispatch = createRouteDispatch(options);
+  const clientErrorListeners = server.listeners('clientError');
   const app = fastify({
-    serverFactory: (handler) => {
-      server.removeAllListeners('request');
-      server.on('request', handler);
-      return server;
-    },
+    serverFactory: (handler) => server.on('request', handler),
     routerOptions: {
       // Ids as long as the request line allows: a parameter past find-my-way's default (100) would not match at all.
       maxParamLength: 64 * 1024,
@@ -67,9 +64,10 @@ export async function mountRoutes(server: http.Server, options: RoutesOptions): 
     logger: false,
   });
   // Node's own answer to a request it cannot parse (400, 408, 431, nothing else), not Fastify's JSON one.
-  server.removeAllListeners('clientError');
-  const others = otherMethods(app);
-  for (const method of others) app.addHttpMethod(method, { hasBody: true });
+  for (const listener of server.listeners('clientError')) {
+    if (!clientErrorListeners.includes(listener)) server.off('clientError', listener as (...args: unknown[]) => void);
+  }
+  for (const method of otherMethods(app)) app.addHttpMethod(method, { hasBody: true });
 
   // The route's handler: Node's request back as it was sent (the API proxy forwards its target), then the hooks and the declaration.
   const answer = (request: FastifyRequest, reply: FastifyReply) => {
