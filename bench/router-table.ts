@@ -92,10 +92,11 @@ function createRouteTable(routes: readonly Route[]): RouteTable {
   };
 }
 
-/** Takes `server`'s requests over (replacing Fastify's listener) with the bare table routing the same rooms. */
+/** Takes `server`'s requests over with the bare table routing the same rooms, in place of Fastify's listener (the last added: compose.ts mounts it last, after the drain's). */
 export function mountBareTable(server: http.Server, options: RoutesOptions): void {
   const table = createRouteTable(options.rooms.flatMap((room) => room.routes));
   const dispatch = createRouteDispatch(options);
-  server.removeAllListeners('request');
+  const fastify = server.listeners('request').at(-1);
+  if (fastify) server.off('request', fastify as (...args: unknown[]) => void);
   server.on('request', (req, res) => dispatch(req, res, table.match(req.method ?? 'GET', pathOf(req))));
 }
