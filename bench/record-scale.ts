@@ -17,7 +17,7 @@ import { ARCHIVE_PAGE_SIZE } from '../src/api/archive';
 import { KNOWN_ACTIONS } from '../src/model/filters';
 import { archiveRoutes } from '../server/archive/archive-routes';
 import { createInsights } from '../server/insights/insights-routes';
-import { createRequestHandler } from '../server/routes/pipeline';
+import { mountRoutes } from '../server/routes/router';
 import { openRoute, type Route } from '../server/session/route-guard';
 import type { ProjectAccess } from '../server/proxy/project-access';
 import { createSeal } from '../server/seal/seal';
@@ -272,8 +272,13 @@ async function routesOver(db: Db, now: number): Promise<{ port: number; cookie: 
       },
     }),
   ];
-  const routes = [...archiveRoutes({ store, read, seal, access, now: () => now }), ...insights.routes, ...bench];
-  const server = http.createServer(createRequestHandler({ routes, sessions, withCsp: false, log: () => undefined }));
+  const rooms = [
+    { name: 'archive', routes: archiveRoutes({ store, read, seal, access, now: () => now }) },
+    { name: 'insights', routes: insights.routes },
+    { name: 'bench', routes: bench },
+  ];
+  const server = http.createServer();
+  await mountRoutes(server, { rooms, sessions, withCsp: false, log: () => undefined });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   await get(port, '/bench/session', '');

@@ -1,6 +1,7 @@
-// The console over the built client and the embedded simulator, in one process, its routes dispatched by the
-// console's own table (`table`) or by the same declarations mounted in Fastify 5 (`fastify`, bench/router-fastify.ts):
-// `node --import tsx bench/router-server.ts <table|fastify> <dist/client/>` prints `port <n>` once listening.
+// The console over the built client and the embedded simulator, in one process, its routes dispatched by Fastify 5
+// as the server routes (`fastify`, server/routes/router.ts) or by a bare find-my-way table with no Fastify around it
+// (`table`, bench/router-table.ts): `node --import tsx bench/router-server.ts <table|fastify> <dist/client/>` prints
+// `port <n>` once listening.
 import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,9 +11,9 @@ import { inlineStylesheets } from '../server/pages/inline-css';
 import { createRenderMemo } from '../server/pages/render-memo';
 import { asEntryServer, createPageRenderer, parseManifest, screenHeadTags } from '../server/pages/server-render';
 import { startServer } from '../server/process/compose';
-import { mountInFastify } from './router-fastify';
+import { mountBareTable } from './router-table';
 
-const [mount = 'table', clientDir = 'dist/client/'] = process.argv.slice(2);
+const [mount = 'fastify', clientDir = 'dist/client/'] = process.argv.slice(2);
 const template = await readFile(`${clientDir}index.html`, 'utf8');
 const manifest = parseManifest(JSON.parse(await readFile(`${clientDir}.vite/manifest.json`, 'utf8')));
 // The screens as the build made them (dist/server): their CSS imports are the client build's, which tsx cannot load.
@@ -36,7 +37,7 @@ const running = await startServer({
   serving: () =>
     Promise.resolve({ template: { html: () => Promise.resolve(page.html) }, styleHashes: page.styleHashes, assets: createStaticAssets(clientDir), render }),
 });
-if (mount === 'fastify') await mountInFastify(running.server, running.routing);
+if (mount === 'table') mountBareTable(running.server, running.routing);
 process.stdout.write(`port ${new URL(running.url).port}\n`);
 process.on('SIGTERM', () => {
   void running.stop().then(() => process.exit(0));

@@ -1,8 +1,9 @@
-// `npm run bench -- --only=router`: what routing by the console's own find-my-way table costs against the same
-// declarations mounted in Fastify 5 (docs/architecture.md, "How a request finds its route": the team's rule is
-// Fastify unless it costs the proxied read or the rendered page more than 10 %). Two server processes over the
-// built client and the embedded simulator (bench/router-server.ts), idle in turn; autocannon in a process of its
-// own (bench/load-generator.ts); the runs alternate between the two so the machine's drift hits both alike.
+// `npm run bench -- --only=router`: what Fastify 5, as the server routes (server/routes/router.ts), costs against
+// the same declarations dispatched by a bare find-my-way table with no Fastify around it (bench/router-table.ts,
+// kept in the bench only) (docs/architecture.md, "How a request finds its route": the team's rule is Fastify
+// unless it costs the proxied read or the rendered page more than 10 %). Two server processes over the built
+// client and the embedded simulator (bench/router-server.ts), idle in turn; autocannon in a process of its own
+// (bench/load-generator.ts); the runs alternate between the two so the machine's drift hits both alike.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -97,7 +98,7 @@ export async function measureRouter(env: NodeJS.ProcessEnv, apiKey: string): Pro
 const percent = (change: number) => `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)} %`;
 
 export function reportRouter(result: RouterResult): void {
-  console.log(`\nRouting: the console's find-my-way table against the same table in Fastify 5 (${result.connections} connections, median of runs):\n`);
+  console.log(`\nRouting: a bare find-my-way table against Fastify 5 as the server routes (${result.connections} connections, median of runs):\n`);
   console.log(`  ${'load'.padEnd(40)} ${'table req/s'.padStart(12)} ${'p99'.padStart(8)} ${'Fastify req/s'.padStart(14)} ${'p99'.padStart(8)}  req/s    p99`);
   for (const run of result.runs) {
     console.log(
@@ -109,7 +110,7 @@ export function reportRouter(result: RouterResult): void {
   const costly = result.runs.filter((run) => -run.rpsChange > FASTIFY_MAX_COST || run.p99Change > FASTIFY_MAX_COST);
   console.log(
     costly.length === 0
-      ? `  Fastify costs under ${FASTIFY_MAX_COST * 100} % on both: by the team's rule, it may be used.`
-      : `  Fastify costs more than ${FASTIFY_MAX_COST * 100} % on ${costly.map((run) => run.what).join(' and ')}: by the team's rule, the table stays.`,
+      ? `  Fastify costs under ${FASTIFY_MAX_COST * 100} % on both: by the team's rule, the server routes with it.`
+      : `  Fastify costs more than ${FASTIFY_MAX_COST * 100} % on ${costly.map((run) => run.what).join(' and ')}: by the team's rule, measure again on a quiet machine before keeping it.`,
   );
 }

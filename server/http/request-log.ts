@@ -19,7 +19,7 @@ export interface AnsweredRequest {
 export interface RequestLogOptions {
   log: Logger;
   answered?: ((answer: AnsweredRequest) => void) | undefined;
-  /** The template of the route the request matched in the table (server/routes/table.ts): `/projects/:projectId`, `/api/v2/*`, `/*`. */
+  /** The template of the route the request matched in Fastify (server/routes/router.ts): `/projects/:projectId`, `/api/v2/*`, `/*`. */
   route: string;
   /** A probe's or a dev module's line: debug, not info. */
   quiet?: boolean | undefined;

@@ -1,8 +1,8 @@
 // A route of the console's server, declared once in its room (docs/architecture.md, "How a request finds its route"):
 // its method(s), its path template (find-my-way's syntax: `:id` one segment, `*` a whole subtree), what it needs,
-// and its handler. Shaped like Fastify's route options (`method`, `url`, `config`, `handler`), so the same
-// declaration mounts there unchanged (bench/router.ts does). server/routes/ dispatches them; the log's and the
-// metrics' route label is the template; a 405's Allow is every method the path is declared with.
+// and its handler. Shaped like Fastify's route options (`method`, `url`, `config`, `handler`): server/routes/router.ts
+// registers each one in Fastify as it is, in its room's plugin; the log's and the metrics' route label is the
+// template; a 405's Allow is every method the path is declared with (server/routes/refusals.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** The methods a route may be declared with: those Fastify 5 routes by default (but QUERY, which the API takes nowhere), so every declaration mounts there too. */

@@ -1,4 +1,4 @@
-// /healthz, /readyz and /metrics (docs/operations.md), declared in the route table as checks: never held by the
+// /healthz, /readyz and /metrics (docs/operations.md), declared as checks: never held by the
 // turn budget, /healthz and /readyz before the Host check. /readyz answers anyone, like /healthz (a balancer may name the
 // instance by its address), but only those who may read /metrics, or a client on this machine, see its checks'
 // details (hosts, ports, error texts); others get each check's name and status. /metrics answers a request bearing METRICS_TOKEN; with none set, only a client on

@@ -1,4 +1,4 @@
-// The pages and files, declared in the route table: every page route of the console (src/config/paths.ts's
+// The pages and files, declared in their room: every page route of the console (src/config/paths.ts's
 // routePatterns, each its own log and metrics label), the catch-all every other GET falls to (a page the
 // client's router resolves, its own "Page not found" included), built files, robots.txt and, in dev, Vite's
 // module paths. Production serves files first (a page is whatever no file answers); dev answers a navigation

@@ -1,8 +1,8 @@
 // The one composition root (docs/architecture.md): every way the server starts (`npm start` as one process
 // or as each of several instances, `npm run dev`, the tests' servers) builds its parts here, in one order:
 // the environment and the logger, the API backend, the seal, the store, sessions, the API reader and access
-// check, the collector and notifications where this instance leads, readiness and metrics, the request
-// pipeline, the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
+// check, the collector and notifications where this instance leads, readiness and metrics, the rooms' routes
+// in Fastify (server/routes/router.ts), the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
 import { readConfig, type ServerConfig } from '../config';
 import { createHostCheck } from '../http/host-check';
@@ -27,9 +27,9 @@ import type { ApiBackend } from '../proxy/api-backend';
 import { createApiReader } from '../proxy/api-reader';
 import { createProjectAccess } from '../proxy/project-access';
 import { createPages, type PagesOptions } from '../pages/page-routes';
-import { createRequestHandler, type RoutesOptions } from '../routes/pipeline';
+import type { Room, RoutesOptions } from '../routes/pipeline';
+import { mountRoutes } from '../routes/router';
 import { apiRoutes } from '../session/api-route';
-import type { Route } from '../session/route-guard';
 import { sessionRoutes } from '../session/session-routes';
 import { createSeal } from '../seal/seal';
 import { resolveSessionSecret } from '../session/session-secret';
@@ -71,7 +71,7 @@ export interface RunningServer {
   metrics: Metrics;
   /** Where its lines go. */
   log: Logger;
-  /** Its routes, as the rooms declared them (server/routes/table.ts), and the hooks' parts: what its request handler was built from. */
+  /** Its rooms' routes, as they declared them, and the hooks' parts: what its Fastify router was built from (server/routes/router.ts). */
   routing: RoutesOptions;
   /** Drains (accepting connections for `acceptMs` first: a signal's SHUTDOWN_GRACE_MS) and closes everything the server made; resolves when done. */
   stop: (drain?: { acceptMs?: number }) => Promise<void>;
@@ -180,7 +180,7 @@ export async function startServer({
   });
   const parts = await serving(server, config);
   const faultControl = faultControlEnabled(mode, config);
-  // The route table: each room's declarations, built from its own parts (server/routes/pipeline.ts dispatches them).
+  // The rooms: each one's declarations, built from its own parts, a Fastify plugin of its own (server/routes/router.ts).
   const turns = parts.turns ?? createTurnBudget();
   const insights = createInsights({ store, seal, access });
   const pages = createPages({
@@ -193,17 +193,20 @@ export async function startServer({
     log,
     sent: metrics.page,
   });
-  const routes: Route[] = [
-    ...opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }),
-    ...apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
-    ...sessionRoutes({ sessions, read, servePage: pages.serve }),
-    ...archiveRoutes({ store, read, seal, access, wake: leader.wake }),
-    ...insights.routes,
-    ...notifyRoutes({ sessions, notifications }),
-    ...pages.routes,
+  const rooms: Room[] = [
+    { name: 'ops', routes: opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }) },
+    {
+      name: 'api',
+      routes: apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
+    },
+    { name: 'session', routes: sessionRoutes({ sessions, read, servePage: pages.serve }) },
+    { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: leader.wake }) },
+    { name: 'insights', routes: insights.routes },
+    { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
+    { name: 'pages', routes: pages.routes },
   ];
   const routing: RoutesOptions = {
-    routes,
+    rooms,
     sessions,
     assets: parts.assets,
     withCsp: mode === 'production',
@@ -214,7 +217,8 @@ export async function startServer({
     publicUrl: config.publicUrl,
     turns,
   };
-  server.on('request', createRequestHandler(routing));
+  // Fastify takes the server's requests over, and is ready before the server listens.
+  await mountRoutes(server, routing);
   const url = originOf(await listen(server, config.host, config.port), config.host);
   // Without PUBLIC_URL, event links name the port actually bound (PORT=0 picks one).
   if (!config.publicUrl) links.href = url;

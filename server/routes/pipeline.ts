@@ -1,17 +1,16 @@
-// The console's own server, one pipeline for `npm start` and `npm run dev` (docs/architecture.md, "How a request
-// finds its route"): security headers on every response, the route from the one table (server/routes/table.ts),
-// the request's id and log line under that route's template, then the hooks every route shares, written once:
-// the turn budget (checks are never held), the Host check (421; a balancer's checks come before it), the
-// cross-site write rule (403), 405 from the table, the session guard (401) for a route that needs one; then the
-// route's handler, whose failures get the one error answer.
+// The hooks every route shares, written once, for `npm start` and `npm run dev` (docs/architecture.md, "How a
+// request finds its route"): once Fastify has found the route (server/routes/router.ts), security headers on
+// every response, the request's id and log line under that route's template, the turn budget (checks are never
+// held), the Host check (421; a balancer's checks come before it), the cross-site write rule (403), the 405 of a
+// refusal (server/routes/refusals.ts), the session guard (401) for a route that needs one; then the route's
+// handler, whose failures get the one error answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendMethodNotAllowed } from '../http/answers';
 import { BodyTooLargeError, discardBody, MAX_FORM_BODY_BYTES } from '../http/body';
 import { crossSiteWriteProblem } from '../http/csrf';
 import { MISDIRECTED } from '../http/host-check';
-import { pathOf } from '../http/paths';
 import { beginRequest, type AnsweredRequest } from '../http/request-log';
-import type { RouteContext } from '../http/route';
+import type { Method, RouteContext } from '../http/route';
 import { securityHeaders, STRICT_TRANSPORT_SECURITY, wantsStrictTransport } from '../http/security-headers';
 import type { AssetHandler } from '../http/static-assets';
 import { createTurnBudget, type TurnBudget } from '../http/turn-budget';
@@ -21,11 +20,22 @@ import { needsNothing, openSession, withSession, type Route } from '../session/r
 import type { Sessions } from '../session/sessions';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
 import { sendText } from '../http/send-text';
-import { createRouteTable, type Match } from './table';
+
+/** A room of the server: its declarations, registered in Fastify as a plugin of its own (server/routes/router.ts). */
+export interface Room {
+  name: string;
+  routes: readonly Route[];
+}
+
+/** The route Fastify found for a request: a declaration, or a refusal (declared for other methods only: the 405). */
+export type Match =
+  | { kind: 'route'; route: Route; template: string; params: Readonly<Record<string, string | undefined>> }
+  /** Declared for other methods only: `route` is one of them (its config: where the 405 is answered). */
+  | { kind: 'method-not-allowed'; route: Route; template: string; allowed: readonly Method[] };
 
 export interface RoutesOptions {
   /** Every room's declarations (built from each room's own parts in server/process/compose.ts), the pages' catch-all among them. */
-  routes: readonly Route[];
+  rooms: readonly Room[];
   sessions: Sessions;
   /** A request of a method a page's path does not take goes by the asset middleware first (Vite's, in dev), as before the table. */
   assets?: AssetHandler;
@@ -45,22 +55,14 @@ export interface RoutesOptions {
   turns?: TurnBudget | undefined;
 }
 
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
-
 /** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
 function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   return error.message || error.name || 'an error without a message';
 }
 
-/** Answers a request whose route is known (the table's match, or Fastify's when the same declarations are mounted there). */
+/** Answers a request whose route Fastify found. */
 export type RouteDispatch = (req: IncomingMessage, res: ServerResponse, match: Match) => void;
-
-export function createRequestHandler(options: RoutesOptions): RequestHandler {
-  const table = createRouteTable(options.routes);
-  const dispatch = createRouteDispatch(options);
-  return (req, res) => dispatch(req, res, table.match(req.method ?? 'GET', pathOf(req)));
-}
 
 /** Everything but the matching: headers, the request's id and line, the turn budget, the hooks, the handler. */
 export function createRouteDispatch(options: RoutesOptions): RouteDispatch {

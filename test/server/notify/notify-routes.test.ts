@@ -5,7 +5,7 @@ import { DeliveriesSchema, TOO_MANY_WEBHOOKS_CODE, webhookDeliveriesPath, webhoo
 import { createNotifications, MAX_WEBHOOKS_PER_KEY } from '../../../server/notify/notifications';
 import { enqueueDelivery } from '../../../server/store/deliveries';
 import { notifyRoutes } from '../../../server/notify/notify-routes';
-import { createRequestHandler } from '../../../server/routes/pipeline';
+import { mountRoutes } from '../../../server/routes/router';
 import { openRoute } from '../../../server/session/route-guard';
 import { createApiReader } from '../../../server/proxy/api-reader';
 import { createProjectAccess } from '../../../server/proxy/project-access';
@@ -35,7 +35,7 @@ beforeAll(async () => {
     allowPrivate: false,
     resolve: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
   });
-  // The notification routes in the route table, beside a test's own sign-in and a catch-all.
+  // The notification routes in Fastify, beside a test's own sign-in and a catch-all.
   const signIn = openRoute({
     method: 'GET',
     url: '/sign-in/:key',
@@ -48,9 +48,16 @@ beforeAll(async () => {
     },
   });
   const notFound = openRoute({ method: 'GET', url: '/*', config: { needs: 'none' }, handler: ({ res }) => Promise.resolve(void res.writeHead(404).end()) });
-  server = http.createServer(
-    createRequestHandler({ routes: [...notifyRoutes({ sessions, notifications }), signIn, notFound], sessions, withCsp: false, log: () => undefined }),
-  );
+  server = http.createServer();
+  await mountRoutes(server, {
+    rooms: [
+      { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
+      { name: 'test', routes: [signIn, notFound] },
+    ],
+    sessions,
+    withCsp: false,
+    log: () => undefined,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }, 60_000);

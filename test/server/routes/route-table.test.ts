@@ -3,7 +3,7 @@ import { ALL_METHODS, methodsOf, type Method } from '../../../server/http/route'
 import type { Route } from '../../../server/session/route-guard';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
 
-// The one route table (server/routes/table.ts), walked whole: every route the rooms declare is asked for once on a
+// The routes in Fastify (server/routes/router.ts), walked whole: every route the rooms declare is asked for once on a
 // real socket, and /metrics then counts it under its own template (never a subtree's such as /archive/*, never the
 // pages' /*) and its log line names that template; every path asked with a method it is not declared with gets
 // 405 with the methods it is declared with in Allow.
@@ -41,9 +41,9 @@ function sample(text: string, series: string): number {
 
 const scrape = async () => (await server.request({ path: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).body;
 
-describe('the route table', () => {
+describe('the routes in Fastify', () => {
   it('counts every declared route under its own template, in /metrics and in its log line', async () => {
-    const { routes } = server.running.routing;
+    const routes = server.running.routing.rooms.flatMap((room) => room.routes);
     expect(routes.length).toBeGreaterThan(30);
     const walked: { template: string; method: Method; id: string; quiet: boolean }[] = [];
     for (const [index, route] of routes.entries()) {
@@ -70,7 +70,7 @@ describe('the route table', () => {
   }, 60_000);
 
   it('answers a method a path is not declared with 405, naming the declared ones in Allow', async () => {
-    const { routes } = server.running.routing;
+    const routes = server.running.routing.rooms.flatMap((room) => room.routes);
     const templates = [...new Set(routes.map((route) => route.url))];
     let refused = 0;
     for (const template of templates) {

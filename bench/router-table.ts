@@ -1,19 +1,18 @@
-// The one route table: every room's declarations in one find-my-way router (Fastify's own), matched on the path
-// exactly as it came (a `%` is matched as itself, never decoded first: `/%61pi/v2` is not the API, an undecodable
-// id still reaches its route, whose handler reads it with decodeSegment). A path the table holds only under other
-// methods answers 405 with those methods; a path nothing else claims is the catch-all's (`/*`, the pages).
+// The bench's baseline for `npm run bench -- --only=router` (bench/router.ts): the same declarations routed by a
+// bare find-my-way router (the router inside Fastify) with no Fastify around it, into the same hooks the server
+// runs (server/routes/pipeline.ts). This is the console's own route table as it served before Fastify did
+// (docs/architecture.md, "Fastify or not, measured"), kept here only: the server routes with Fastify
+// (server/routes/router.ts). Matched on the path as sent; 405 for a path declared only under other methods;
+// anything else the pages' catch-all.
+import type http from 'node:http';
 import findMyWay from 'find-my-way';
-import { ALL_METHODS, methodsOf, type Method } from '../http/route';
-import type { Route } from '../session/route-guard';
+import { pathOf } from '../server/http/paths';
+import { ALL_METHODS, methodsOf, type Method } from '../server/http/route';
+import { createRouteDispatch, type Match, type RoutesOptions } from '../server/routes/pipeline';
+import { CATCH_ALL } from '../server/routes/router';
+import type { Route } from '../server/session/route-guard';
 
-export const CATCH_ALL = '/*';
-
-export type Match =
-  | { kind: 'route'; route: Route; template: string; params: Readonly<Record<string, string | undefined>> }
-  /** Declared for other methods only: `route` is one of them (its config: where the 405 is answered). */
-  | { kind: 'method-not-allowed'; route: Route; template: string; allowed: readonly Method[] };
-
-export interface RouteTable {
+interface RouteTable {
   match: (method: string, path: string) => Match;
   routes: readonly Route[];
 }
@@ -38,7 +37,7 @@ function moreSpecific(a: Found, b: Found | undefined): boolean {
 /** find-my-way decodes what it matches: `%` and `#` are handed over escaped, so the path is matched (and its parameters given) as sent. */
 const asSent = (path: string) => (/[%#]/.test(path) ? path.replace(/[%#]/g, (c) => (c === '%' ? '%25' : '%23')) : path);
 
-export function createRouteTable(routes: readonly Route[]): RouteTable {
+function createRouteTable(routes: readonly Route[]): RouteTable {
   const router = findMyWay({
     // Ids as long as the request line allows: a parameter past find-my-way's default (100) would not match at all.
     maxParamLength: 64 * 1024,
@@ -91,4 +90,13 @@ export function createRouteTable(routes: readonly Route[]): RouteTable {
       return own ? { kind: 'route', ...own } : { kind: 'route', route: fallback, template: CATCH_ALL, params: {} };
     },
   };
+}
+
+/** Takes `server`'s requests over with the bare table routing the same rooms, in place of Fastify's listener (the last added: compose.ts mounts it last, after the drain's). */
+export function mountBareTable(server: http.Server, options: RoutesOptions): void {
+  const table = createRouteTable(options.rooms.flatMap((room) => room.routes));
+  const dispatch = createRouteDispatch(options);
+  const fastify = server.listeners('request').at(-1);
+  if (fastify) server.off('request', fastify as (...args: unknown[]) => void);
+  server.on('request', (req, res) => dispatch(req, res, table.match(req.method ?? 'GET', pathOf(req))));
 }
