@@ -35,6 +35,8 @@ function smallProject(small: CountedProject[]): CountedProject {
 }
 
 test('signs in, pages through the big project to its end, each operation once, newest first, and opens one', async ({ page, request }) => {
+  // Twenty-odd pages loaded and the whole table read against the API: 26 s in CI, past the default 60 s beside a second CI run.
+  test.setTimeout(150_000);
   const api = new ControlApi(request, E2E_API_KEY);
   const { big } = await projectCensus(api);
   expect(big.operationCount, 'the demo seed has one project with a long history').toBeGreaterThanOrEqual(2_000);
