@@ -86,37 +86,51 @@ describe('Notifications screen', () => {
     expect(screen.getByRole('textbox', { name: 'Webhook URL' })).toHaveAttribute('aria-invalid', 'true');
   });
 
-  /** A failed operation of a new project, and a webhook about that project whose delivery of its failure the receiver answered with `status`, as the delivery worker records one. */
-  async function deliveredOnce(url: string, status: number, answer: string) {
-    const project = sim.cp.addProject({ name: 'Webhook target', ownerId: sim.seed.userId, compute: false });
-    const failed = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'failed' });
-    const hook = await keepWebhook(url, { scope: { kind: 'project', projectId: project.id } });
-    const db = await sim.console.db();
-    const queuedAt = new Date(Date.now() - 60 * 60_000);
+  /** The delivery of a failed operation's event that the receiver answered with `status` at `at`, recorded as the delivery worker records one. */
+  async function recordDelivery(
+    db: Awaited<ReturnType<typeof sim.console.db>>,
+    {
+      webhookId,
+      failed,
+      projectName,
+      status,
+      answer,
+      at,
+    }: { webhookId: string; failed: { id: string; project_id: string }; projectName: string; status: number; answer: string; at: Date },
+  ) {
     const eventId = `${failed.id}:failed:1`;
     await enqueueDelivery(db, {
-      webhookId: hook.id,
+      webhookId,
       eventId,
       type: 'operation.failed',
-      projectId: project.id,
+      projectId: failed.project_id,
       operationId: failed.id,
-      occurredAt: queuedAt,
+      occurredAt: at,
       operation: { ...failed },
-      now: queuedAt,
+      now: at,
     });
-    const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1', [hook.id])).rows;
-    const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: project.id, name: 'Webhook target' } });
+    const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1 AND event_id = $2', [webhookId, eventId])).rows;
+    const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: failed.project_id, name: projectName } });
     await recordAttempt(db, {
       id: delivery?.id ?? '',
       state: status < 300 ? 'delivered' : 'failed',
       attempted: true,
       status,
       answer,
-      at: queuedAt,
+      at,
       nextAttemptAt: null,
       visible: true,
-      sent: { projectName: 'Webhook target', body, durationMs: 1_250 },
+      sent: { projectName, body, durationMs: 1_250 },
     });
+  }
+
+  /** A failed operation of a new project, and a webhook about that project whose delivery of its failure the receiver answered with `status`. */
+  async function deliveredOnce(url: string, status: number, answer: string) {
+    const project = sim.cp.addProject({ name: 'Webhook target', ownerId: sim.seed.userId, compute: false });
+    const failed = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'failed' });
+    const hook = await keepWebhook(url, { scope: { kind: 'project', projectId: project.id } });
+    const db = await sim.console.db();
+    await recordDelivery(db, { webhookId: hook.id, failed, projectName: 'Webhook target', status, answer, at: new Date(Date.now() - 60 * 60_000) });
     return { hook, failed, db };
   }
 
@@ -192,29 +206,13 @@ describe('Notifications screen', () => {
     const oldestFirst: string[] = [];
     for (let n = 0; n < 130; n++) {
       const failed = sim.cp.addOperation({ projectId: project.id, action: 'apply_config', status: 'failed' });
-      const at = new Date(Date.now() - (130 - n) * 60_000);
-      const eventId = `${failed.id}:failed:1`;
-      await enqueueDelivery(db, {
+      await recordDelivery(db, {
         webhookId: hook.id,
-        eventId,
-        type: 'operation.failed',
-        projectId: project.id,
-        operationId: failed.id,
-        occurredAt: at,
-        operation: { ...failed },
-        now: at,
-      });
-      const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1 AND event_id = $2', [hook.id, eventId])).rows;
-      await recordAttempt(db, {
-        id: delivery?.id ?? '',
-        state: 'failed',
-        attempted: true,
+        failed,
+        projectName: 'Busy target',
         status: 400,
         answer: 'no',
-        at,
-        nextAttemptAt: null,
-        visible: true,
-        sent: { projectName: 'Busy target', body: JSON.stringify({ id: eventId }), durationMs: 40 },
+        at: new Date(Date.now() - (130 - n) * 60_000),
       });
       oldestFirst.push(failed.id);
     }
