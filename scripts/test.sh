@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: every suite, one step after another, except the first, where typecheck and lint (one thread
-# each, most of their time spent building the TypeScript program) run beside the unit tests, which leave
-# a core idle half the time (docs/testing.md, what runs side by side).
-# Their output is printed once the three have ended, each with its exit code in reports/<step>.status
-# for scripts/test-totals.js; the later steps run only if all three passed.
+# `npm test`: every suite, one step after another, except the first, where the type check, lint and format check
+# (`npm run check`: one thread, the TypeScript program built once for the type check and ESLint) run beside the
+# unit tests, which leave a core idle half the time (docs/testing.md, what runs side by side).
+# Their output is printed once both have ended, each with its exit code in reports/<step>.status
+# for scripts/test-totals.js; the later steps run only if both passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p reports
@@ -12,19 +12,15 @@ mkdir -p reports
 E2E_PORT="${E2E_PORT:-$(node scripts/free-ports.js 3)}" || exit 1
 export E2E_PORT
 
-npm run typecheck > reports/typecheck.log 2>&1 &
-typecheck=$!
-npm run lint > reports/lint.log 2>&1 &
-lint=$!
+npm run check > reports/check.log 2>&1 &
+check=$!
 SERVER_TESTS_ON_NODE22=1 npm run test:unit
 echo $? > reports/test:unit.status
-wait "$typecheck"
-echo $? > reports/typecheck.status
-wait "$lint"
-echo $? > reports/lint.status
-cat reports/typecheck.log reports/lint.log
+wait "$check"
+echo $? > reports/check.status
+cat reports/check.log
 
-for step in test:unit typecheck lint; do
+for step in test:unit check; do
   [ "$(cat "reports/$step.status")" = 0 ] || exit 1
 done
 
