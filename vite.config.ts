@@ -12,6 +12,12 @@ const WAITING_SERVER_TESTS = [
   'test/server/store/connection-faults.test.ts',
   'test/server/store/store-down-at-start.test.ts',
   'test/server/archive/instances.test.ts',
+  // Child servers started, stopped and restarted, waiting out grace periods and takeovers.
+  'test/server/process/rolling-restart.test.ts',
+  'test/server/process/shutdown.test.ts',
+  'test/server/process/instances.test.ts',
+  'test/server/store/sign-out-restart.test.ts',
+  'test/server/store/data-dir-lock.test.ts',
 ];
 const serverTests = process.env.SERVER_TESTS;
 // Tests that set process.env.TZ to read times in another zone: a worker thread cannot change the zone its
