@@ -33,7 +33,7 @@ npm run -s build
 (npm run test:install > reports/test:install.log 2>&1; echo $? > reports/test:install.status) &
 install=$!
 scripts/node22.sh true # unpacks Node 22 once, before the two that use it start side by side
-SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --pool=forks --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
+SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
 waiting=$!
 set +e
 npm run test:browser
