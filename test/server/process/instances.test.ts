@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import cluster from 'node:cluster';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processes } from '../../../server/config';
 import { schedulingPolicy } from '../../../server/process/run';
 import { KEY_REJECTED_CODE } from '../../../src/config/session';
+import { childScript } from '../../support/child-scripts';
 import { rawRequest, type RawRequest } from '../http-helpers';
 import { postgresDatabase } from '../store/store-drivers';
 
@@ -16,7 +16,6 @@ import { postgresDatabase } from '../store/store-drivers';
 // one. These tests are about what the instances share, so they ask for round-robin, where the primary
 // hands the connections to the instances in turn and both answer half of them.
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/instances-server.ts', import.meta.url));
 const KEY = 'cluster-test-key-00000000000000000';
 const TRIES = 8;
 
@@ -56,7 +55,7 @@ describe('two instances on one Postgres', () => {
   const origin = () => `http://127.0.0.1:${port}`;
 
   beforeAll(async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    child = spawn(process.execPath, [await childScript('instances-server')], {
       env: {
         ...process.env,
         NODE_CLUSTER_SCHED_POLICY: 'rr',

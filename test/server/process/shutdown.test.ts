@@ -1,16 +1,14 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { close, listen, rawRequest } from '../http-helpers';
+import { childScript } from '../../support/child-scripts';
 import { testTempDir } from '../../support/test-tmp';
 
 // Graceful shutdown of a real server process: SIGTERM turns /readyz 503 at once and still answers new connections
 // for SHUTDOWN_GRACE_MS (a balancer polls before it stops sending); then a request waiting on a slow API is let
 // finish, new connections are refused, and it exits 0.
-
-const FIXTURE = fileURLToPath(new URL('./fixtures/drain-server.ts', import.meta.url));
 
 let release!: () => void;
 let arrived!: () => void;
@@ -30,7 +28,7 @@ beforeEach(() => {
 
 /** The console's server as `npm start` runs it, in a process of its own; resolves once it listens. */
 async function startServerProcess(graceMs = 0) {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  const child = spawn(process.execPath, [await childScript('drain-server')], {
     // A DATA_DIR of its own: the store's folder is one process's (server/store/data-dir-lock.ts).
     env: {
       ...process.env,

@@ -3,15 +3,13 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import http from 'node:http';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { childScript } from '../../support/child-scripts';
 import { rawRequest, type RawRequest, type RawResponse } from '../http-helpers';
-
-const FIXTURE = fileURLToPath(new URL('./fixtures/store-server.ts', import.meta.url));
 
 /** The simulator's demo key in every child: sign-in checks it against the simulator's /auth. */
 export const CHILD_KEY = 'store-faults-key-000000000000000000';
 const SESSION_SECRET = 'store-faults-session-secret-0000000000000';
-/** How long a child may take to print its banner (tsx compiles the server on its first start). */
+/** How long a child may take to print its banner (the first waits for the build of the child servers). */
 const START_TIMEOUT_MS = 30_000;
 
 export interface SpawnedServer {
@@ -23,8 +21,8 @@ export interface SpawnedServer {
 }
 
 /** The server started in a child process on PORT=0; `env` is added to the test's own environment. */
-export function spawnServer(env: NodeJS.ProcessEnv): SpawnedServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+export async function spawnServer(env: NodeJS.ProcessEnv): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [await childScript('store-server')], {
     env: {
       ...process.env,
       PORT: '0',
@@ -56,7 +54,7 @@ export interface ChildServer extends SpawnedServer {
 
 /** A child server that printed its banner (rejects with its output if it exits first). */
 export async function startChildServer(env: NodeJS.ProcessEnv): Promise<ChildServer> {
-  const spawned = spawnServer(env);
+  const spawned = await spawnServer(env);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no banner within ${START_TIMEOUT_MS} ms:\n${spawned.output()}`)), START_TIMEOUT_MS);
     const look = () => {

@@ -61,7 +61,7 @@ describe('two servers on one DATA_DIR (the embedded store)', () => {
     { timeout: 60_000 },
     async ({ annotate }) => {
       const started = performance.now();
-      const second = spawnServer({ ...EMBEDDED, DATA_DIR: dataDir });
+      const second = await spawnServer({ ...EMBEDDED, DATA_DIR: dataDir });
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([
         second.exited,

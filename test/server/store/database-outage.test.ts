@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCK_APPLICATION_NAME } from '../../../server/store/lock-connection';
 import { COLLECTOR_LOCK } from '../../../server/store/locks';
+import { childScript } from '../../support/child-scripts';
 import { ownPostgres, type OwnPostgres } from '../../support/postgres-server';
 import { startReceiver } from '../notify/loopback-receiver';
 import { startApiTally, type Read } from './api-tally';
@@ -22,7 +22,6 @@ import { startPgRelay, type PgRelay } from './pg-relay';
 // is killed, and black-holed: the old holder stops reading before the new one starts, and no event is doubled or lost.
 
 const OUTAGE_MS = 25_000;
-const SIMULATOR = fileURLToPath(new URL('./fixtures/simulator-server.ts', import.meta.url));
 
 type Name = 'a' | 'b';
 
@@ -54,7 +53,7 @@ let projectId = '';
 const cleanups: (() => Promise<unknown>)[] = [];
 
 async function startSimulator(): Promise<typeof simulator> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SIMULATOR], {
+  const child = spawn(process.execPath, [await childScript('simulator-server')], {
     env: { ...process.env, SIM_API_KEY: CHILD_KEY, SIM_FAULTS: '1', API_URL: '', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

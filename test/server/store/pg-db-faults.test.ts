@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { childScript } from '../../support/child-scripts';
 import { postgresBin } from '../../support/postgres-server';
 import { postgresDatabase } from './store-drivers';
 
@@ -10,10 +10,8 @@ import { postgresDatabase } from './store-drivers';
 // moment happen every time (its event loop held while the answer and the server's goodbye arrive together)
 // in a child process, since an 'error' event nobody listens to ends the process it happens in.
 
-const FIXTURE = fileURLToPath(new URL('./fixtures/pool-handover.ts', import.meta.url));
-
-function runFixture(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function runFixture(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [await childScript('pool-handover')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
