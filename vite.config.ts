@@ -6,8 +6,8 @@ import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 // The server tests that spend their time waiting (Postgres stopped and killed, takeovers timed out): `npm test` runs
 // them on Node 22 beside the browser lanes (SERVER_TESTS=waiting, one worker, in a process of its own), the rest
-// after them (SERVER_TESTS=rest); scripts/test.sh. The tests of child servers started from source stay in the rest:
-// beside the lanes such a start took over 30 s (docs/testing.md).
+// after them (SERVER_TESTS=rest, beside the check); scripts/test.sh. The tests of the other child servers (restarts,
+// shutdown, the DATA_DIR lock) stay in the rest: beside the lanes their starts ran past 30 s (docs/testing.md).
 const WAITING_SERVER_TESTS = [
   'test/server/store/database-outage.test.ts',
   'test/server/store/connection-faults.test.ts',

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `npm test`: every suite, one step after another, except the first, where the type check, lint and format check
-# (`npm run check`: one thread, the TypeScript program built once for the type check and ESLint) run beside the
-# unit tests, which leave a core idle half the time (docs/testing.md, what runs side by side).
-# Their output is printed once both have ended, each with its exit code in reports/<step>.status
-# for scripts/test-totals.js; the later steps run only if both passed.
+# `npm test`: every suite. The unit tests first; then the build, and the browser lanes beside the production install
+# check and the server tests that mostly wait; last the server tests on Node 22 beside the type check, lint and format
+# check (`npm run check`: one thread, the TypeScript program built once for the type check and ESLint), which fills
+# the core those tests leave idle a third of the time (docs/testing.md, what runs side by side).
+# A step run beside another prints its output once both have ended, and leaves its exit code in reports/<step>.status
+# for scripts/test-totals.js; a later step runs only if the earlier ones passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # Every Node process of the run (Vitest and its workers, the type check and lint, Playwright, the lanes' servers) with
@@ -11,22 +12,13 @@ cd "$(dirname "$0")/.."
 # 13 % less CPU from the DOM tests and 16 % from the check (docs/testing.md, what the run costs).
 export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--max-semi-space-size=64"
 mkdir -p reports
+rm -f reports/*.status
 # The browser lanes' servers listen on E2E_PORT to E2E_PORT + 2: free ones unless set, so that a second `npm test`
 # (another checkout, another CI run) can run beside this one.
 E2E_PORT="${E2E_PORT:-$(node scripts/free-ports.js 3)}" || exit 1
 export E2E_PORT
 
-npm run check > reports/check.log 2>&1 &
-check=$!
-SERVER_TESTS_ON_NODE22=1 npm run test:unit
-echo $? > reports/test:unit.status
-wait "$check"
-echo $? > reports/check.status
-cat reports/check.log
-
-for step in test:unit check; do
-  [ "$(cat "reports/$step.status")" = 0 ] || exit 1
-done
+SERVER_TESTS_ON_NODE22=1 npm run test:unit || exit 1
 
 set -e
 npm run -s build
@@ -46,9 +38,19 @@ echo "$browser" > reports/test:browser.status
 wait "$install"
 wait "$waiting"
 waiting_status=$?
-set -e
 cat reports/test:install.log reports/node22-waiting.log
 [ "$(cat reports/test:install.status)" = 0 ] || exit 1
 [ "$browser" = 0 ] || exit 1
+
+npm run check > reports/check.log 2>&1 &
+check=$!
 SERVER_TESTS=rest npm run test:node22
-[ "$waiting_status" = 0 ] || exit 1
+node22=$?
+[ "$waiting_status" = 0 ] || node22=1
+echo "$node22" > reports/test:node22.status
+wait "$check"
+echo $? > reports/check.status
+cat reports/check.log
+for step in test:node22 check; do
+  [ "$(cat "reports/$step.status")" = 0 ] || exit 1
+done
