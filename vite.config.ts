@@ -5,9 +5,9 @@ import { precompress } from './scripts/precompress.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 // The server tests that spend their time waiting (Postgres stopped and killed, takeovers timed out): `npm test` runs
-// them on Node 22 beside the browser lanes (SERVER_TESTS=waiting, one worker, in a process of its own), the rest
-// after them (SERVER_TESTS=rest, beside the check); scripts/test.sh. The tests of the other child servers (restarts,
-// shutdown, the DATA_DIR lock) stay in the rest: beside the lanes their starts ran past 30 s (docs/testing.md).
+// them on Node 22 beside the unit tests (SERVER_TESTS=waiting, one worker, in a process of its own), the rest after
+// the browser lanes (SERVER_TESTS=rest, beside the check); scripts/test.sh. The tests of the other child servers
+// (restarts, shutdown, the DATA_DIR lock) stay in the rest, whose timing they were written against (docs/testing.md).
 const WAITING_SERVER_TESTS = [
   'test/server/store/database-outage.test.ts',
   'test/server/store/connection-faults.test.ts',
@@ -43,7 +43,7 @@ export default defineConfig({
     maxWorkers: 2,
     // Worker threads, not processes: the same tests took a fifth less CPU (server tests 332 → 257 CPU-seconds, the
     // DOM's 221 → 194), mostly in starting and loading (docs/testing.md). Except the zone tests' project, and the
-    // waiting tests beside the lanes: in threads three of them ran past their limits beside a second CI run.
+    // waiting tests: in threads, beside the lanes, three of them ran past their limits beside a second CI run.
     pool: serverTests === 'waiting' ? 'forks' : 'threads',
     projects: [
       {

@@ -1,7 +1,7 @@
 // Sums what `npm test` ran into one line, `N passed, N failed`, for .ci/run.
 // `npm test` (scripts/test.sh) runs its steps one after another, so the steps that ran are the `> pkg@version <script>` banners
 // npm printed, in order; every step before the last one passed, and the last passed iff the exit code is 0. The
-// steps run side by side (the browser lanes beside the install check; the Node 22 server tests beside the checks)
+// steps run side by side (the unit tests beside the install check; the Node 22 server tests beside the checks)
 // each leave their exit code in <reports-dir>/<step>.status, which says whether it passed wherever its banner comes.
 // Vitest and Playwright contribute their test counts from their JSON reports; other steps (the checks, or a suite
 // whose report is missing) count as one check each. A suite that failed without a failing test (crash, config error,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: every suite. The unit tests first; then the build, and the browser lanes beside the production install
-# check and the server tests that mostly wait; last the server tests on Node 22 beside the type check, lint and format
+# `npm test`: every suite. The build first; then the unit tests beside the production install check and the server
+# tests that mostly wait; the browser lanes; last the server tests on Node 22 beside the type check, lint and format
 # check (`npm run check`: one thread, the TypeScript program built once for the type check and ESLint), which fills
 # the core those tests leave idle a third of the time (docs/testing.md, what runs side by side).
 # A step run beside another prints its output once both have ended, and leaves its exit code in reports/<step>.status
@@ -18,29 +18,32 @@ rm -f reports/*.status
 E2E_PORT="${E2E_PORT:-$(node scripts/free-ports.js 3)}" || exit 1
 export E2E_PORT
 
-SERVER_TESTS_ON_NODE22=1 npm run test:unit || exit 1
-
 set -e
 npm run -s build
-# Beside the browser lanes, each leaving its exit code in reports/<step>.status, their output printed once the
+# Beside the unit tests, each leaving its exit code in reports/<step>.status, their output printed once the browser
 # lanes have ended: the production install check (an `npm ci --omit=dev` and one start of the built server), and on
-# Node 22, one at a time, the server tests that mostly wait (child servers, Postgres stopped and killed:
-# vite.config.ts, WAITING_SERVER_TESTS), whose report is counted with the Node 22 step's.
+# Node 22, one at a time, the server tests that mostly wait (Postgres stopped and killed, takeovers timed out:
+# vite.config.ts, WAITING_SERVER_TESTS), whose report is counted with the Node 22 step's. They outlast the unit tests
+# into the lanes.
 (npm run test:install > reports/test:install.log 2>&1; echo $? > reports/test:install.status) &
 install=$!
 scripts/node22.sh true # unpacks Node 22 once, before the two that use it start side by side
 SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
 waiting=$!
 set +e
-npm run test:browser
-browser=$?
-echo "$browser" > reports/test:browser.status
+SERVER_TESTS_ON_NODE22=1 npm run test:unit
+echo $? > reports/test:unit.status
+if [ "$(cat reports/test:unit.status)" = 0 ]; then
+  npm run test:browser
+  echo $? > reports/test:browser.status
+fi
 wait "$install"
 wait "$waiting"
 waiting_status=$?
 cat reports/test:install.log reports/node22-waiting.log
-[ "$(cat reports/test:install.status)" = 0 ] || exit 1
-[ "$browser" = 0 ] || exit 1
+for step in test:unit test:browser test:install; do
+  [ "$(cat "reports/$step.status" 2> /dev/null)" = 0 ] || exit 1
+done
 
 npm run check > reports/check.log 2>&1 &
 check=$!
