@@ -5,8 +5,9 @@
 // under load that start ran past the tests' limits (docs/testing.md, child servers).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { cachedFolder } from './cached-folder';
 
 const CACHE = path.resolve('node_modules/.cache/ops-console-children');
 /** What a child runs: the fixtures, and the code they import. */
@@ -19,9 +20,6 @@ const FIXTURES = {
   'instances-server': 'test/server/process/fixtures/instances-server.ts',
 } as const;
 export type ChildFixture = keyof typeof FIXTURES;
-
-/** How long a build by another worker may take before a waiting one gives up. */
-const BUILD_WAIT_MS = 120_000;
 
 let built: Promise<string> | undefined;
 
@@ -48,21 +46,7 @@ async function buildOnce(): Promise<string> {
   const hash = createHash('sha256');
   for (const source of SOURCES) for await (const file of sourceFiles(source)) hash.update(file).update(await readFile(file));
   const dir = path.join(CACHE, hash.digest('hex').slice(0, 16));
-  if (existsSync(dir)) return dir;
-  await mkdir(CACHE, { recursive: true });
-  const lock = `${dir}.lock`;
-  try {
-    await mkdir(lock);
-  } catch {
-    // Another worker (or the other Node 22 run) is building: wait for its rename, or for its lock to go.
-    const deadline = Date.now() + BUILD_WAIT_MS;
-    while (!existsSync(dir) && existsSync(lock) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (existsSync(dir)) return dir;
-    throw new Error('The child servers were not built by the worker that started to.');
-  }
-  try {
-    const building = `${dir}.building`;
-    await rm(building, { recursive: true, force: true });
+  return cachedFolder(dir, 'The child servers', async (building) => {
     const { build } = await import('vite');
     await build({
       configFile: path.resolve('vite.config.ts'),
@@ -79,9 +63,5 @@ async function buildOnce(): Promise<string> {
         },
       },
     });
-    await rename(building, dir);
-    return dir;
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
+  });
 }

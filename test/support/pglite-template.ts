@@ -3,12 +3,12 @@
 // migrations and kept in node_modules/.cache (a lock folder makes it once across Vitest's workers).
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { cp, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { openStore, STORE_DIR } from '../../server/store';
 import { loadMigrations } from '../../server/store/migrations';
+import { cachedFolder } from './cached-folder';
 import { testTempDir } from './test-tmp';
 
 const CACHE = path.resolve('node_modules/.cache/ops-console-pglite');
@@ -20,27 +20,10 @@ export async function templateDir(): Promise<string> {
   const hash = createHash('sha256');
   for (const migration of await loadMigrations()) hash.update(migration.name).update(migration.sql);
   const dir = path.join(CACHE, `${pglite.version}-${hash.digest('hex').slice(0, 16)}`);
-  if (existsSync(dir)) return dir;
-  await mkdir(CACHE, { recursive: true });
-  const lock = `${dir}.lock`;
-  try {
-    await mkdir(lock);
-  } catch {
-    // Another worker is making it: wait for its rename (or for its lock to go, when it failed).
-    const deadline = Date.now() + 120_000;
-    while (!existsSync(dir) && existsSync(lock) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (existsSync(dir)) return dir;
-    throw new Error('The PGlite template was not made by the worker that started it.');
-  }
-  try {
-    const building = await mkdtemp(`${dir}.building-`);
+  return cachedFolder(dir, 'The PGlite template', async (building) => {
     const db = await openStore({ dataDir: building });
     await db.close();
-    await rename(building, dir);
-    return dir;
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
