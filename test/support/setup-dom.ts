@@ -9,7 +9,7 @@ configure({ asyncUtilTimeout: 10_000, getElementError: elementError });
 /**
  * Testing Library's own error for a query that found nothing, with the page's markup in its message, written out
  * only when the message is read: a `findBy…` or `waitFor` builds one on every try that has not found yet and drops
- * it, and printing the page each time was a twentieth of the DOM tests' CPU (docs/testing.md).
+ * it, and printing the page each time was 4 % of the DOM tests' busy CPU (docs/testing.md).
  */
 function elementError(message: string | null, container: Element): Error {
   const error = new Error();
