@@ -18,6 +18,13 @@ rm -f reports/*.status
 E2E_PORT="${E2E_PORT:-$(node scripts/free-ports.js 3)}" || exit 1
 export E2E_PORT
 
+# Whether every step named passed, by the exit code each left in reports/<step>.status (none: it did not run).
+passed() {
+  for step in "$@"; do
+    [ "$(cat "reports/$step.status" 2> /dev/null)" = 0 ] || return 1
+  done
+}
+
 set -e
 npm run -s build
 # Beside the unit tests, each leaving its exit code in reports/<step>.status, their output printed once the browser
@@ -33,7 +40,7 @@ waiting=$!
 set +e
 SERVER_TESTS_ON_NODE22=1 npm run test:unit
 echo $? > reports/test:unit.status
-if [ "$(cat reports/test:unit.status)" = 0 ]; then
+if passed test:unit; then
   npm run test:browser
   echo $? > reports/test:browser.status
 fi
@@ -41,9 +48,7 @@ wait "$install"
 wait "$waiting"
 waiting_status=$?
 cat reports/test:install.log reports/node22-waiting.log
-for step in test:unit test:browser test:install; do
-  [ "$(cat "reports/$step.status" 2> /dev/null)" = 0 ] || exit 1
-done
+passed test:unit test:browser test:install || exit 1
 
 npm run check > reports/check.log 2>&1 &
 check=$!
@@ -54,6 +59,4 @@ echo "$node22" > reports/test:node22.status
 wait "$check"
 echo $? > reports/check.status
 cat reports/check.log
-for step in test:node22 check; do
-  [ "$(cat "reports/$step.status")" = 0 ] || exit 1
-done
+passed test:node22 check

@@ -5,7 +5,7 @@
 // under load that start ran past the tests' limits (docs/testing.md, child servers).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { cachedFolder } from './cached-folder';
 
@@ -29,22 +29,20 @@ export async function childScript(fixture: ChildFixture): Promise<string> {
   return path.join(await built, `${fixture}.js`);
 }
 
-async function* sourceFiles(entry: string): AsyncGenerator<string> {
-  if (!existsSync(entry)) return;
-  if (!entry.endsWith('.ts') && !entry.endsWith('.json')) {
-    for (const child of (await readdir(entry, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-      const next = path.join(entry, child.name);
-      if (child.isDirectory()) yield* sourceFiles(next);
-      else if (/\.(?:tsx?|sql|json)$/.test(child.name)) yield next;
-    }
-    return;
-  }
-  yield entry;
+/** The files of `source` (a folder or one file) the children's build may read, in an order that does not change. */
+async function sourceFiles(source: string): Promise<string[]> {
+  if (!existsSync(source)) return [];
+  if (!(await stat(source)).isDirectory()) return [source];
+  const names = await readdir(source, { recursive: true });
+  return names
+    .filter((name) => /\.(?:tsx?|sql|json)$/.test(name))
+    .sort()
+    .map((name) => path.join(source, name));
 }
 
 async function buildOnce(): Promise<string> {
   const hash = createHash('sha256');
-  for (const source of SOURCES) for await (const file of sourceFiles(source)) hash.update(file).update(await readFile(file));
+  for (const source of SOURCES) for (const file of await sourceFiles(source)) hash.update(file).update(await readFile(file));
   const dir = path.join(CACHE, hash.digest('hex').slice(0, 16));
   return cachedFolder(dir, 'The child servers', async (building) => {
     const { build } = await import('vite');
