@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: every suite. The build first; then the unit tests beside the production install check and the server
-# tests that mostly wait; the browser lanes; last the server tests on Node 22 beside the type check, lint and format
-# check (`npm run check`: one thread, the TypeScript program built once for the type check and ESLint), which fills
-# the core those tests leave idle a third of the time (docs/testing.md, what runs side by side).
+# tests that mostly wait; the browser lanes beside the type check, lint and format check (`npm run check`: one
+# thread, the TypeScript program built once for the type check and ESLint), at a lower CPU priority, so that it takes
+# the quarter of the two cores the lanes leave idle and never their turn; last the rest of the server tests on Node 22
+# (docs/testing.md, what runs side by side).
 # A step run beside another prints its output once both have ended, and leaves its exit code in reports/<step>.status
 # for scripts/test-totals.js; a later step runs only if the earlier ones passed.
 set -uo pipefail
@@ -25,6 +26,15 @@ passed() {
   done
 }
 
+# The check beside the lanes: waited for, and its output printed, before the run ends either way.
+check=
+check_ended() {
+  if [ -n "$check" ]; then
+    wait "$check"
+    cat reports/check.log
+  fi
+}
+
 set -e
 npm run -s build
 # Beside the unit tests, each leaving its exit code in reports/<step>.status, their output printed once the browser
@@ -41,6 +51,8 @@ set +e
 SERVER_TESTS_ON_NODE22=1 npm run test:unit
 echo $? > reports/test:unit.status
 if passed test:unit; then
+  (nice -n 10 npm run check > reports/check.log 2>&1; echo $? > reports/check.status) &
+  check=$!
   npm run test:browser
   echo $? > reports/test:browser.status
 fi
@@ -48,15 +60,11 @@ wait "$install"
 wait "$waiting"
 waiting_status=$?
 cat reports/test:install.log reports/node22-waiting.log
-passed test:unit test:browser test:install || exit 1
+passed test:unit test:browser test:install || { check_ended; exit 1; }
 
-npm run check > reports/check.log 2>&1 &
-check=$!
 SERVER_TESTS=rest npm run test:node22
 node22=$?
 [ "$waiting_status" = 0 ] || node22=1
 echo "$node22" > reports/test:node22.status
-wait "$check"
-echo $? > reports/check.status
-cat reports/check.log
+check_ended
 passed test:node22 check
