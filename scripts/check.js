@@ -3,7 +3,7 @@
 // tsconfig), and building it was most of each one's time: here the type check builds it, and ESLint is handed it
 // (typescript-eslint's parserOptions.programs) instead of building its own. Then Prettier checks every file's format.
 // The exit code is 1 if any of the three found something; each one's findings are printed as its own command prints them.
-// `npm test` runs this beside the unit tests (scripts/test.sh; docs/testing.md, what runs side by side).
+// `npm test` runs this beside the browser lanes, at nice 10 (scripts/test.sh; docs/testing.md, what runs side by side).
 import { spawnSync } from 'node:child_process';
 import ts from 'typescript';
 import { ESLint } from 'eslint';
