@@ -6,8 +6,9 @@ import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
 
 // The server tests that spend their time waiting (Postgres stopped and killed, takeovers timed out): `npm test` runs
 // them on Node 22 beside the unit tests (SERVER_TESTS=waiting, one worker, in a process of its own), the rest after
-// the browser lanes (SERVER_TESTS=rest, alone: the check runs beside the lanes); scripts/test.sh. The tests of the other child servers
-// (restarts, shutdown, the DATA_DIR lock) stay in the rest, whose timing they were written against (docs/testing.md).
+// the browser lanes (SERVER_TESTS=rest, alone: the check runs beside the lanes); scripts/test.sh. The tests of the
+// other child servers (restarts, shutdown, the DATA_DIR lock) stay in the rest, whose timing they were written
+// against (docs/testing.md).
 const WAITING_SERVER_TESTS = [
   'test/server/store/database-outage.test.ts',
   'test/server/store/connection-faults.test.ts',

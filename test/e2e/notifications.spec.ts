@@ -47,6 +47,11 @@ function verifies(headers: Record<string, string | string[] | undefined>, body: 
   }
 }
 
+/** The events the receiver has been sent, from the `from`th on, as their bodies say. */
+function receivedEvents(from = 0): { type: string; project: { id: string }; operation: { id: string } }[] {
+  return receiver.received.slice(from).map((r) => JSON.parse(r.body) as { type: string; project: { id: string }; operation: { id: string } });
+}
+
 /** Starts work in the project (a branch), returning its first operation. */
 async function startWork(request: APIRequestContext): Promise<string> {
   const created = await sendWhenNotBusy(() =>
@@ -125,7 +130,7 @@ test('a "Failed" rule for one project: the receiver gets exactly one signed even
   // collector's next rounds (busy projects every second on the test servers, the delivery loop every second): 5 s
   // from the first.
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5_000 - (Date.now() - arrived))));
-  const events = receiver.received.map((r) => JSON.parse(r.body) as { type: string; project: { id: string }; operation: { id: string } });
+  const events = receivedEvents();
   expect(events.filter((e) => e.operation.id === operationId)).toHaveLength(1);
   // Nothing the rule does not ask for: no finish, no other project. Another operation of this project may fail
   // meanwhile, and is then rightly told (fc27: the platform's own availability check, one of the 2 % of first attempts
@@ -154,9 +159,7 @@ test('"Notify me when it ends" on a watched operation: the tab is closed, the op
 
   await clearFaults(request);
   const eventTypes = (): string[] =>
-    receiver.received
-      .slice(before)
-      .map((r) => JSON.parse(r.body) as { type: string; operation: { id: string } })
+    receivedEvents(before)
       .filter((e) => e.operation.id === operationId)
       .map((e) => e.type);
   await expect.poll(() => eventTypes().length, { timeout: 60_000 }).toBeGreaterThan(0);

@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import cluster from 'node:cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processes } from '../../../server/config';
-import { REVOCATION_POLL_MS, SPREAD_WAIT_MS } from '../../../server/session/stored-revocations';
 import { schedulingPolicy } from '../../../server/process/run';
+import { REVOCATION_POLL_MS, SPREAD_WAIT_MS } from '../../../server/session/stored-revocations';
 import { KEY_REJECTED_CODE } from '../../../src/config/session';
 import { childScript } from '../../support/child-scripts';
 import { rawRequest, type RawRequest } from '../http-helpers';
@@ -143,9 +143,9 @@ describe('two instances on one Postgres', () => {
     const signOut = await request({ method: 'POST', path: '/session/sign-out', headers: { cookie, origin: origin() } });
     expect(signOut.status).toBeLessThan(400);
 
-    // Sign-out answers once the other instance has heard it, or after SPREAD_WAIT_MS when the store is slower than
-    // that (server/session/stored-revocations.ts): on two busy cores its write can take longer, and the other
-    // instance then refuses the cookie when the write lands or at its next read of the store (REVOCATION_POLL_MS).
+    // Sign-out answers once its own instance hears the store announce it, or after SPREAD_WAIT_MS when the store is
+    // slower than that (server/session/stored-revocations.ts): on two busy cores its write can take longer, and the
+    // other instance then refuses the cookie when the write lands or at its next read of the store (REVOCATION_POLL_MS).
     const statuses = async () =>
       (await Promise.all(Array.from({ length: TRIES }, () => request({ path: '/api/v2/projects?limit=1', headers: { cookie } })))).map((read) => read.status);
     await expect.poll(statuses, { timeout: SPREAD_WAIT_MS + REVOCATION_POLL_MS + 5_000, interval: 250 }).toEqual(Array.from({ length: TRIES }, () => 401));
