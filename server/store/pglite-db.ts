@@ -20,6 +20,8 @@ export interface PgliteOptions {
   upkeepQuietMs?: number;
   /** Aborted while it opens: the worker is ended at once (a fresh store's initdb is not waited for: index.ts). */
   signal?: AbortSignal;
+  /** Given the worker thread once it is started (a test ends it, to see the store say so). */
+  onWorker?: (worker: Worker) => void;
 }
 
 /**
@@ -49,6 +51,7 @@ interface Pending {
 /** `dir` undefined: in memory (tests). Resolves once PGlite is ready in its worker. */
 export async function openPgliteDb(dir: string | undefined, options: PgliteOptions = {}): Promise<Db> {
   const worker = startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS });
+  options.onWorker?.(worker);
   const pending = new Map<number, Pending>();
   let nextId = 1;
   let dead: Error | undefined;

@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../server/store/db';
 import { inLane } from '../../../server/store/lanes';
@@ -17,9 +18,10 @@ const PARAMS = [new Date('2026-12-03T06:00:00.123Z'), [1, 2, 3], 'o’clock'] as
 describe('the embedded store in a worker thread', () => {
   let db: Db;
   let direct: PGlite;
+  let worker: Worker | undefined;
 
   beforeAll(async () => {
-    [db, direct] = await Promise.all([openPgliteDb(undefined), PGlite.create()]);
+    [db, direct] = await Promise.all([openPgliteDb(undefined, { onWorker: (started) => (worker = started) }), PGlite.create()]);
     await db.query('CREATE TABLE sources (id text PRIMARY KEY, label text NOT NULL, CONSTRAINT sources_label_key UNIQUE (label))');
   }, 60_000);
 
@@ -106,9 +108,22 @@ describe('the embedded store in a worker thread', () => {
     expect(order).toEqual(['cheap', 'heavy', 'upkeep']);
   });
 
-  // Last: it closes the store the others used.
-  it('says the store is closed, rather than waiting, once it is', async () => {
+  // Last: it ends the store the others used.
+  it('says the store stopped, to what waited and to what comes after, when its thread dies', async () => {
+    let hold: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    const holding = db.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await held;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    const waiting = db.query('SELECT 1');
+    await worker?.terminate();
+    const stopped = { name: 'StoreUnavailableError', message: expect.stringMatching(/^The console's embedded store stopped: its thread exited/) as string };
+    await expect(waiting).rejects.toMatchObject(stopped);
+    await expect(db.query('SELECT 1')).rejects.toMatchObject(stopped);
+    hold();
+    await expect(holding).rejects.toMatchObject(stopped);
     await db.close();
-    await expect(db.query('SELECT 1')).rejects.toMatchObject({ name: 'StoreUnavailableError' });
   });
 });
