@@ -15,6 +15,8 @@ const WORKER_MODULE = './pglite-worker.ts';
 
 /** How long nothing but upkeep must have waited before an upkeep statement (VACUUM, ANALYZE) starts. */
 export const UPKEEP_QUIET_MS = 250;
+/** How long an upkeep statement waits for that quiet at most (under constant load): then it starts once nothing else waits. */
+export const UPKEEP_MAX_WAIT_MS = 10 * 60_000;
 
 export interface PgliteOptions {
   upkeepQuietMs?: number;
@@ -50,7 +52,7 @@ interface Pending {
 
 /** `dir` undefined: in memory (tests). Resolves once PGlite is ready in its worker. */
 export async function openPgliteDb(dir: string | undefined, options: PgliteOptions = {}): Promise<Db> {
-  const worker = startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS });
+  const worker = startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS, upkeepMaxWaitMs: UPKEEP_MAX_WAIT_MS });
   options.onWorker?.(worker);
   const pending = new Map<number, Pending>();
   let nextId = 1;

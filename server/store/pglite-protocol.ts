@@ -36,6 +36,8 @@ export interface WorkerData {
   dir: string | undefined;
   /** How long nothing but upkeep must have waited before an upkeep statement starts. */
   upkeepQuietMs: number;
+  /** How long an upkeep statement waits for that quiet at most: then it starts as soon as nothing else waits. */
+  upkeepMaxWaitMs: number;
 }
 
 export function crossError(error: unknown): CrossedError {

@@ -2,7 +2,8 @@
 // the server's event loop, so its start (initdb, migrations), its upkeep and its long reads never hold the
 // server's turn. The main thread (pglite-db.ts) sends statements; one runs at a time, taken from three queues in
 // order: a request's reads, then heavy reads, then upkeep, which starts only once nothing else has waited for
-// a moment (a read that arrives during a VACUUM still waits for that one statement, and is counted).
+// a moment, or, after waiting 10 minutes for such a moment, as soon as nothing else waits (a read that arrives
+// during a VACUUM still waits for that one statement, and is counted).
 import { mkdir } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
@@ -11,6 +12,7 @@ import { crossError, LANES, type FromWorker, type Lane, type ToWorker, type Work
 
 interface Job {
   id: number;
+  queuedAt: number;
   run: () => Promise<FromWorker>;
   waitedForUpkeep: boolean;
 }
@@ -51,7 +53,8 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
       if (!job) continue;
       if (lane === 'upkeep') {
         const quietFor = performance.now() - lastOther;
-        if (quietFor < data.upkeepQuietMs) {
+        // Never starved for good: one that has waited `upkeepMaxWaitMs` starts at the next moment nothing else waits.
+        if (quietFor < data.upkeepQuietMs && performance.now() - job.queuedAt < data.upkeepMaxWaitMs) {
           clearTimeout(wakeAt);
           wakeAt = setTimeout(pump, data.upkeepQuietMs - quietFor);
           return undefined;
@@ -84,7 +87,7 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
 
   const enqueue = (lane: Lane, id: number, run: () => Promise<FromWorker>) => {
     if (lane !== 'upkeep') lastOther = performance.now();
-    queues[lane].push({ id, run, waitedForUpkeep: upkeepRunning && lane !== 'upkeep' });
+    queues[lane].push({ id, queuedAt: performance.now(), run, waitedForUpkeep: upkeepRunning && lane !== 'upkeep' });
     pump();
   };
 
