@@ -1,5 +1,6 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import path from 'node:path';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { precompress } from './scripts/precompress.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
@@ -20,8 +21,38 @@ const serverTests = process.env.SERVER_TESTS;
 // process's ICU reads (only the main thread's process.env can), so they run in a process of their own.
 const ZONE_TESTS = ['test/lib/time-zone.test.ts', 'test/app/time-zone-switch.test.tsx'];
 
+// The embedded store's worker thread (server/store/pglite-worker.ts) is a second entry of the server's build,
+// dist/server/pglite-worker.js, and pglite-db.ts's WORKER_MODULE names that file relative to wherever the chunk that
+// holds it lands (docs/architecture.md, "The store").
+const PGLITE_WORKER = 'server/store/pglite-worker.ts';
+const PGLITE_WORKER_LINE = "const WORKER_MODULE = './pglite-worker.ts';";
+const PLACEHOLDER = '__ops_console_pglite_worker__';
+function pgliteWorkerEntry(): Plugin {
+  let emitted = false;
+  return {
+    name: 'pglite-worker-entry',
+    enforce: 'pre',
+    apply: (_config, env) => env.command === 'build' && env.isSsrBuild === true,
+    buildStart() {
+      emitted = true;
+      this.emitFile({ type: 'chunk', id: PGLITE_WORKER, fileName: 'pglite-worker.js' });
+    },
+    transform(code, id) {
+      if (!id.endsWith('server/store/pglite-db.ts') || !emitted) return undefined;
+      if (!code.includes(PGLITE_WORKER_LINE)) throw new Error(`server/store/pglite-db.ts no longer says ${PGLITE_WORKER_LINE}`);
+      return { code: code.replace(PGLITE_WORKER_LINE, `const WORKER_MODULE = '${PLACEHOLDER}';`), map: null };
+    },
+    // Relative to the chunk that holds it (dist/server or dist/server/assets).
+    renderChunk(code, chunk) {
+      if (!code.includes(PLACEHOLDER)) return undefined;
+      const relative = path.posix.relative(path.posix.dirname(chunk.fileName), 'pglite-worker.js');
+      return { code: code.replaceAll(PLACEHOLDER, relative.startsWith('.') ? relative : `./${relative}`), map: null };
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress()],
+  plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress(), pgliteWorkerEntry()],
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
   // The manifest tells the server which chunks each screen needs, to preload them on a server-rendered page.
   // No modulepreload polyfill: every browser the console supports (ES2022) preloads modules itself.

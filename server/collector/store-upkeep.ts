@@ -5,7 +5,7 @@
 // store for a few seconds at most at a million operations (docs/benchmarks.md, "The whole record at scale").
 import type { Log } from '../log/logger';
 import type { Queryable } from '../store/db';
-import { vacuumRecord } from '../store/upkeep';
+import { vacuumRecord, writtenUpTo } from '../store/upkeep';
 import { realClock, type Clock } from '../lib/clock';
 
 export const UPKEEP_FIRST_MS = 5 * 60_000;
@@ -43,6 +43,8 @@ export function startStoreUpkeep({
   const loop = (async () => {
     // As if the last run were one interval before the first one is due.
     let last = clock.now() - everyMs + firstMs;
+    // Where the store's log ended after the last run: unmoved, nothing was written since, and the run is skipped.
+    let vacuumedAt: string | undefined;
     while (!stopped.signal.aborted) {
       const due = asked.sooner ? Math.min(last + everyMs, Math.max(last + spacingMs, clock.now())) : last + everyMs;
       if (clock.now() < due) {
@@ -54,7 +56,9 @@ export function startStoreUpkeep({
       last = clock.now();
       const started = performance.now();
       try {
+        if (vacuumedAt !== undefined && (await writtenUpTo(db)) === vacuumedAt) continue;
         await vacuumRecord(db);
+        vacuumedAt = await writtenUpTo(db);
         log(`Store upkeep: the record vacuumed and analyzed in ${((performance.now() - started) / 1_000).toFixed(1)} s`, {
           event: 'store.upkeep',
           durationMs: Math.round(performance.now() - started),

@@ -18,6 +18,7 @@ import type { Session } from '../session/session-crypto';
 import { coveredProjects, projectCoverage } from '../store/archive-projects';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
 import { isKeyKept } from '../store/sources';
+import { createHeavyReads, type HeavyReads } from '../store/heavy-reads';
 import type { Store } from '../store/store';
 import { insightsCsv, insightsCsvName } from './insights-csv';
 import { readOverview, readProjectInsights, type NamedProject } from './insight-reads';
@@ -35,6 +36,8 @@ export interface InsightsContext {
   store: Pick<Store, 'forReading'>;
   seal: Seal;
   access: ProjectAccess;
+  /** The process's heavy reads (server/store/heavy-reads.ts): the insights read every operation of a window. */
+  heavy?: HeavyReads;
   now?: () => number;
 }
 
@@ -94,6 +97,7 @@ function csvAnswer(rows: readonly InsightRow[], range: InsightRange, keyedBy: 'a
 export function createInsights(context: InsightsContext): Insights {
   const { seal, store, access } = context;
   const now = context.now ?? Date.now;
+  const heavy = context.heavy ?? createHeavyReads();
 
   /** `projectId`: the one project's insights (as it came in the address), or every archived project's. */
   const answer = async (session: Session, url: URL, projectId: string | undefined): Promise<Outcome> => {
@@ -116,10 +120,13 @@ export function createInsights(context: InsightsContext): Insights {
       const checked = await access.check(session.sid, session.key, id);
       if (checked.kind !== 'readable') return refused(checked, 'the project');
       const accessMs = performance.now() - started;
-      const db = await store.forReading();
-      const coverage = db ? await projectCoverage(db, id) : undefined;
-      const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;
-      const insights = await readProjectInsights(db, { id: checked.project.id, name: checked.project.name }, coverage, window, now(), kept);
+      // A few at a time (the rest wait their turn), behind the cheap reads.
+      const insights = await heavy.run(async () => {
+        const db = await store.forReading();
+        const coverage = db ? await projectCoverage(db, id) : undefined;
+        const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;
+        return readProjectInsights(db, { id: checked.project.id, name: checked.project.name }, coverage, window, now(), kept);
+      });
       return { answer: timing(csv ? csvAnswer(insights.actions, insights.range, 'action', checked.project.name) : jsonAnswer(200, insights), accessMs) };
     }
 
@@ -133,8 +140,10 @@ export function createInsights(context: InsightsContext): Insights {
     if (problem) return refused(problem, 'the archived projects');
     const readable: NamedProject[] = checks.flatMap((checked) => (checked.kind === 'readable' ? [{ id: checked.project.id, name: checked.project.name }] : []));
     const accessMs = performance.now() - started;
-    const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;
-    const overview = await readOverview(db, readable, window, now(), kept);
+    const overview = await heavy.run(async () => {
+      const kept = db ? await isKeyKept(db, seal.fingerprint(session.key)) : false;
+      return readOverview(db, readable, window, now(), kept);
+    });
     return { answer: timing(csv ? csvAnswer(overview.projects, overview.range, 'project', 'projects') : jsonAnswer(200, overview), accessMs) };
   };
 

@@ -10,6 +10,7 @@ import { settledWithin } from '../lib/deadline';
 import { outboxBacklog } from '../store/deliveries';
 import type { Store } from '../store/store';
 import type { CollectorWatch } from './collector-watch';
+import type { HeavyReads } from '../store/heavy-reads';
 
 /** How long a scrape waits for the outbox's figures before it leaves them out. */
 const OUTBOX_DEADLINE_MS = 1_000;
@@ -34,6 +35,8 @@ export interface Metrics {
 
 export interface WatchedState {
   store: Pick<Store, 'kind' | 'opened'>;
+  /** The heavy reads' slots (server/store/heavy-reads.ts). */
+  heavyReads?: Pick<HeavyReads, 'running' | 'waiting'>;
   leading: () => boolean;
   collector: Pick<CollectorWatch, 'lastSuccessAt'>;
 }
@@ -136,7 +139,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
   };
 }
 
-function watchState(registry: Registry, { store, leading, collector }: WatchedState, now: () => number): void {
+function watchState(registry: Registry, { store, leading, collector, heavyReads }: WatchedState, now: () => number): void {
   new Gauge({
     name: 'ops_console_collector_leader',
     help: '1 while this instance runs the archive collector (and the webhook loop), 0 while another does or the store is not open.',
@@ -197,6 +200,29 @@ function watchState(registry: Registry, { store, leading, collector }: WatchedSt
     registers: [registry],
     collect() {
       this.set(store.opened() ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'ops_console_store_upkeep_statements',
+    help: "The embedded store's upkeep statements (VACUUM, ANALYZE) since it opened (ran), and statements that arrived while one ran and waited for it (waited).",
+    labelNames: ['kind'] as const,
+    registers: [registry],
+    collect() {
+      const stats = store.opened()?.upkeepStats?.();
+      if (!stats) return;
+      this.set({ kind: 'ran' }, stats.statements);
+      this.set({ kind: 'waited' }, stats.waited);
+    },
+  });
+  new Gauge({
+    name: 'ops_console_heavy_reads',
+    help: 'Heavy reads (insights) of this instance: running (at most two at once) and waiting for their turn.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!heavyReads) return;
+      this.set({ state: 'running' }, heavyReads.running());
+      this.set({ state: 'waiting' }, heavyReads.waiting());
     },
   });
   new Gauge({

@@ -21,7 +21,7 @@ export const COLLECTOR_LAG_WARN_MS = 5 * 60_000;
 export type StoreCheck =
   /** `unknown_migrations`: versions recorded that this code does not ship (a newer server's, during a rolling upgrade). */
   | { status: 'ok'; kind: Store['kind']; migration: number; took_ms: number; unknown_migrations?: number[] }
-  | { status: 'not opened'; kind: 'pglite'; detail: string }
+  | { status: 'not opened' | 'opening'; kind: 'pglite'; detail: string }
   | { status: 'migrations missing'; kind: Store['kind']; missing: string[]; detail: string }
   | { status: 'degraded' | 'not checked'; kind: Store['kind']; detail: string };
 
@@ -61,7 +61,7 @@ export interface ReadinessProbe {
 }
 
 export interface ReadinessOptions {
-  store: Pick<Store, 'kind' | 'opened' | 'failing' | 'openError'>;
+  store: Pick<Store, 'kind' | 'opened' | 'failing' | 'openError'> & Partial<Pick<Store, 'opening'>>;
   /** METRICS_TOKEN (server/config.ts). */
   metricsToken?: string | undefined;
   /** Whether this instance collects now (lead/leader.ts). */
@@ -103,6 +103,9 @@ export function createReadiness({
       const error = store.openError();
       const migration = failedMigration(error);
       if (migration) return { status: 'migrations missing', kind: store.kind, missing: [...migration.missing], detail: migration.message };
+      // Opened at start in the background (server/store/store.ts): ready meanwhile, as live pages need no store.
+      if (store.kind === 'pglite' && store.opening?.())
+        return { status: 'opening', kind: 'pglite', detail: 'The embedded store is opening (begun at start); what needs it waits for it.' };
       if (store.kind === 'pglite' && !error) return { status: 'not opened', kind: 'pglite', detail: 'The embedded store opens when something first needs it.' };
       const tries = `tried ${store.failing()} ${store.failing() === 1 ? 'time' : 'times'}, again every few seconds`;
       return { status: 'degraded', kind: store.kind, detail: error ? `${error.message} (${tries})` : `The store has not opened yet (${tries}).` };

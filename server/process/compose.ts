@@ -37,7 +37,11 @@ import { createSessions } from '../session/sessions';
 import { renameKeptKeysOnOpen } from '../session/kept-key-names';
 import { pendingSignOutsDir } from '../session/pending-sign-outs';
 import { createStoredRevocations } from '../session/stored-revocations';
-import { createStore, dbOf, type Store } from '../store/store';
+import { createStore, dbOf, OPEN_WAIT_MS, type Store } from '../store/store';
+import { StoreUnavailableError, type Db } from '../store/db';
+import type { StoreConfig } from '../store/index';
+import { createHeavyReads, type HeavyReads, type HeavyReadsOptions } from '../store/heavy-reads';
+import { withDeadline } from '../lib/deadline';
 import { bannerLines, formatBanner } from './banner';
 import { apiBackendOf } from './demo-key';
 import { createDrain, type Drain } from './shutdown';
@@ -73,6 +77,8 @@ export interface RunningServer {
   log: Logger;
   /** Its rooms' routes, as they declared them, and the hooks' parts: what its Fastify router was built from (server/routes/router.ts). */
   routing: RoutesOptions;
+  /** The heavy reads' slots (server/store/heavy-reads.ts). */
+  heavyReads: HeavyReads;
   /** Drains (accepting connections for `acceptMs` first: a signal's SHUTDOWN_GRACE_MS) and closes everything the server made; resolves when done. */
   stop: (drain?: { acceptMs?: number }) => Promise<void>;
 }
@@ -100,6 +106,12 @@ export interface StartOptions {
   processNote?: string | undefined;
   /** An API backend of the caller's instead of the one the environment names (the component tests' simulator on their own clock). */
   backend?: ApiBackend;
+  /** What opens the store (server/store/index.ts's openStore): a test holds it open to see what is answered meanwhile. */
+  openStore?: (config: StoreConfig) => Promise<Db>;
+  /** false: a fresh embedded store opens when first needed, not at start (tests that never use it: server/store/store.ts). */
+  openStoreAtStart?: boolean;
+  /** How many heavy reads run at once, and how long the others wait (server/store/heavy-reads.ts). */
+  heavyReads?: HeavyReadsOptions;
 }
 
 export async function startServer({
@@ -118,10 +130,25 @@ export async function startServer({
   const backend = given.backend ?? (await apiBackendOf(config, log, metrics.apiSent));
   const secret = await resolveSessionSecret({ configured: config.sessionSecret, dataDir: config.dataDir });
   const seal = createSeal(secret.secret);
-  const store = await createStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+  // The embedded store opens in the background (server/store/store.ts): the server listens meanwhile.
+  const store = await createStore({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    log,
+    ...(given.openStore ? { open: given.openStore } : {}),
+    ...(given.openStoreAtStart === false ? { openAtStart: false } : {}),
+  });
   renameKeptKeysOnOpen(store, seal, log);
   const revocations = createStoredRevocations(store, { log, pendingDir: pendingSignOutsDir(config.dataDir) });
-  await revocations.ready;
+  // A request with a session waits for the sign-outs kept in the store (OPEN_WAIT_MS at most); nothing else does.
+  let revocationsRead = false;
+  void revocations.ready.then(() => (revocationsRead = true));
+  const sessionsReady = () =>
+    revocationsRead
+      ? undefined
+      : withDeadline(revocations.ready, OPEN_WAIT_MS).catch(() => {
+          throw new StoreUnavailableError(`The console's store (${store.where}) is still opening; try again in a moment.`);
+        });
   const sessions = createSessions({ seal, revoked: revocations });
   const read = createApiReader(backend.fetch);
   const access = createProjectAccess(read);
@@ -168,7 +195,9 @@ export async function startServer({
     },
   });
 
-  metrics.watch({ store, leading: leader.isLeading, collector: collectorReads });
+  // Heavy reads run a few at a time per process, behind the cheap ones (server/store/heavy-reads.ts).
+  const heavyReads = createHeavyReads(given.heavyReads);
+  metrics.watch({ store, leading: leader.isLeading, collector: collectorReads, heavyReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
   const ready = createReadiness({
@@ -182,7 +211,7 @@ export async function startServer({
   const faultControl = faultControlEnabled(mode, config);
   // The rooms: each one's declarations, built from its own parts, a Fastify plugin of its own (server/routes/router.ts).
   const turns = parts.turns ?? createTurnBudget();
-  const insights = createInsights({ store, seal, access });
+  const insights = createInsights({ store, seal, access, heavy: heavyReads });
   const pages = createPages({
     ...parts,
     sessions,
@@ -216,6 +245,7 @@ export async function startServer({
     hostAllowed: createHostCheck({ bindHost: config.host, publicUrl: config.publicUrl, allowedHosts: config.allowedHosts }),
     publicUrl: config.publicUrl,
     turns,
+    sessionsReady,
   };
   // Fastify takes the server's requests over, and is ready before the server listens.
   await mountRoutes(server, routing);
@@ -229,7 +259,8 @@ export async function startServer({
     backend: backend.banner,
     faultControl: faultControl && backend.faultControl ? `${url.replace(/\/$/, '')}${FAULTS_CONTROL_PATH}` : undefined,
     secret,
-    store: storeBannerName(store),
+    // The embedded store opens in the background: the log's store.ready line says when it is ready.
+    store: `${storeBannerName(store)}${store.opening() ? ' (opening in the background; the log says when it is ready)' : ''}`,
     processNote,
   });
   if (!instance) print(formatBanner(banner));
@@ -242,7 +273,7 @@ export async function startServer({
     await notifications.settle();
     await store.close();
   };
-  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routing, stop };
+  return { server, url, config, backend, store, leader, drain, banner, metrics, log, routing, heavyReads, stop };
 }
 
 /** The store as the banner names it. */

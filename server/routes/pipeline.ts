@@ -20,6 +20,7 @@ import { needsNothing, openSession, withSession, type Route } from '../session/r
 import type { Sessions } from '../session/sessions';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
 import { sendText } from '../http/send-text';
+import { PLAIN_COOKIE_NAME, SECURE_COOKIE_NAME } from '../session/session-cookie';
 
 /** A room of the server: its declarations, registered in Fastify as a plugin of its own (server/routes/router.ts). */
 export interface Room {
@@ -53,6 +54,17 @@ export interface RoutesOptions {
   publicUrl?: URL | undefined;
   /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
   turns?: TurnBudget | undefined;
+  /**
+   * Settles once the sign-outs kept in the store are known (the embedded store opens in the background at start:
+   * server/store/store.ts); a route that needs a session waits for it (bounded), one that needs nothing never does.
+   */
+  sessionsReady?: (() => Promise<void> | undefined) | undefined;
+}
+
+/** Whether the request carries a session cookie (either name: server/session/session-cookie.ts). */
+function carriesSessionCookie(req: IncomingMessage): boolean {
+  const cookie = req.headers.cookie;
+  return cookie !== undefined && (cookie.includes(`${SECURE_COOKIE_NAME}=`) || cookie.includes(`${PLAIN_COOKIE_NAME}=`));
 }
 
 /** An error's own words for the log: its message, else its name (an empty "Internal error:" helps no one). */
@@ -114,6 +126,9 @@ export function createRouteDispatch(options: RoutesOptions): RouteDispatch {
     }
     const ctx: RouteContext = { req, res, params: match.params, route: match.template };
     const { route } = match;
+    // A session is read only once the sign-outs kept in the store are known: a route that needs one, and a page
+    // whose request carries the cookie (it is rendered as signed in), wait for them; nothing else does.
+    if (options.sessionsReady && (!needsNothing(route) || (config.page && carriesSessionCookie(req)))) await options.sessionsReady();
     if (needsNothing(route)) {
       await route.handler(ctx);
       return;

@@ -52,7 +52,7 @@ interface Pending {
 }
 
 export function createStoredRevocations(
-  store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'>,
+  store: Pick<Store, 'kind' | 'db' | 'opened' | 'onOpen'> & Partial<Pick<Store, 'atStart'>>,
   {
     now = Date.now,
     pollMs = REVOCATION_POLL_MS,
@@ -171,8 +171,12 @@ export function createStoredRevocations(
       }, pollMs);
       timer.unref();
     });
-    // Not open at start (PGlite with nothing kept yet, or Postgres down): nothing to wait for now.
-    if (!store.opened()) resolve();
+    // Not open once what was kept at start could be read (a fresh DATA_DIR, a store that will not open, Postgres
+    // down): nothing to wait for now. The embedded store opening in the background is waited for (compose.ts
+    // bounds the wait of a request that carries a session).
+    void (store.atStart ?? Promise.resolve()).then(() => {
+      if (!store.opened()) resolve();
+    });
   });
 
   return {

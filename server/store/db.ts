@@ -33,7 +33,16 @@ export interface Db extends Queryable {
   listen?: (channel: string, listener: ChannelListener) => () => Promise<void>;
   /** A pool's connections now (a Postgres server's driver; PGlite has none): metrics read it. */
   poolStats?: () => PoolStats;
+  /** The embedded store's upkeep statements run, and the statements that arrived while one ran and so waited for it (none on Postgres). */
+  upkeepStats?: () => UpkeepStats;
   close(): Promise<void>;
+}
+
+export interface UpkeepStats {
+  /** Upkeep statements (VACUUM, ANALYZE) run since the store opened. */
+  statements: number;
+  /** Statements that arrived while one of those ran, and waited for it. */
+  waited: number;
 }
 
 export interface PoolStats {

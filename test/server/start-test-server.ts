@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLogger } from '../../server/log/logger';
-import { startServer, type RunningServer, type ServingParts } from '../../server/process/compose';
+import { startServer, type RunningServer, type ServingParts, type StartOptions } from '../../server/process/compose';
 import { createStaticAssets } from '../../server/http/static-assets';
 import { pgliteDataDir } from '../support/pglite-template';
 import { rawRequest, type RawRequest, type RawResponse } from './http-helpers';
@@ -54,10 +54,14 @@ export async function removeTestClientDir(): Promise<void> {
   clientDir = undefined;
 }
 
-/** `rendering`: server rendering plugged in (server/pages/server-render.ts), as `npm start` has it. */
+/**
+ * `rendering`: server rendering plugged in (server/pages/server-render.ts), as `npm start` has it; `parts`: the
+ * store's opener (a test holds it open) and the heavy reads' slots.
+ */
 export async function startTestServer(
   env: NodeJS.ProcessEnv,
   rendering: Pick<ServingParts, 'render' | 'renderDeadlineMs' | 'maxRenders' | 'turns'> = {},
+  parts: Pick<StartOptions, 'openStore' | 'heavyReads'> = {},
 ): Promise<TestServer> {
   const printed: string[] = [];
   const logged: string[] = [];
@@ -88,6 +92,7 @@ export async function startTestServer(
     },
     print: (line) => void printed.push(line),
     log,
+    ...parts,
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(TEST_HTML) }, assets: createStaticAssets(dir), ...rendering }),
   });
   const port = new URL(running.url).port;

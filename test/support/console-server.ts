@@ -267,6 +267,8 @@ export async function startConsoleServer({ store, env = {}, backend, fetchDirect
     // No pages or files are asked for: the test renders the page.
     serving: () => Promise.resolve({ template: { html: () => Promise.resolve(HTML) }, assets: (_req, _res, next) => next() }),
     backend,
+    // Without a store given, none is made at start (PGlite's initdb, seconds of CPU per file): only if a test needs one.
+    openStoreAtStart: store,
   });
   const origin = running.url.replace(/\/$/, '');
 

@@ -39,21 +39,36 @@ function manualClock(): Clock & { advance: (ms: number) => Promise<void> } {
   };
 }
 
-/** A store that notes when each statement came (in simulated minutes), and fails while `failing` says so. */
-function notingStore(clock: Clock, failing: { now: boolean } = { now: false }): Queryable & { at: number[]; statements: string[] } {
+/**
+ * A store that notes when each upkeep statement came (in simulated minutes), and fails while `failing` says so.
+ * Its write-ahead log moves between any two questions unless `written.still` says nothing is being written.
+ */
+function notingStore(
+  clock: Clock,
+  failing: { now: boolean } = { now: false },
+  written: { still: boolean } = { still: false },
+): Queryable & { at: number[]; statements: string[] } {
   const at: number[] = [];
   const statements: string[] = [];
+  let lsn = 0;
   return {
     at,
     statements,
     query(text: string) {
       if (failing.now) return Promise.reject(new Error('the store is down'));
+      if (text.includes('pg_current_wal_lsn')) {
+        if (!written.still) lsn += 1;
+        return Promise.resolve({ rows: [{ lsn: `0/${lsn}` }] as never[] });
+      }
       at.push(clock.now() / MINUTE);
       statements.push(text);
       return Promise.resolve({ rows: [] as never[] });
     },
   };
 }
+
+/** The minute each run began (four statements a run). */
+const runs = (at: readonly number[]) => at.filter((_, i) => i % 4 === 0);
 
 describe('the embedded store’s upkeep', () => {
   it('vacuums and analyzes both tables of the record five minutes after the store opens, then every hour', async () => {
@@ -62,8 +77,23 @@ describe('the embedded store’s upkeep', () => {
     const upkeep = startStoreUpkeep({ db, clock, log: () => undefined });
     await clock.advance(3 * 60 * MINUTE);
     await upkeep.stop();
-    expect(db.statements.slice(0, 2)).toEqual(['VACUUM (ANALYZE) operations', 'VACUUM (ANALYZE) operation_transitions']);
-    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([5, 65, 125]);
+    expect(db.statements.slice(0, 4)).toEqual(['VACUUM operations', 'ANALYZE operations', 'VACUUM operation_transitions', 'ANALYZE operation_transitions']);
+    expect(runs(db.at)).toEqual([5, 65, 125]);
+  });
+
+  it('skips a run when nothing was written to the store since the last one', async () => {
+    const clock = manualClock();
+    const written = { still: false };
+    const db = notingStore(clock, { now: false }, written);
+    const upkeep = startStoreUpkeep({ db, clock, log: () => undefined });
+    await clock.advance(6 * MINUTE);
+    written.still = true;
+    await clock.advance(120 * MINUTE);
+    written.still = false;
+    await clock.advance(60 * MINUTE);
+    await upkeep.stop();
+    // At 5; at 65 and 125 the log had not moved since the run at 5 ended; at 185 it had.
+    expect(runs(db.at)).toEqual([5, 185]);
   });
 
   it('comes at once when a backfill ends, and no sooner than ten minutes after the previous run', async () => {
@@ -77,7 +107,7 @@ describe('the embedded store’s upkeep', () => {
     await clock.advance(20 * MINUTE);
     await upkeep.stop();
     // Woken at 2 (the first run, earlier than 5), again at 3: held until 12; then the hour from there.
-    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([2, 12]);
+    expect(runs(db.at)).toEqual([2, 12]);
   });
 
   it('tells a failed run once and tries again at the next hour', async () => {
@@ -91,7 +121,7 @@ describe('the embedded store’s upkeep', () => {
     await clock.advance(60 * MINUTE);
     await upkeep.stop();
     expect(lines[0]).toBe('Store upkeep: could not vacuum the record (the store is down); trying again in 60 min');
-    expect(db.at.filter((_, i) => i % 2 === 0)).toEqual([65]);
+    expect(runs(db.at)).toEqual([65]);
     expect(lines[1]).toMatch(/^Store upkeep: the record vacuumed and analyzed in \d+\.\d s$/);
   });
 });

@@ -49,6 +49,7 @@ describe('/metrics', () => {
     const call = await server.request({ path: '/api/v2/projects?limit=1', headers: { authorization: `Bearer ${KEY}`, accept: 'application/json' } });
     expect(call.status).toBe(200);
 
+    await server.running.store.atStart;
     const answer = await scrape();
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -70,7 +71,8 @@ describe('/metrics', () => {
     const lastMinute = sample(text, 'ops_console_api_requests_last_minute');
     expect(lastMinute).toBe((sample(before, 'ops_console_api_requests_last_minute') ?? 0) + 1);
     expect(sample(text, 'ops_console_api_budget_remaining')).toBe(700 - lastMinute!);
-    // The embedded store is open (the test's DATA_DIR holds one), so this instance collects; no read yet.
+    // The embedded store is open (the test's DATA_DIR holds one, opened in the background at start: scraped once
+    // it is), so this instance collects; no read yet.
     expect(sample(text, 'ops_console_store_open')).toBe(1);
     expect(sample(text, 'ops_console_collector_leader')).toBe(1);
     expect(text).toMatch(/^ops_console_collector_lag_seconds nan$/im);
