@@ -27,6 +27,8 @@ export interface ArchivedMatches {
   /** The filter's parameters, as the archive is asked them. */
   params: ArchiveFilterParams;
   hasMore: boolean;
+  /** How many match in all, when the archive said so (its first page, when there are more). */
+  total: number | undefined;
   loadingMore: boolean;
   loadMore: () => void;
   retry: () => void;
@@ -73,6 +75,7 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
     problem: failing ? (archive.error ?? archive.failureReason) : null,
     params,
     hasMore,
+    total: archivedPage(archive.data?.pages[0])?.total,
     loadingMore: archive.isFetchingNextPage,
     loadMore: () => void archive.fetchNextPage(),
     retry: () => void archive.refetch(),
