@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import './activity.css';
+import { describeError } from '../../api/api-error';
 import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
@@ -22,7 +23,7 @@ import { useActivityFeed } from './use-activity-feed';
  */
 export function ActivityScreen() {
   useDocumentTitle('Activity');
-  const { feed, archive, coversAll, settings, setBudget, setIntervalMs } = useActivityFeed();
+  const { feed, archive, archiveProblem, coversAll, settings, setBudget, setIntervalMs } = useActivityFeed();
   const [address, changeAddress] = useActivityAddress();
   const now = useNow(1_000);
   // Only the archive's data is read here (not when it was fetched), so its polls re-render the view only when it changes.
@@ -79,6 +80,11 @@ export function ActivityScreen() {
       {strayProject !== undefined && (
         <p role="status" className="notice">
           “project={strayProject}” in the address is not a project this key reaches: showing every project.
+        </p>
+      )}
+      {archiveProblem != null && (
+        <p role="status" className="notice">
+          The history archive cannot answer ({describeError(archiveProblem).message}): every project is read from the API instead, within the budget.
         </p>
       )}
       <ArchiveNote archive={archive.data} coversAll={coversAll} total={total} />
