@@ -17,8 +17,9 @@ export async function apiBackendOf(config: ServerConfig, log: Log, sent?: Metric
   const dataDir = path.resolve(config.dataDir);
   const world = await readDemoWorld(dataDir, config.simHugeProject, log);
   const withWorld = (backend: ApiBackend): ApiBackend => {
-    if (!backend.snapshot) return backend;
-    const keeper = keepDemoWorld(dataDir, config.simHugeProject, backend.snapshot, log);
+    const { snapshot, worldSignature } = backend;
+    if (!snapshot || !worldSignature) return backend;
+    const keeper = keepDemoWorld(dataDir, config.simHugeProject, { snapshot, signature: worldSignature }, log);
     // Kept at once: a world seeded now is the one every later start restores.
     void keeper.save();
     return { ...backend, close: keeper.close };

@@ -54,23 +54,29 @@ export interface DemoWorldKeeper {
 }
 
 /** Keeps `snapshot()` in DATA_DIR: every DEMO_WORLD_SAVE_MS when it changed, and on `close`. */
-export function keepDemoWorld(dataDir: string, hugeProject: number, snapshot: () => WorldSnapshot, log: Log, everyMs = DEMO_WORLD_SAVE_MS): DemoWorldKeeper {
+export function keepDemoWorld(
+  dataDir: string,
+  hugeProject: number,
+  world: { snapshot: () => WorldSnapshot; signature: () => string },
+  log: Log,
+  everyMs = DEMO_WORLD_SAVE_MS,
+): DemoWorldKeeper {
   const file = path.join(dataDir, demoWorldFile(hugeProject));
-  let lastWritten = '';
+  let lastWritten: string | undefined;
   let failing = false;
   let writing: Promise<void> = Promise.resolve();
 
-  const write = async () => {
-    const world = snapshot();
-    // What changed, not when it was asked: savedAtMs alone changing is no reason to write.
-    const body = JSON.stringify({ ...world, savedAtMs: 0 });
-    if (body === lastWritten) return;
+  const write = async (last: boolean) => {
+    // Nothing new since the last write: no snapshot taken (a big world's JSON costs tens of milliseconds). The
+    // write on stopping takes one anyway, for what the signature leaves out (a key's last use).
+    const signature = world.signature();
+    if (signature === lastWritten && !last) return;
     try {
       await mkdir(dataDir, { recursive: true, mode: 0o700 });
-      await writeFile(`${file}.tmp`, JSON.stringify(world), { mode: 0o600 });
+      await writeFile(`${file}.tmp`, JSON.stringify(world.snapshot()), { mode: 0o600 });
       await chmod(`${file}.tmp`, 0o600);
       await rename(`${file}.tmp`, file);
-      lastWritten = body;
+      lastWritten = signature;
       failing = false;
     } catch (error) {
       // One line per run of failures, not one per attempt.
@@ -81,14 +87,14 @@ export function keepDemoWorld(dataDir: string, hugeProject: number, snapshot: ()
       failing = true;
     }
   };
-  const save = () => (writing = writing.then(write));
+  const save = (last = false) => (writing = writing.then(() => write(last)));
   const timer = setInterval(() => void save(), everyMs);
   timer.unref();
   return {
-    save,
+    save: () => save(),
     close: async () => {
       clearInterval(timer);
-      await save();
+      await save(true);
     },
   };
 }

@@ -27,6 +27,8 @@ export interface ApiBackend {
   demoKey?: string;
   /** The simulator's whole world as data (server/process/demo-world.ts keeps it in DATA_DIR); none in front of a real API. */
   snapshot?: () => WorldSnapshot;
+  /** Changes whenever `snapshot` would hold something new: the keeper asks it before taking one. */
+  worldSignature?: () => string;
   /** Called when the server stops (the demo world's last save). */
   close?: () => Promise<void>;
 }
@@ -86,6 +88,7 @@ export function createApiBackend({ apiUrl, simApiKey, simHugeProject = 0, simRat
     banner: ['Mode: built-in simulator (set API_URL to use a real API)', `Demo API key: ${apiKey}`],
     demoKey: apiKey,
     snapshot: () => controlPlane.snapshot(),
+    worldSignature: () => controlPlane.signature(),
   };
 }
 

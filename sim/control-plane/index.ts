@@ -10,7 +10,7 @@ import { createComputes } from './computes';
 import { createOperations } from './operations';
 import { createProjects } from './projects';
 import { createScheduler } from './scheduler';
-import { restoreRecords, snapshotOf, type WorldSnapshot } from './snapshot';
+import { restoreRecords, snapshotOf, worldSignature, type WorldSnapshot } from './snapshot';
 import type { ControlPlaneOptions } from './types';
 import { createWorld } from './world';
 
@@ -86,6 +86,8 @@ export function createControlPlane(options: ControlPlaneOptions) {
     restartEndpoint: computes.restart,
     // the whole world as data, and back (the demo keeps it across restarts)
     snapshot: (): WorldSnapshot => snapshotOf(world),
+    /** Changes whenever a snapshot would hold something new (a key's last use aside): cheap, for deciding to take one. */
+    signature: (): string => worldSignature(world),
     /** Only on a control plane nothing was added to yet: the snapshot's world, its background work planned again. */
     restore: (snapshot: WorldSnapshot): void => {
       restoreRecords(world, snapshot);

@@ -120,6 +120,34 @@ export const worldSnapshotSchema = z.object({
 
 export type WorldSnapshot = z.infer<typeof worldSnapshotSchema>;
 
+/**
+ * A cheap fingerprint of what a snapshot would hold, to skip writing one when nothing changed: counts, and the last
+ * change time of the records that change in place. A key's last use is left out (it changes on every request).
+ */
+export function worldSignature(world: World): string {
+  let changed = 0;
+  for (const project of world.projects.values())
+    changed += project.updatedAtMs + (project.deletedAtMs ?? 0) + (project.locked ? 1 : 0) + project.sharedWith.size;
+  for (const branch of world.branches.values()) changed += branch.updatedAtMs + (branch.deletedAtMs ?? 0);
+  for (const endpoint of world.endpoints.values()) changed += endpoint.updatedAtMs + (endpoint.deletedAtMs ?? 0) + endpoint.activityGeneration;
+  let revoked = 0;
+  for (const key of world.apiKeys.values()) revoked += (key.revokedAtMs ?? 0) + (key.unusableSinceMs ?? 0);
+  let roles = 0;
+  for (const org of world.orgs.values()) roles += org.roles.size + org.updatedAtMs;
+  return [
+    world.users.size,
+    world.orgs.size,
+    roles,
+    world.apiKeys.size,
+    revoked,
+    world.projects.size,
+    world.branches.size,
+    world.endpoints.size,
+    world.operations.size,
+    changed,
+  ].join(':');
+}
+
 /** The world's state now, as JSON-safe data. */
 export function snapshotOf(world: World): WorldSnapshot {
   return {

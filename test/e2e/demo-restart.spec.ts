@@ -46,8 +46,8 @@ async function startDemo(port: number, dataDir: string): Promise<Demo> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await expect.poll(() => /Ops Console: http/.test(stdout), { timeout: 30_000 }).toBe(true);
   return { child, exited };
