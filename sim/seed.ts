@@ -42,6 +42,9 @@ export interface DemoSeedOptions {
   hugeProject?: number;
 }
 
+/** Demo User's address: the person the demo key belongs to. */
+export const DEMO_USER_EMAIL = 'demo@example.com';
+
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
@@ -59,7 +62,7 @@ export function seedDemo(cp: ControlPlane, options: DemoSeedOptions = {}): DemoS
   const now = cp.clock.now();
   const random = seededRandom(20_261_122);
 
-  const demo = cp.addUser({ name: 'Demo User', email: 'demo@example.com' });
+  const demo = cp.addUser({ name: 'Demo User', email: DEMO_USER_EMAIL });
   const priya = cp.addUser({ name: 'Priya Raman', email: 'priya@acme-analytics.example' });
   const jonas = cp.addUser({ name: 'Jonas Berg', email: 'jonas@northwind.example' });
   const amara = cp.addUser({ name: 'Amara Okafor', email: 'amara@northwind.example' });

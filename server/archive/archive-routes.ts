@@ -25,7 +25,7 @@ import type { Seal } from '../seal/seal';
 import { sessionRoute, type Route, type SessionContext } from '../session/route-guard';
 import type { Session } from '../session/session-crypto';
 import { projectCoverage, stoppedFollowing } from '../store/archive-projects';
-import { operationPosition, operationsPage, type OperationsCursor, type StoredOperation } from '../store/operations';
+import { matchCount, operationPosition, operationsPage, type OperationsCursor, type StoredOperation } from '../store/operations';
 import { deleteSource, findSource, keepSource, listSourceSummaries, sourceSummary, type SourceSummary } from '../store/sources';
 import type { Store } from '../store/store';
 import { archivedActivity, archivedProjects, operationOnWire, type Reach } from './archive-reach';
@@ -199,15 +199,19 @@ async function history(context: ArchiveContext, ctx: SessionContext): Promise<vo
       return;
     }
   }
-  const rows = await operationsPage(db, projectId, filtersFromSearch(url.searchParams), from, limit);
+  const filters = filtersFromSearch(url.searchParams);
+  const rows = await operationsPage(db, projectId, filters, from, limit);
   const operations = rows.map((row) => operationOnWire(row, afterId !== null)).filter((op) => op !== undefined);
   const last = rows.at(-1);
+  // A first page that is not all of it says how many match, so a figure that links here reads the same at once.
+  const total = !from && rows.length === limit ? await matchCount(db, projectId, filters) : undefined;
   res.setHeader('Server-Timing', `db;dur=${(performance.now() - started).toFixed(1)}`);
   sendJson(res, 200, {
     archived: true,
     operations,
     ...(last ? { pagination: { cursor: encodeCursor(last) } } : {}),
     archive: coverage ?? { backfilled: false, lastReadAt: null },
+    ...(total === undefined ? {} : { total }),
   });
 }
 

@@ -268,6 +268,7 @@ export async function startServer({
   const stop = async ({ acceptMs = 0 }: { acceptMs?: number } = {}) => {
     await drain.start({ acceptMs });
     await parts.close?.();
+    await backend.close?.();
     await revocations.stop();
     await leader.stop();
     await notifications.settle();

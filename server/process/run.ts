@@ -77,11 +77,13 @@ export async function serveSimulator(config: ServerConfig) {
     apiUrl: `${origin}${API_PREFIX}`,
     banner: [...backend.banner, `Simulator: in the primary process at ${origin}${API_PREFIX}; every instance forwards to it`],
     faultControl: faults ? `${origin}${FAULTS_CONTROL_PATH}` : undefined,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await backend.close?.();
+    },
   };
 }
 

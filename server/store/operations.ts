@@ -187,6 +187,16 @@ export async function operationsPage(
   return rows;
 }
 
+/** How many of a project's operations match the filters: the count a page of them is out of. */
+export async function matchCount(db: Queryable, projectId: string, filters: HistoryFilters): Promise<number> {
+  const condition = sqlCondition(filters, 2);
+  const { rows } = await db.query<{ count: string | number }>(`SELECT count(*) AS count FROM operations WHERE project_id = $1 AND (${condition.where})`, [
+    projectId,
+    ...condition.params,
+  ]);
+  return Number(rows[0]?.count ?? 0);
+}
+
 /** Where an operation stands in the store's order (the cursor after it); undefined when the store has not got it. */
 export async function operationPosition(db: Queryable, projectId: string, id: string): Promise<OperationsCursor | undefined> {
   const { rows } = await db.query<{ created_key: string; rank: number; id: string }>(

@@ -12,9 +12,7 @@ export const PERSONAL_PLAN = { plan: 'free_v3', projectsLimit: 100, branchesLimi
 export type Accounts = ReturnType<typeof createAccounts>;
 
 export function createAccounts(world: World) {
-  const { users, orgs, now } = world;
-  // A membership's own id, made once and kept (the platform's member ids are stable).
-  const memberIds = new Map<string, string>();
+  const { users, orgs, memberIds, now } = world;
   const memberId = (orgId: string, userId: string): string => {
     const key = `${orgId}/${userId}`;
     let id = memberIds.get(key);

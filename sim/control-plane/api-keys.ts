@@ -34,7 +34,8 @@ export type ApiKeys = ReturnType<typeof createApiKeys>;
 
 export function createApiKeys(world: World, accounts: Accounts) {
   const { apiKeys, users, now } = world;
-  let nextApiKeyId = FIRST_API_KEY_ID;
+  // Derived from the keys themselves, so a world restored from a snapshot goes on numbering after its last key.
+  const nextApiKeyId = (): number => Math.max(FIRST_API_KEY_ID - 1, ...apiKeys.keys()) + 1;
 
   function findBySecret(secret: string): ApiKeyRecord | undefined {
     const digest = hashSecret(secret);
@@ -51,7 +52,7 @@ export function createApiKeys(world: World, accounts: Accounts) {
     if (plain.length === 0) throw new Error('an API key secret cannot be empty');
     if (findBySecret(plain)) throw new Error('an API key with this secret already exists');
     const record: ApiKeyRecord = {
-      id: nextApiKeyId++,
+      id: nextApiKeyId(),
       name,
       scope,
       createdBy,

@@ -28,14 +28,20 @@ export type Branches = ReturnType<typeof createBranches>;
 
 export function createBranches(world: World, operations: Operations, computes: Computes, accounts: Accounts) {
   const { branches, random, now } = world;
-  let nextDatabaseId = 1_000_001;
+  // Derived from the databases themselves, so a world restored from a snapshot goes on numbering after its last one.
+  function nextDatabaseId(): number {
+    let last = 1_000_000;
+    for (const branch of branches.values()) for (const d of branch.databases) last = Math.max(last, d.id);
+    return last + 1;
+  }
 
   function rolesAndDatabasesFor(parent: BranchRecord | undefined, atMs: number): { roles: RoleRecord[]; databases: DatabaseRecord[] } {
     const roles = parent?.roles ?? [{ name: DEFAULT_ROLE, protected: false }];
     const databases = parent?.databases ?? [{ name: DEFAULT_DATABASE, ownerName: DEFAULT_ROLE }];
+    const firstId = nextDatabaseId();
     return {
       roles: roles.map((r) => ({ name: r.name, protected: r.protected, createdAtMs: atMs, updatedAtMs: atMs })),
-      databases: databases.map((d) => ({ id: nextDatabaseId++, name: d.name, ownerName: d.ownerName, createdAtMs: atMs, updatedAtMs: atMs })),
+      databases: databases.map((d, i) => ({ id: firstId + i, name: d.name, ownerName: d.ownerName, createdAtMs: atMs, updatedAtMs: atMs })),
     };
   }
 

@@ -210,6 +210,17 @@ export function createComputes(world: World, scheduler: Scheduler, operations: O
     startCompute,
     view: endpointView,
 
+    /**
+     * A world restored from a snapshot (snapshot.ts) plans its background work again: availability checks from now
+     * on (none for the time the simulator was down), and an active compute's suspend once idle past its timeout.
+     */
+    resume: (nowMs: number): void => {
+      for (const endpoint of world.liveEndpoints(() => true)) {
+        scheduleAvailabilityChecks(endpoint, nowMs);
+        if (endpoint.state === 'active' && endpoint.pendingState === null) recordActivity(endpoint, endpoint.lastActiveMs ?? nowMs);
+      }
+    },
+
     create,
 
     /** Builder: a compute that already runs (active) or sleeps (idle), with no operation in its history. */

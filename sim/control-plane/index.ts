@@ -10,10 +10,12 @@ import { createComputes } from './computes';
 import { createOperations } from './operations';
 import { createProjects } from './projects';
 import { createScheduler } from './scheduler';
+import { restoreRecords, snapshotOf, worldSignature, type WorldSnapshot } from './snapshot';
 import type { ControlPlaneOptions } from './types';
 import { createWorld } from './world';
 
 export * from './types';
+export { worldSnapshotSchema, type WorldSnapshot } from './snapshot';
 export { DEFAULT_SUSPEND_TIMEOUT_SECONDS } from './computes';
 
 export type ControlPlane = ReturnType<typeof createControlPlane>;
@@ -82,6 +84,16 @@ export function createControlPlane(options: ControlPlaneOptions) {
     startEndpoint: computes.start,
     suspendEndpoint: computes.suspend,
     restartEndpoint: computes.restart,
+    // the whole world as data, and back (the demo keeps it across restarts)
+    snapshot: (): WorldSnapshot => snapshotOf(world),
+    /** Changes whenever a snapshot would hold something new (a key's last use aside): cheap, for deciding to take one. */
+    signature: (): string => worldSignature(world),
+    /** Only on a control plane nothing was added to yet: the snapshot's world, its background work planned again. */
+    restore: (snapshot: WorldSnapshot): void => {
+      restoreRecords(world, snapshot);
+      operations.resume(snapshot.savedAtMs);
+      computes.resume(clock.now());
+    },
   };
 
   return { clock, ...caughtUp(api, () => scheduler.catchUp(clock.now())) };

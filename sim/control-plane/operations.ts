@@ -176,6 +176,30 @@ export function createOperations(world: World, scheduler: Scheduler, accounts: A
   }
 
   return {
+    /**
+     * A world restored from a snapshot (snapshot.ts): its projects' sorted lists and what still locks them, and the
+     * effects of every operation that had not ended when the snapshot was taken (applied at once if it has since).
+     */
+    resume: (savedAtMs: number): void => {
+      const t = now();
+      for (const project of world.projects.values()) {
+        project.operations = [];
+        project.inFlight = new Set();
+      }
+      const byTime = [...world.operations.values()].sort((a, b) => a.createdUs - b.createdUs);
+      for (const op of byTime) {
+        const project = world.projects.get(op.projectId);
+        if (!project) continue;
+        project.operations.push(op);
+        if (!LOCK_EXEMPT_ACTIONS.has(op.action) && isInProgress(op, t)) project.inFlight.add(op);
+        if (!op.frozen && finalStep(op).atMs > savedAtMs) {
+          scheduler.schedule(finalStep(op).atMs, (atMs) => {
+            for (const effect of effectsOf(op.action)) effect.finished?.(op, atMs);
+          });
+        }
+      }
+    },
+
     /** Registers what an action does to the world; several modules may register for one action. */
     onAction: (action: string, effect: ActionEffects): void => {
       effects.set(action, [...effectsOf(action), effect]);

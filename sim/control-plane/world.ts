@@ -126,6 +126,8 @@ export function createWorld(clock: Clock, random: Random) {
   const branches = new Map<string, BranchRecord>();
   const endpoints = new Map<string, EndpointRecord>();
   const operations = new Map<string, OperationRecord>();
+  // A membership's own id (`orgId/userId` → id), made once and kept: the platform's member ids are stable.
+  const memberIds = new Map<string, string>();
 
   const now = () => clock.now();
 
@@ -139,6 +141,7 @@ export function createWorld(clock: Clock, random: Random) {
     branches,
     endpoints,
     operations,
+    memberIds,
     now,
     toMs: (t: Date | number | undefined): number => (t === undefined ? now() : typeof t === 'number' ? t : t.getTime()),
 

@@ -86,6 +86,8 @@ export const ArchivedOperationsPageSchema = z.object({
   operations: z.array(ArchivedOperationSchema),
   pagination: z.optional(z.object({ cursor: z.string() })),
   archive: ArchiveCoverageSchema,
+  /** On the first page of a filter with more pages: how many operations match in all, so the page says the count at once. */
+  total: z.optional(z.number()),
 });
 export type ArchivedOperationsPage = z.infer<typeof ArchivedOperationsPageSchema>;
 

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation } from 'react-router-dom';
 import { useWarnBeforeDroppingQueuedChanges } from '../api/locked-retry';
 import { TimeZoneSwitch } from '../components/time-zone-switch';
@@ -32,6 +33,14 @@ export function Shell({ notices }: { notices: NoticeStore }) {
   );
   const { pathname } = useLocation();
   useHeadingFocus(pathname);
+  // On a phone the links are a strip that scrolls sideways (layout.css): the current page's link is brought into it.
+  const nav = useRef<HTMLElement>(null);
+  useEffect(() => {
+    const strip = nav.current;
+    const current = strip?.querySelector<HTMLElement>('[aria-current="page"]');
+    if (!strip || !current || strip.scrollWidth <= strip.clientWidth) return;
+    strip.scrollLeft = Math.max(0, current.offsetLeft - strip.offsetLeft - 8);
+  }, [pathname]);
   useWarnBeforeDroppingQueuedChanges();
 
   return (
@@ -43,7 +52,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
         <Link to={paths.home()} className="brand">
           Ops Console
         </Link>
-        <nav aria-label="Main">
+        <nav aria-label="Main" ref={nav}>
           <NavLink to={paths.home()} end>
             Projects
           </NavLink>

@@ -32,6 +32,11 @@ export function formatClock(time: number, zone: TimeZoneChoice): string {
 }
 
 /** A `datetime-local` field's value ("2026-11-22T12:00") for an ISO time, read in the chosen zone. */
+/** How a From/To field writes a time: as the page does, 24-hour, a space between date and time (`2026-11-22 13:34`). */
+export function toFieldText(iso: string | undefined, zone: TimeZoneChoice): string {
+  return toFieldValue(iso, zone).replace('T', ' ');
+}
+
 export function toFieldValue(iso: string | undefined, zone: TimeZoneChoice): string {
   if (iso === undefined) return '';
   const date = new Date(iso);
@@ -40,9 +45,14 @@ export function toFieldValue(iso: string | undefined, zone: TimeZoneChoice): str
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
-/** The ISO time a `datetime-local` field's value means in the chosen zone; undefined when empty or invalid. */
-export function fromFieldValue(value: string, zone: TimeZoneChoice): string | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
+/**
+ * The ISO time a From/To field's text means in the chosen zone (`2026-11-22 13:34`, the page's own way of writing
+ * time, or the `T` form); undefined when empty or not a time.
+ */
+export function fromFieldValue(text: string, zone: TimeZoneChoice): string | undefined {
+  const parts = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(:\d{2})?)$/.exec(text.trim());
+  if (!parts) return undefined;
+  const value = `${parts[1]}T${parts[2]}`;
   const time = zone === 'utc' ? Date.parse(`${value}Z`) : new Date(value).getTime();
   return Number.isNaN(time) ? undefined : new Date(time).toISOString();
 }

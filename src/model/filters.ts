@@ -1,5 +1,6 @@
 import { sqlParams, type SqlParam } from './sql-params';
 import { FILTER_FIELDS, NO_FILTERS, OTHER_STATUS, type FilterableOperation, type HistoryFilters } from './filter-fields';
+import { isKnownStatus } from './operation-status';
 
 // A history's filters as a whole, each form derived from the fields' one description (filter-fields.ts):
 // the address, the in-browser test, the jq program and the SQL condition. The API has no filters: a
@@ -20,6 +21,11 @@ export const STATUS_CHOICES: readonly { label: string; statuses: readonly string
   { label: 'Skipped', statuses: ['skipped'] },
   { label: 'other', statuses: [OTHER_STATUS] },
 ];
+
+/** The `status` values of an address that are no status the Status control offers (`?status=bogus`): the page says so. */
+export function unknownStatuses(statuses: readonly string[]): string[] {
+  return statuses.filter((status) => !isKnownStatus(status) && status !== OTHER_STATUS);
+}
 
 /** The platform's actions (its OpenAPI document); the Action control also offers any other it has seen. */
 export const KNOWN_ACTIONS: readonly string[] = [

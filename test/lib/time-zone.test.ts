@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { formatClock, formatDateTime, formatDay, fromFieldValue, toFieldValue } from '../../src/lib/date-time-format';
+import { formatClock, formatDateTime, formatDay, fromFieldValue, toFieldText, toFieldValue } from '../../src/lib/date-time-format';
 import { localOffset } from '../../src/lib/time-zone';
 
 // Local time here is Berlin's (Node reads TZ whenever it changes), so local and UTC differ.
@@ -26,6 +26,12 @@ describe('times in UTC or local time', () => {
     expect(toFieldValue('2026-11-22T12:34:00Z', 'local')).toBe('2026-11-22T13:34');
     expect(fromFieldValue('2026-11-22T13:34', 'local')).toBe('2026-11-22T12:34:00.000Z');
     expect(fromFieldValue('', 'utc')).toBeUndefined();
+    // The field's text is the page's own way of writing time: 24-hour, a space between date and time.
+    expect(toFieldText('2026-11-22T21:34:56Z', 'utc')).toBe('2026-11-22 21:34');
+    expect(fromFieldValue('2026-11-22 21:34', 'utc')).toBe('2026-11-22T21:34:00.000Z');
+    expect(fromFieldValue(' 2026-11-22 21:34:10 ', 'utc')).toBe('2026-11-22T21:34:10.000Z');
+    expect(fromFieldValue('2026-11-2', 'utc')).toBeUndefined();
+    expect(fromFieldValue('11/22/2026, 09:34 PM', 'utc')).toBeUndefined();
   });
 
   it('says a day and a clock time briefly, with the year only when it is not this one', () => {

@@ -12,6 +12,8 @@ export interface WatchEntry {
   computeName?: string | undefined;
   /** A page fetched before this moment cannot prove the operation is missing from it. */
   watchedAt: number;
+  /** When a read last answered with the operation still in flight: its time so far is counted up to here, never past its end. */
+  seenAt?: number | undefined;
 }
 
 export interface WatchGroup {
@@ -74,6 +76,7 @@ const StoredStateSchema = z.object({
           branchName: z.optional(z.string()),
           computeName: z.optional(z.string()),
           watchedAt: z.number(),
+          seenAt: z.optional(z.number()),
         }),
       ),
     }),
@@ -171,6 +174,7 @@ export function createWatchStore(): WatchStore {
           branchName: operation.branch_id ? branchNames?.get(operation.branch_id) : undefined,
           computeName: operation.endpoint_id ? computeNames?.get(operation.endpoint_id) : undefined,
           watchedAt: now,
+          seenAt: now,
         })),
       };
       set({ groups: [group, ...state.groups] });
@@ -197,10 +201,12 @@ export function createWatchStore(): WatchStore {
           const fetched = newest.get(entry.operation.id);
           // An older copy (a page loaded earlier) never overwrites a newer one, nor an equal one a final one.
           const next = fetched ? newerCopy(entry.operation, fetched) : entry.operation;
-          if (next === entry.operation) return entry;
+          // Still in flight as of this read: the tray counts its time up to now, and no further until the next read.
+          const seenAt = fetched && !isTerminal(next.status) ? Date.now() : entry.seenAt;
+          if (next === entry.operation) return seenAt === entry.seenAt ? entry : { ...entry, seenAt };
           const kind = settledKind(entry.operation, next);
           if (kind) settled.push({ kind, id: next.id });
-          return { ...entry, operation: next };
+          return { ...entry, operation: next, seenAt };
         });
         return entries.some((e, i) => e !== group.entries[i]) ? { ...group, entries } : group;
       });

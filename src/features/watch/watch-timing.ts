@@ -2,11 +2,15 @@ import type { Operation } from '../../api/schemas';
 import { elapsedSince, formatDuration } from '../../lib/format';
 import { durationOf, isAwaitingRetry } from '../../model/operation-status';
 
-/** "took 4.2 s", "12 s so far", or that a failure may still be retried: the watch list's line of time. */
-export function watchTiming(operation: Operation, now: number): string {
+/**
+ * "took 4.2 s", "12 s so far", or that a failure may still be retried: the watch list's line of time. "So far" counts
+ * up to `seenAt`, the last read that found it still in flight, never past it: between reads it may already have
+ * ended, and the tray must not say "4.7 s so far" of an operation that then "took 3.2 s".
+ */
+export function watchTiming(operation: Operation, now: number, seenAt: number = now): string {
   if (isAwaitingRetry(operation, now)) return 'failed; the platform may retry it';
   const duration = durationOf(operation);
   if (duration.kind === 'final') return `took ${formatDuration(duration.ms)}`;
-  if (duration.kind === 'live') return `${formatDuration(elapsedSince(duration.since, now))} so far`;
+  if (duration.kind === 'live') return `${formatDuration(elapsedSince(duration.since, Math.min(now, seenAt)))} so far`;
   return 'duration not reported';
 }

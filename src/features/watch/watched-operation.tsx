@@ -40,7 +40,7 @@ export function WatchedOperation({
       <p className="watch-op__where" title={where.join(' · ')}>
         {where.join(' · ')}
       </p>
-      <p className="watch-op__time">{watchTiming(op, now)}</p>
+      <p className="watch-op__time">{watchTiming(op, now, entry.seenAt)}</p>
       {failed && op.error && <p className="watch-op__error">{op.error}</p>}
       {notify && !isTerminal(op.status) && <NotifyWhenEnds projectId={op.project_id} operationId={op.id} action={action} reasonId={noWebhookId} />}
       {failed && (

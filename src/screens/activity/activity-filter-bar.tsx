@@ -30,27 +30,25 @@ export function ActivityFilterBar(props: ActivityFilterBarProps) {
         onChange={(values) => set({ status: statusesOf(values, filters.status) })}
       />
       <MultiSelectField label="Action" name="action" findable choices={actions} onChange={(values) => set({ action: values })} />
-      <div className="filter-bar__column">
-        <SelectField label="Project" anyLabel="Any project" value={projectId} options={props.projects} onChange={(next) => onChange({ projectId: next })} />
-        <div className="filter-field">
-          <label htmlFor={endedId}>Ended within the last</label>
-          <select id={endedId} value={endedWithin.value} onChange={(e) => onChange({ endedWithin: e.target.value })}>
-            {ENDED_WITHIN.map((choice) => (
-              <option key={choice.value} value={choice.value}>
-                {choice.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button
-          type="button"
-          className="filter-bar__clear"
-          disabled={!isFiltered(filters) && projectId === undefined}
-          onClick={() => onChange({ filters: NO_FILTERS, projectId: undefined })}
-        >
-          Clear filters
-        </button>
+      <SelectField label="Project" anyLabel="Any project" value={projectId} options={props.projects} onChange={(next) => onChange({ projectId: next })} />
+      <div className="filter-field">
+        <label htmlFor={endedId}>Ended within the last</label>
+        <select id={endedId} value={endedWithin.value} onChange={(e) => onChange({ endedWithin: e.target.value })}>
+          {ENDED_WITHIN.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
       </div>
+      <button
+        type="button"
+        className="filter-bar__clear"
+        disabled={!isFiltered(filters) && projectId === undefined}
+        onClick={() => onChange({ filters: NO_FILTERS, projectId: undefined })}
+      >
+        Clear filters
+      </button>
     </div>
   );
 }

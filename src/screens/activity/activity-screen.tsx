@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import './activity.css';
+import { describeError } from '../../api/api-error';
 import { ErrorCallout } from '../../components/error-callout';
 import { IntervalSelect } from '../../components/interval-select';
 import { TableSkeleton } from '../../components/table-skeleton';
@@ -12,7 +13,8 @@ import { activityRows, oldestCheck } from './activity-rows';
 import { ArchiveNote } from './archive-note';
 import { withArchive } from './archive-feed';
 import { ACTIVITY_COLUMNS, ActivityTable } from './activity-table';
-import { useActivityAddress } from './use-activity-address';
+import { useActivityAddress, type ActivityAddress } from './use-activity-address';
+import { unknownStatuses } from '../../model/filters';
 import { useActivityFeed } from './use-activity-feed';
 
 /**
@@ -21,19 +23,34 @@ import { useActivityFeed } from './use-activity-feed';
  */
 export function ActivityScreen() {
   useDocumentTitle('Activity');
-  const { feed, archive, coversAll, settings, setBudget, setIntervalMs } = useActivityFeed();
+  const { feed, archive, archiveProblem, coversAll, settings, setBudget, setIntervalMs } = useActivityFeed();
   const [address, changeAddress] = useActivityAddress();
   const now = useNow(1_000);
   // Only the archive's data is read here (not when it was fetched), so its polls re-render the view only when it changes.
   // Projects the archive answers for: their names are not read from the API either (the note promises no request).
   const archived = useMemo(() => new Set(archive.data?.projects.map((p) => p.id)), [archive.data]);
   const data = useMemo(() => withArchive(feed.data, archive.data, { answeredAt: now, coversAll }), [feed.data, archive.data, now, coversAll]);
-  const view = useMemo(() => ({ filters: address.filters, projectId: address.projectId, endedWithinMs: address.endedWithin.ms }), [address]);
+  const projects = useMemo(() => knownProjects(data), [data]);
+  const listed = data?.listedAt != null;
+  // The address is checked as the history's is: a status that is none, a project this key does not reach (once the
+  // list is read), each said in words and left out rather than shown as "Any" or offered as a project.
+  const strayStatuses = useMemo(() => unknownStatuses(address.filters.status), [address.filters.status]);
+  const strayProject = listed && address.projectId !== undefined && !projects.some((p) => p.id === address.projectId) ? address.projectId : undefined;
+  const checkedAddress = useMemo(
+    (): ActivityAddress => ({
+      ...address,
+      filters: strayStatuses.length > 0 ? { ...address.filters, status: address.filters.status.filter((s) => !strayStatuses.includes(s)) } : address.filters,
+      projectId: strayProject === undefined ? address.projectId : undefined,
+    }),
+    [address, strayStatuses, strayProject],
+  );
+  const view = useMemo(
+    () => ({ filters: checkedAddress.filters, projectId: checkedAddress.projectId, endedWithinMs: checkedAddress.endedWithin.ms }),
+    [checkedAddress],
+  );
   const rows = useMemo(() => activityRows(data, view, now), [data, view, now]);
   const seenActions = useMemo(() => new Set(Object.values(data?.checks ?? {}).flatMap((check) => check.operations.map((op) => op.action))), [data]);
-  const listed = data?.listedAt != null;
   const problems = data ? Object.values(data.checks).filter((check) => check.problem).length : 0;
-  const projects = useMemo(() => knownProjects(data), [data]);
   const total = projects.length;
   const unchecked = oldestCheck(data).unchecked;
   const checked = total - unchecked;
@@ -53,8 +70,25 @@ export function ActivityScreen() {
           “ended={address.unknownEnded}” in the address is not one of the choices (15m, 1h, 6h, 1d): showing the last {address.endedWithin.label}.
         </p>
       )}
+      {strayStatuses.length > 0 && (
+        <p role="status" className="notice">
+          {strayStatuses.map((status) => `“${status}”`).join(', ')} in the address’s status{' '}
+          {strayStatuses.length === 1 ? 'is not a status' : 'are not statuses'} operations have:{' '}
+          {checkedAddress.filters.status.length > 0 ? 'left out' : 'showing any status'}.
+        </p>
+      )}
+      {strayProject !== undefined && (
+        <p role="status" className="notice">
+          “project={strayProject}” in the address is not a project this key reaches: showing every project.
+        </p>
+      )}
+      {archiveProblem != null && (
+        <p role="status" className="notice">
+          The history archive cannot answer ({describeError(archiveProblem).message}): every project is read from the API instead, within the budget.
+        </p>
+      )}
       <ArchiveNote archive={archive.data} coversAll={coversAll} total={total} />
-      <ActivityFilterBar address={address} onChange={changeAddress} projects={projects} seenActions={seenActions} />
+      <ActivityFilterBar address={checkedAddress} onChange={changeAddress} projects={projects} seenActions={seenActions} />
       {data?.listProblem && <ErrorCallout title="Could not read the list of projects; the console tries again by itself." message={data.listProblem} />}
       {problems > 0 && (
         <p className="muted">

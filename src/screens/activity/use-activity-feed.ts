@@ -1,9 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
+import { hashKey, useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { activityQueries, nextStepDelay, type ActivityFeed } from '../../api/activity-feed';
 import { archiveActivityRefetchInterval, archiveQueries, ownKeyFollowed } from '../../api/archive';
 import { slowPollDelay } from '../../api/retry-policy';
 import { DEFAULT_BUDGET_PER_MINUTE } from '../../lib/activity-scheduler';
+import { useShownInline } from '../../lib/inline-faults';
 import { useSharedPoll } from '../../lib/poll-sharing/use-shared-polls';
 import { usePollInterval } from '../../api/use-poll-interval';
 import { useStoredNumber } from '../../lib/use-stored-state';
@@ -42,5 +43,18 @@ export function useActivityFeed() {
     delay: (state) => nextStepDelay(state.data, settings, Date.now()),
   });
   const feed = useQuery({ ...options, refetchInterval, enabled: ready && !coversAll });
-  return { feed, archive, coversAll, settings, setBudget, setIntervalMs };
+  // The archive (the console's store) failing is said once, inline (ArchiveDown), never as a page-wide "Could not load".
+  const archiveProblem = archive.data === undefined && (archive.isError || archive.failureCount > 0) ? (archive.error ?? archive.failureReason) : null;
+  const sourcesFailing = sources.data === undefined && (sources.isError || sources.failureCount > 0);
+  useShownInline(archiveProblem !== null ? hashKey(archiveQueries.activity().queryKey) : undefined);
+  useShownInline(sourcesFailing ? hashKey(archiveQueries.sources().queryKey) : undefined);
+  return {
+    feed,
+    archive,
+    archiveProblem: archiveProblem ?? (sourcesFailing ? (sources.error ?? sources.failureReason) : null),
+    coversAll,
+    settings,
+    setBudget,
+    setIntervalMs,
+  };
 }

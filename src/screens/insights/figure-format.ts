@@ -2,6 +2,10 @@
 import { formatCount, formatDuration } from '../../lib/format';
 
 const MINUS = '\u2212';
+const NO_BREAK_SPACE = '\u00a0';
+
+/** A quantity with its unit ("1.1 s", "12 points") never wraps between the two. */
+const unbroken = (text: string) => text.replaceAll(' ', NO_BREAK_SPACE);
 
 /** 0.125 → "12.5%"; null (nothing to divide by) → "—". */
 export function formatRate(rate: number | null): string {
@@ -10,7 +14,7 @@ export function formatRate(rate: number | null): string {
 
 /** A duration, or "—" when there was none to measure. */
 export function formatMs(ms: number | null): string {
-  return ms === null ? '—' : formatDuration(ms);
+  return ms === null ? '—' : unbroken(formatDuration(ms));
 }
 
 const signed = (difference: number, magnitude: string) => `${difference > 0 ? '+' : MINUS}${magnitude}`;
@@ -26,13 +30,13 @@ export function rateChange(current: number | null, previous: number | null): str
   if (previous === null) return 'none before';
   if (current === null) return `was ${formatRate(previous)}`;
   const points = (current - previous) * 100;
-  return Math.abs(points) < 0.05 ? 'no change' : `${signed(points, Math.abs(points).toFixed(1))} points from ${formatRate(previous)}`;
+  return Math.abs(points) < 0.05 ? 'no change' : `${signed(points, Math.abs(points).toFixed(1))}${NO_BREAK_SPACE}points from ${formatRate(previous)}`;
 }
 
 /** "+300 ms from 1.1 s", "none before". */
 export function durationChange(current: number | null, previous: number | null): string {
   if (previous === null) return 'none before';
-  if (current === null) return `was ${formatDuration(previous)}`;
+  if (current === null) return `was ${formatMs(previous)}`;
   const difference = current - previous;
-  return difference === 0 ? 'no change' : `${signed(difference, formatDuration(Math.abs(difference)))} from ${formatDuration(previous)}`;
+  return difference === 0 ? 'no change' : `${signed(difference, formatMs(Math.abs(difference)))} from ${formatMs(previous)}`;
 }

@@ -6,6 +6,9 @@ import { failedFilters, failureRate, historyHref, PREVIOUS_WINDOW_NAMES, retried
 import { formatCount } from '../../lib/format';
 import { countChange, durationChange, formatMs, formatRate, rateChange } from './figure-format';
 
+/** Why Queue p50 is "—" although operations ran: the collector reads at its pace, and saw none of them still queued. */
+const QUEUE_NOT_SEEN = "not seen: operations queue for less than the collector's interval";
+
 export const FIGURE_COLUMNS = ['Runs', 'Failed', 'Failure rate', 'p50', 'p95', 'Queue p50', 'Retried'] as const;
 
 interface InsightsTableProps {
@@ -95,7 +98,7 @@ export function InsightsTable({ caption, keyHeader, rows, range, rowName, histor
                 </FigureCell>
                 <FigureCell
                   label="Queue p50"
-                  detail={current.queued > 0 ? `of ${formatCount(current.queued)} seen queued` : undefined}
+                  detail={current.queued > 0 ? `of ${formatCount(current.queued)} seen queued` : current.runs > 0 ? QUEUE_NOT_SEEN : undefined}
                   change={durationChange(current.queueP50Ms, previous.queueP50Ms)}
                   against={against}
                 >

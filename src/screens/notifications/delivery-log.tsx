@@ -127,7 +127,7 @@ export function DeliveryLog({ webhookId, caption, paused }: { webhookId: string;
   }
   if (log.data === undefined) return <p className="muted">Loading the delivery log…</p>;
   const deliveries = loggedDeliveries(log.data);
-  if (deliveries.length === 0) return <p className="muted">Nothing sent yet.</p>;
+  if (deliveries.length === 0) return <p className="muted">No event sent yet (tests are not logged).</p>;
   const send = (eventId: string) => {
     setSaid('');
     const attempts = deliveries.find((d) => d.eventId === eventId)?.attempts ?? 0;

@@ -55,6 +55,9 @@ function WebhookState({ webhook }: { webhook: Webhook }) {
   );
 }
 
+/** Said beside every test's answer: the log below holds events, never tests. */
+const TEST_NOT_LOGGED = 'Tests are not kept in the delivery log.';
+
 /** One webhook: where, what, its state in words, Send test with the answer, Resume when paused, Delete (asked first), and its delivery log. */
 export function WebhookItem({ webhook, listHeadingId }: { webhook: Webhook; listHeadingId: string }) {
   const test = useTestWebhook();
@@ -91,7 +94,8 @@ export function WebhookItem({ webhook, listHeadingId }: { webhook: Webhook; list
       </div>
       <p role="status" className="webhook__test">
         {test.data
-          ? `Test ${test.data.delivered ? 'delivered' : 'not delivered'}: ${test.data.status === null ? 'no answer' : `HTTP ${test.data.status}`}${test.data.answer ? ` — ${test.data.answer}` : ''}`
+          ? // A test is no event: the delivery log below lists events only, so the answer says where the test went.
+            `Test ${test.data.delivered ? 'delivered' : 'not delivered'}: ${test.data.status === null ? 'no answer' : `HTTP ${test.data.status}`}${test.data.answer ? ` — ${test.data.answer}` : ''}. ${TEST_NOT_LOGGED}`
           : test.isError
             ? `Test not sent: ${describeProblem(test.error)}`
             : ''}

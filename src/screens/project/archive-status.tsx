@@ -37,14 +37,23 @@ export function ArchiveStatus({ matches, now }: { matches: ArchivedMatches; now:
   }
   if (matches.source !== 'archive') return null;
   const count = matches.operations.length;
-  const found = `${formatCount(count)}${matches.hasMore ? '+' : ''} ${count === 1 ? 'match' : 'matches'}`;
+  // The archive's own count when it gave one (a figure that links here reads the same), else what is loaded.
+  const total = matches.hasMore ? matches.total : undefined;
+  const found =
+    total !== undefined
+      ? `${formatCount(total)} ${total === 1 ? 'match' : 'matches'}`
+      : `${formatCount(count)}${matches.hasMore ? '+' : ''} ${count === 1 ? 'match' : 'matches'}`;
   const coverage = matches.coverage;
   return (
     <div className="archive-status">
       <p role="status">
         From the history archive, over the whole record of this project: {found}
-        {matches.hasMore ? ' (the newest loaded; Load more for the rest)' : ''}.
-        {coverage && !coverage.backfilled && ' The archive is still reading this project’s older history: older matches may be missing until it is done.'}
+        {matches.hasMore
+          ? total !== undefined
+            ? ` (the newest ${formatCount(count)} loaded; Load more for the rest)`
+            : ' (the newest loaded; Load more for the rest)'
+          : ''}
+        .{coverage && !coverage.backfilled && ' The archive is still reading this project’s older history: older matches may be missing until it is done.'}
       </p>
       {coverage?.lastReadAt && (
         <p className="muted small">

@@ -1,4 +1,4 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { hashKey, useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { archivedHistoryRefetchInterval, archivedOperations, archivedPage, archiveQueries, isNotArchived, type ArchiveFilterParams } from '../../api/archive';
 import type { ArchiveCoverage } from '../../api/archive-schemas';
@@ -6,6 +6,7 @@ import { mergeCopies } from '../../api/operations';
 import type { Operation } from '../../api/schemas';
 import { filterOperations, isFiltered, searchWithFilters, type HistoryFilters } from '../../model/filters';
 import { compareTimes } from '../../lib/format';
+import { useShownInline } from '../../lib/inline-faults';
 
 /**
  * Where a filtered history's matches come from: `off` (no filter), `asking` (the archive's first page
@@ -27,6 +28,8 @@ export interface ArchivedMatches {
   /** The filter's parameters, as the archive is asked them. */
   params: ArchiveFilterParams;
   hasMore: boolean;
+  /** How many match in all, when the archive said so (its first page, when there are more). */
+  total: number | undefined;
   loadingMore: boolean;
   loadMore: () => void;
   retry: () => void;
@@ -46,13 +49,16 @@ export function archiveParams(filters: HistoryFilters): ArchiveFilterParams {
 export function useArchivedMatches(projectId: string, filters: HistoryFilters, loaded: readonly Operation[], intervalMs: number): ArchivedMatches {
   const filtered = isFiltered(filters);
   const params = useMemo(() => archiveParams(filters), [filters]);
+  const archiveOptions = archiveQueries.operations(projectId, params);
   const archive = useInfiniteQuery({
-    ...archiveQueries.operations(projectId, params),
+    ...archiveOptions,
     enabled: filtered,
     refetchInterval: archivedHistoryRefetchInterval(intervalMs),
   });
   const notArchived = isNotArchived(archive.data);
   const failing = archive.data === undefined && (archive.isError || archive.failureCount > 0);
+  // ArchiveStatus says what is down and what the page does instead: no page-wide "Could not load" says it again.
+  useShownInline(filtered && failing ? hashKey(archiveOptions.queryKey) : undefined);
   const stoppedAt = archivedPage(archive.data?.pages[0])?.archive.stoppedAt;
   const source: MatchesSource = !filtered ? 'off' : notArchived || failing || stoppedAt !== undefined ? 'api' : archive.data ? 'archive' : 'asking';
 
@@ -73,6 +79,7 @@ export function useArchivedMatches(projectId: string, filters: HistoryFilters, l
     problem: failing ? (archive.error ?? archive.failureReason) : null,
     params,
     hasMore,
+    total: archivedPage(archive.data?.pages[0])?.total,
     loadingMore: archive.isFetchingNextPage,
     loadMore: () => void archive.fetchNextPage(),
     retry: () => void archive.refetch(),

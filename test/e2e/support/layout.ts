@@ -10,9 +10,9 @@ export interface LayoutProblem {
 
 /**
  * Boxes that scroll sideways on purpose, at a readable scale, on a phone only (layout.css, insights.css):
- * the timeline and the insights chart. Anything else wider than its box is a problem.
+ * the timeline, the insights chart and the header's links. Anything else wider than its box is a problem.
  */
-const SIDEWAYS_ON_A_PHONE = ['.timeline', '.insights-chart__scroll'];
+const SIDEWAYS_ON_A_PHONE = ['.timeline', '.insights-chart__scroll', '.topbar nav'];
 
 /** Narrower than this many of its letters' em, two words cannot share a line: '2 / running', 'Nothing / watched / yet.' (4.2 em). */
 const SLIVER_EMS = 5;

@@ -57,7 +57,8 @@ describe('filters in the address', () => {
     expect(screen.getByRole('combobox', { name: 'Branch' })).toHaveValue(dev.id);
     expect(screen.getByRole('combobox', { name: 'Compute' })).toHaveValue('');
     expect(screen.getByRole('searchbox', { name: 'Search' })).toHaveValue('apply');
-    expect(screen.getByLabelText('From')).toHaveValue('2026-11-20T08:30');
+    // Written as the page writes time (24-hour, in its zone), not in the browser's own date format.
+    expect(screen.getByLabelText('From')).toHaveValue('2026-11-20 08:30');
     // failed apply_config on dev matches; nothing else does.
     await waitFor(() => expect(tableIds()).toHaveLength(1));
   });
@@ -167,5 +168,15 @@ describe('filters in the address', () => {
     expect(search().get('to')).toBeNull();
     await waitFor(() => expect(search().get('to')).toBe('2026-11-20T08:30:00.000Z'));
     expect(window.history.length).toBe(entries + 1);
+    // Text that is no time yet changes nothing, and the field says so; the time it then becomes is followed.
+    fireEvent.change(field, { target: { value: '2026-11-21 0' } });
+    fireEvent.blur(field);
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+    expect(search().get('to')).toBe('2026-11-20T08:30:00.000Z');
+    act(() => field.focus());
+    fireEvent.change(field, { target: { value: '2026-11-21 09:15' } });
+    fireEvent.blur(field);
+    await waitFor(() => expect(search().get('to')).toBe('2026-11-21T09:15:00.000Z'));
+    expect(field).toHaveAttribute('aria-invalid', 'false');
   });
 });

@@ -227,4 +227,16 @@ describe('activity across projects', () => {
       await screen.findByText(/“ended=fortnight” in the address is not one of the choices \(15m, 1h, 6h, 1d\): showing the last hour/),
     ).toBeInTheDocument();
   });
+
+  it('checks its address as the history does: a status that is none and a project the key does not reach are each said, not shown as Any or offered', async () => {
+    const running = sim.cp.addOperation({ projectId: sim.seed.projectIds.personal, action: 'apply_config', durationMs: 60 * 60_000 });
+    renderApp('/activity?status=bogus&project=nope', { apiKey: sim.apiKey });
+    expect(await screen.findByText('“bogus” in the address’s status is not a status operations have: showing any status.')).toBeInTheDocument();
+    expect(await screen.findByText('“project=nope” in the address is not a project this key reaches: showing every project.')).toBeInTheDocument();
+    const project = screen.getByRole('combobox', { name: 'Project' });
+    expect(within(project).queryByRole('option', { name: 'nope' })).not.toBeInTheDocument();
+    expect(project).toHaveValue('');
+    // What it shows instead: everything in flight, in every project.
+    await waitFor(() => expect(rowOf(running.id)).not.toBeNull());
+  });
 });

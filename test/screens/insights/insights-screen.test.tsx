@@ -98,8 +98,10 @@ describe('insights', () => {
       const durations = runs.filter((op) => op.status === 'finished').map((op) => op.total_duration_ms);
       expect(cellOf(row, 'p50')).toHaveTextContent(formatDuration(nearestRank(durations, 0.5)));
       expect(cellOf(row, 'p95')).toHaveTextContent(formatDuration(nearestRank(durations, 0.95)));
-      // Nothing was seen waiting to run: no queue to measure, said as such.
-      expect(cellOf(row, 'Queue p50')).toHaveTextContent(/^—/);
+      // Nothing was seen waiting to run: no queue to measure, and the cell says why.
+      expect(cellOf(row, 'Queue p50')).toHaveTextContent(/^— not seen: operations queue for less than the collector's interval/);
+      // A figure and its change never wrap between a number and its unit.
+      for (const name of ['p50', 'p95', 'Queue p50']) expect(cellOf(row, name).textContent).not.toMatch(/\d (ms|s|min|h|points)\b/);
     }
     // The change against the week before, in words and signs: apply config had 9 runs then.
     const apply = within(table).getByRole('row', { name: /^Apply config/ });

@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { delay, http, HttpResponse } from 'msw';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatCount } from '../../../src/lib/format';
 import { addHistory, MINUTE, newProject, operationsTable, recordListRequests, tableIds, type ListRequest } from '../../features/history/history-support';
 import { keepHistory, waitUntilKept } from '../../support/archive';
 import { expireSession, holdSession } from '../../support/console-server';
@@ -123,6 +124,25 @@ describe('history served from the archive', () => {
     expect(walkRequests()).toHaveLength(0);
     expect(screen.queryByRole('progressbar', { name: 'History searched' })).not.toBeInTheDocument();
     expect(screen.getByText(/No API request is spent on this search/)).toBeInTheDocument();
+  });
+
+  it('says how many match in all at once when the matches run past one page, as the Insights figure linking here does', async () => {
+    const project = newProject(sim);
+    const all = addHistory(sim, project.id, 2_500, failedEvery97);
+    holdSession(sim.apiKey);
+    await keepHistory(sim.console);
+    const finished = all.filter((op) => op.status === 'finished').length;
+    expect(finished).toBeGreaterThan(1_000);
+
+    renderApp(`/projects/${project.id}?status=finished`, { apiKey: sim.apiKey });
+    await waitFor(() =>
+      expect(
+        screen.getByText(
+          `From the history archive, over the whole record of this project: ${formatCount(finished)} matches (the newest 1,000 loaded; Load more for the rest).`,
+        ),
+      ).toBeInTheDocument(),
+    );
+    expect(screen.queryByText(/1,000\+ matches/)).not.toBeInTheDocument();
   });
 
   it('shows an operation the API no longer lists, marked as kept by the archive in words', async () => {

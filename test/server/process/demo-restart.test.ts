@@ -6,9 +6,9 @@ import { removeTestClientDir, startTestServer, type TestServer } from '../start-
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-// The embedded demo across a restart of `npm start`: the demo key it made is kept in DATA_DIR, so an open
-// tab's session and a kept archive key go on working, and the simulated world it starts again never hands out
-// an operation id the archive or a webhook saw before the restart.
+// The embedded demo across a restart of `npm start`: the demo key and the simulated world are kept in DATA_DIR,
+// so an open tab's session and a kept archive key go on working, the world's operations keep their ids and times and
+// its branches stay, and the world never hands out an operation id the archive or a webhook saw before the restart.
 
 afterAll(() => removeTestClientDir());
 
@@ -25,27 +25,47 @@ async function signIn(server: TestServer, key: string): Promise<string> {
   return response.headers['set-cookie']![0]!.split(';')[0]!;
 }
 
-/** A branch made through the session: the ids of the operations it started. */
-async function branchOperations(server: TestServer, cookie: string): Promise<string[]> {
+async function getJson<T>(server: TestServer, cookie: string, path: string): Promise<T> {
+  const answer = await server.request({ path, headers: { cookie } });
+  expect(answer.status, answer.body).toBe(200);
+  return JSON.parse(answer.body) as T;
+}
+
+async function projectId(server: TestServer, cookie: string, name: string): Promise<string> {
+  const { projects } = await getJson<{ projects: { id: string; name: string }[] }>(server, cookie, '/api/v2/projects?limit=400');
+  return projects.find((p) => p.name === name)?.id ?? '';
+}
+
+/** A branch made through the session in the named project: its id and the ids of the operations it started. */
+async function makeBranch(server: TestServer, cookie: string, name: string): Promise<{ branch: string; operations: string[] }> {
   const page = { cookie, 'content-type': 'application/json', origin: `http://127.0.0.1:${server.port}` };
-  const projects = JSON.parse((await server.request({ path: '/api/v2/projects?limit=400', headers: { cookie } })).body) as {
-    projects: { id: string; name: string }[];
-  };
-  const project = projects.projects.find((p) => p.name === 'scratchpad') ?? projects.projects[0];
-  const made = await server.request({ method: 'POST', path: `/api/v2/projects/${project?.id ?? ''}/branches`, headers: page, body: '{}' });
+  const made = await server.request({ method: 'POST', path: `/api/v2/projects/${await projectId(server, cookie, name)}/branches`, headers: page, body: '{}' });
   expect(made.status, made.body).toBe(201);
-  return (JSON.parse(made.body) as { operations: { id: string }[] }).operations.map((op) => op.id);
+  const body = JSON.parse(made.body) as { branch: { id: string }; operations: { id: string }[] };
+  return { branch: body.branch.id, operations: body.operations.map((op) => op.id) };
+}
+
+/** A project's operations as the API lists them, newest first: id and created_at. */
+async function operationTimes(server: TestServer, cookie: string, name: string): Promise<string[]> {
+  const page = await getJson<{ operations: { id: string; created_at: string }[] }>(
+    server,
+    cookie,
+    `/api/v2/projects/${await projectId(server, cookie, name)}/operations?limit=1000`,
+  );
+  return page.operations.map((op) => `${op.id} ${op.created_at}`);
 }
 
 describe('the embedded demo across a restart', () => {
-  it('keeps its demo key, so an open tab goes on, and never reuses an operation id', { timeout: 60_000 }, async () => {
+  it('keeps its demo key and its world: an open tab goes on, history holds still, branches stay, no id is reused', { timeout: 60_000 }, async () => {
     const dataDir = await pgliteDataDir();
     const first = await startTestServer({ DATA_DIR: dataDir, SIM_API_KEY: '' });
     const key = demoKeyOf(first);
     expect(key).toMatch(/^[a-z0-9]{64}$/);
     expect((await readFile(path.join(dataDir, DEMO_KEY_FILE), 'utf8')).trim()).toBe(key);
     const cookie = await signIn(first, key);
-    const before = await branchOperations(first, cookie);
+    const before = await makeBranch(first, cookie, 'scratchpad');
+    const history = await operationTimes(first, cookie, 'blog-backend');
+    const scratchpad = await operationTimes(first, cookie, 'scratchpad');
     await first.stop();
 
     const second = await startTestServer({ DATA_DIR: dataDir, SIM_API_KEY: '' });
@@ -53,9 +73,18 @@ describe('the embedded demo across a restart', () => {
       expect(demoKeyOf(second)).toBe(key);
       // The tab's cookie (its session, its key) works as it did.
       expect((await second.request({ path: '/api/v2/projects?limit=1', headers: { cookie } })).status).toBe(200);
-      const after = await branchOperations(second, cookie);
-      expect(after.length).toBeGreaterThan(0);
-      expect(after.filter((id) => before.includes(id))).toEqual([]);
+      // The same operations at the same times (those made since the restart come on top), and the branch made before it.
+      expect((await operationTimes(second, cookie, 'blog-backend')).slice(-history.length)).toEqual(history);
+      expect(await operationTimes(second, cookie, 'scratchpad')).toEqual(expect.arrayContaining(scratchpad));
+      const branches = await getJson<{ branches: { id: string }[] }>(
+        second,
+        cookie,
+        `/api/v2/projects/${await projectId(second, cookie, 'scratchpad')}/branches`,
+      );
+      expect(branches.branches.map((b) => b.id)).toContain(before.branch);
+      const after = await makeBranch(second, cookie, 'blog-backend');
+      expect(after.operations.length).toBeGreaterThan(0);
+      expect(after.operations.filter((id) => before.operations.includes(id) || history.some((op) => op.startsWith(id)))).toEqual([]);
     } finally {
       await second.stop();
     }

@@ -30,6 +30,8 @@ type WindowChoice = (typeof WINDOWS)[number]['value'] | 'range' | 'matches';
 
 const WIDTH = 960;
 const LABEL_WIDTH = 190;
+/** The longest lane label, in characters, that fits LABEL_WIDTH at the phone's 14-unit type. */
+const LABEL_CHARS = 22;
 const RIGHT_PAD = 18;
 const LANE_HEIGHT = 26;
 /** Each further row of a lane whose marks would cover each other (timeline-layout.ts, stackMarks). */
@@ -161,7 +163,8 @@ export function TimelineFigure({ projectId, operations, branchNames, computeName
             return (
               <g key={lane.key} className="tl-lane">
                 <text x={LABEL_WIDTH - 10} y={y + 4} textAnchor="end" className="tl-lane__label">
-                  {name.length > 26 ? `${name.slice(0, 25)}…` : name}
+                  {/* Short enough for the label gutter at a phone's larger type too (layout.css): never cut at its start. */}
+                  {name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name}
                 </text>
                 <line className="tl-lane__rule" x1={LABEL_WIDTH} x2={WIDTH - RIGHT_PAD} y1={y} y2={y} aria-hidden="true" />
                 {lane.marks.map((mark, m) => (
