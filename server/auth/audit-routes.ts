@@ -8,7 +8,7 @@ import { sendJson } from '../http/answers';
 import { READ_METHODS } from '../http/route';
 import { sessionRoute, type Route } from '../session/route-guard';
 import type { Queryable } from '../store/db';
-import { readAudit, startersOf } from './audit';
+import { readAudit, startersOf } from '../store/audit-trail';
 
 export const AUDIT_API_PATH = '/audit';
 export const AUDIT_STARTERS_PATH = '/audit/starters';

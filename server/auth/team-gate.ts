@@ -12,7 +12,7 @@ import type { Session } from '../session/session-crypto';
 import type { SessionRead, Sessions } from '../session/sessions';
 import type { TeamDoor } from '../session/team-door';
 import type { Queryable } from '../store/db';
-import { recordAudit } from './audit';
+import { recordAudit } from '../store/audit-trail';
 import { roleOf } from './roles';
 import type { TeamConfig } from './team-config';
 

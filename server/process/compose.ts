@@ -5,7 +5,7 @@
 // in Fastify (server/routes/router.ts), the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
 import { readConfig, type ServerConfig } from '../config';
-import { pruneAudit } from '../auth/audit';
+import { pruneAudit } from '../store/audit-trail';
 import { auditRoutes } from '../auth/audit-routes';
 import { createOidc } from '../auth/oidc';
 import { createTeamGate, proxySessions } from '../auth/team-gate';

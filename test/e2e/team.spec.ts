@@ -176,7 +176,12 @@ test('an operator restarts a compute, and the history row says who started it', 
   await expect(restart).toBeEnabled();
   await restart.click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Restart', exact: true }).click();
-  await expect(page.getByRole('table', { name: /Operations/ }).getByText('Started by Otto Operator').first()).toBeVisible();
+  await expect(
+    page
+      .getByRole('table', { name: /Operations/ })
+      .getByText('Started by Otto Operator')
+      .first(),
+  ).toBeVisible();
   await expectNoTeamKey(context, page, seen);
   await context.close();
 });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readAudit, recordAudit } from '../../../server/auth/audit';
+import { readAudit, recordAudit } from '../../../server/store/audit-trail';
 import { dbOf } from '../../../server/store/store';
 import { AuditPageSchema, auditCsvLine, auditFiltersOf } from '../../../src/model/audit';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';

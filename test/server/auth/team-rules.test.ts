@@ -3,6 +3,7 @@ import { parseRoles, roleOf } from '../../../server/auth/roles';
 import { readTeamConfig } from '../../../server/auth/team-config';
 import { parseTrustedProxies } from '../../../server/auth/trusted-proxies';
 import { sameOriginPath } from '../../../server/http/paths';
+import { jsonEvent } from '../../../server/notify/payload';
 import { apiRefusal, apiRuleOf } from '../../../src/model/api-roles';
 import { roleReaches } from '../../../src/model/roles';
 
@@ -108,5 +109,23 @@ describe('start-up', () => {
     expect(readTeamConfig({ ...team, SIGN_IN: 'oidc', OIDC_ISSUER: 'http://127.0.0.1:9000', OIDC_CLIENT_ID: 'c' }).mode).toBe('oidc');
     expect(() => readTeamConfig({ ...team, SIGN_IN: 'proxy', TRUSTED_PROXIES: '*' })).toThrow(/refused/);
     expect(() => readTeamConfig({ ...team, SIGN_IN: 'proxy', TRUSTED_PROXIES: '0.0.0.0/0' })).toThrow(/refused/);
+  });
+});
+
+describe('webhook payloads', () => {
+  const event = {
+    id: 'evt-1',
+    type: 'operation.finished' as const,
+    occurredAt: '2026-12-01T00:00:00.000Z',
+    project: { id: 'p-1', name: 'shop' },
+    operation: { id: 'op-1', action: 'restart_compute', status: 'finished' },
+  };
+  it('carry who started the operation through the console, and nothing for one started elsewhere', () => {
+    const publicUrl = new URL('https://console.example.com');
+    expect(jsonEvent({ ...event, actor: { email: 'otto@example.com', name: 'Otto Operator' } }, publicUrl).actor).toEqual({
+      email: 'otto@example.com',
+      name: 'Otto Operator',
+    });
+    expect('actor' in jsonEvent(event, publicUrl)).toBe(false);
   });
 });

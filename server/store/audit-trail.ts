@@ -1,9 +1,9 @@
-// The audit trail (docs/team.md, "The audit trail"): one append-only row per change made through the console and
+// The audit trail's SQL (docs/team.md, "The audit trail"): one append-only row per change made through the console and
 // per refusal, written before the answer goes out; read by /settings/audit (admins) page by page over the whole
 // trail, filtered, exported; pruned past AUDIT_RETENTION_DAYS by the upkeep and by nothing else. The operation ids
 // a change started say who started them ("Started by").
 import { toBound, type AuditEntry, type AuditFilters, type AuditPage, type AuditRow } from '../../src/model/audit';
-import type { Queryable } from '../store/db';
+import type { Queryable } from './db';
 
 export const AUDIT_PAGE_ROWS = 50;
 
