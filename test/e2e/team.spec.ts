@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import Provider from 'oidc-provider';
+import { expectNoSeriousViolations } from './support/axe';
 
 // Team sign-in as people meet it (docs/team.md): a console started with SIGN_IN=oidc against a real OpenID
 // Provider (oidc-provider, on a loopback port, its own login page), people in groups given roles by ROLES. A viewer
@@ -61,7 +62,8 @@ test.beforeAll(async () => {
     },
     cookies: { keys: ['team-e2e-cookie-key-000000000000'] },
   });
-  idp = http.createServer(provider.callback());
+  const answer = provider.callback();
+  idp = http.createServer((req, res) => void answer(req, res));
   await new Promise<void>((resolve) => idp!.listen(idpPort, '127.0.0.1', resolve));
 
   dataDir = await mkdtemp(join(tmpdir(), 'ops-console-team-'));
@@ -192,6 +194,7 @@ test('an admin reads both in the audit trail, filters it by person and exports i
   const table = page.getByRole('table', { name: /Audit trail/ });
   await expect(table.getByRole('row', { name: /Otto Operator.*Restart compute.*Done \(200\)/ })).toBeVisible();
   await expect(table.getByRole('row', { name: /Vera Viewer.*Refused: Restart compute.*Refused \(403\)/ })).toBeVisible();
+  await expectNoSeriousViolations(page);
 
   await page.getByLabel('Person').fill('vera');
   await page.getByRole('button', { name: 'Filter' }).click();
@@ -221,5 +224,6 @@ test('a person without a role sees only "No access", and a sign-out', async ({ b
   await expect(page.getByRole('heading', { level: 1, name: 'No access' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
   await expect(page.getByRole('table')).toHaveCount(0);
+  await expectNoSeriousViolations(page);
   await context.close();
 });

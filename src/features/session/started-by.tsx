@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { auditQueries } from '../../api/audit';
+import { startersQuery } from '../../api/audit-starters';
 import { useTeamRole } from './use-team-role';
 
 // "Started by <name>" (docs/team.md): an operation started through the console names who started it, from the
@@ -13,7 +13,7 @@ export const STARTERS_PER_READ = 100;
 export function useStarters(operationIds: readonly string[]): Readonly<Record<string, { name: string; email: string }>> {
   const { person } = useTeamRole();
   const ids = person ? operationIds.slice(0, STARTERS_PER_READ) : [];
-  const starters = useQuery({ ...auditQueries.starters(ids), enabled: ids.length > 0 });
+  const starters = useQuery({ ...startersQuery(ids), enabled: ids.length > 0 });
   return starters.data ?? {};
 }
 
