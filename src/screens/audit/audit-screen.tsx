@@ -1,6 +1,7 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useId, type SyntheticEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
+import './audit.css';
 import { describeError } from '../../api/api-error';
 import { auditExportHref, auditQueries } from '../../api/audit';
 import { DateTime } from '../../components/date-time';
@@ -50,7 +51,7 @@ export function AuditScreen() {
         Audit trail
       </h1>
       <p className="muted">Every change made through the console, and every refusal, with who did it. Kept as long as AUDIT_RETENTION_DAYS says.</p>
-      <form className="filters" aria-label="Filter the audit trail" onSubmit={apply} key={search.toString()}>
+      <form className="audit-filters" aria-label="Filter the audit trail" onSubmit={apply} key={search.toString()}>
         {AUDIT_FILTER_NAMES.map((name) => (
           <label key={name}>
             {FILTER_LABELS[name]} <input name={name} type={name === 'from' || name === 'to' ? 'date' : 'text'} defaultValue={filters[name] ?? ''} />
@@ -64,49 +65,51 @@ export function AuditScreen() {
       {trail.error ? (
         <ErrorCallout title="The audit trail could not be read" message={describeError(trail.error).message} onRetry={() => void trail.refetch()} />
       ) : (
-        <table className="table">
-          <caption className="visually-hidden">Audit trail, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Person</th>
-              <th scope="col">Action</th>
-              <th scope="col">Target</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {trail.isPending ? (
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit trail rows">
+          <table className="data-table">
+            <caption className="visually-hidden">Audit trail, newest first</caption>
+            <thead>
               <tr>
-                <td colSpan={5} role="status">
-                  Loading…
-                </td>
+                <th scope="col">When</th>
+                <th scope="col">Person</th>
+                <th scope="col">Action</th>
+                <th scope="col">Target</th>
+                <th scope="col">Result</th>
               </tr>
-            ) : rows.length === 0 ? (
-              <tr>
-                <td colSpan={5}>Nothing recorded{search.toString() ? ' that matches these filters' : ' yet'}.</td>
-              </tr>
-            ) : (
-              rows.map((row) => (
-                <tr key={row.id}>
-                  <td>
-                    <DateTime iso={row.at} />
+            </thead>
+            <tbody>
+              {trail.isPending ? (
+                <tr>
+                  <td colSpan={5} role="status">
+                    Loading…
                   </td>
-                  <td>
-                    {row.name} <span className="muted small">{row.email}</span>
-                    {row.role && <span className="muted small"> ({row.role})</span>}
-                  </td>
-                  <td>{row.action}</td>
-                  <td>
-                    {row.target}
-                    {row.operationIds.length > 0 && <span className="muted small"> · operations {row.operationIds.join(', ')}</span>}
-                  </td>
-                  <td>{result(row)}</td>
                 </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+              ) : rows.length === 0 ? (
+                <tr>
+                  <td colSpan={5}>Nothing recorded{search.toString() ? ' that matches these filters' : ' yet'}.</td>
+                </tr>
+              ) : (
+                rows.map((row) => (
+                  <tr key={row.id}>
+                    <td>
+                      <DateTime iso={row.at} />
+                    </td>
+                    <td>
+                      {row.name} <span className="muted small">{row.email}</span>
+                      {row.role && <span className="muted small"> ({row.role})</span>}
+                    </td>
+                    <td>{row.action}</td>
+                    <td>
+                      {row.target}
+                      {row.operationIds.length > 0 && <span className="muted small"> · operations {row.operationIds.join(', ')}</span>}
+                    </td>
+                    <td>{result(row)}</td>
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
+        </div>
       )}
       {trail.hasNextPage && (
         <button type="button" disabled={trail.isFetchingNextPage} onClick={() => void trail.fetchNextPage()}>
