@@ -7,6 +7,7 @@ import { SHUTDOWN_GRACE_MS } from './process/shutdown';
 import { parseApiBase } from './proxy/forward-proxy';
 import { PLATFORM_REQUESTS_PER_MINUTE } from '../src/config/platform-limits';
 import { HUGE_PROJECT_OPERATIONS } from '../sim/seed';
+import { readTeamConfig, type TeamConfig } from './auth/team-config';
 
 export interface ServerConfig {
   host: string;
@@ -50,6 +51,8 @@ export interface ServerConfig {
   logLevel: LogLevelSetting;
   /** SHUTDOWN_GRACE_MS: how long a signalled server still accepts connections, /readyz 503 (server/process/shutdown.ts). */
   shutdownGraceMs: number;
+  /** SIGN_IN and team sign-in's settings (server/auth/team-config.ts, docs/team.md); `key` by default: the key screen. */
+  team: TeamConfig;
 }
 
 /** Each setting's value when its variable is unset: readConfig's, and the parts' own when built without a ServerConfig (tests, the bench). */
@@ -180,5 +183,6 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     logFormat: parseLogFormat(optional(env.LOG_FORMAT)),
     logLevel: parseLogLevel(optional(env.LOG_LEVEL)),
     shutdownGraceMs: wholeNumber('SHUTDOWN_GRACE_MS', optional(env.SHUTDOWN_GRACE_MS), SHUTDOWN_GRACE_MS, 0, 10 * 60_000),
+    team: readTeamConfig(env),
   };
 }

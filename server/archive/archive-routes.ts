@@ -232,12 +232,29 @@ export function archiveRoutes(context: ArchiveContext): Route[] {
     (ctx: SessionContext): Promise<void> =>
       serve({ store: context.store, own: context.seal.fingerprint(ctx.session.key), now: (context.now ?? Date.now)() }, ctx);
   return [
-    sessionRoute({ method: READ_METHODS, url: ARCHIVE_SOURCES_PATH, config: { needs: 'session' }, handler: given(listSources) }),
-    sessionRoute({ method: 'POST', url: ARCHIVE_SOURCES_PATH, config: { needs: 'session' }, handler: given(keep) }),
-    sessionRoute({ method: 'DELETE', url: `${ARCHIVE_SOURCES_PATH}/:sourceId`, config: { needs: 'session' }, handler: given(remove) }),
-    sessionRoute({ method: READ_METHODS, url: `${ARCHIVE_PROJECTS_PATH}/:projectId/operations`, config: { needs: 'session' }, handler: given(history) }),
-    sessionRoute({ method: READ_METHODS, url: ARCHIVE_PROJECTS_PATH, config: { needs: 'session' }, handler: reach(archivedProjects) }),
-    sessionRoute({ method: READ_METHODS, url: ARCHIVE_ACTIVITY_PATH, config: { needs: 'session' }, handler: reach(archivedActivity) }),
-    ...[ARCHIVE_API_PATH, `${ARCHIVE_API_PATH}/*`].map((url) => sessionRoute({ method: ALL_METHODS, url, config: { needs: 'session' }, handler: noRoute })),
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_SOURCES_PATH, config: { needs: 'session', role: 'viewer' }, handler: given(listSources) }),
+    sessionRoute({
+      method: 'POST',
+      url: ARCHIVE_SOURCES_PATH,
+      config: { needs: 'session', role: 'admin', action: 'Keep history', may: 'keep history' },
+      handler: given(keep),
+    }),
+    sessionRoute({
+      method: 'DELETE',
+      url: `${ARCHIVE_SOURCES_PATH}/:sourceId`,
+      config: { needs: 'session', role: 'admin', action: 'Stop keeping history', may: 'stop keeping history' },
+      handler: given(remove),
+    }),
+    sessionRoute({
+      method: READ_METHODS,
+      url: `${ARCHIVE_PROJECTS_PATH}/:projectId/operations`,
+      config: { needs: 'session', role: 'viewer' },
+      handler: given(history),
+    }),
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_PROJECTS_PATH, config: { needs: 'session', role: 'viewer' }, handler: reach(archivedProjects) }),
+    sessionRoute({ method: READ_METHODS, url: ARCHIVE_ACTIVITY_PATH, config: { needs: 'session', role: 'viewer' }, handler: reach(archivedActivity) }),
+    ...[ARCHIVE_API_PATH, `${ARCHIVE_API_PATH}/*`].map((url) =>
+      sessionRoute({ method: ALL_METHODS, url, config: { needs: 'session', role: 'viewer' }, handler: noRoute }),
+    ),
   ];
 }

@@ -19,6 +19,10 @@ export interface StoreUpkeepOptions {
   firstMs?: number;
   everyMs?: number;
   spacingMs?: number;
+  /** False on a Postgres server, whose autovacuum does it: only `prune` runs. */
+  vacuum?: boolean;
+  /** Team sign-in: the audit trail's retention (server/auth/audit.ts), each run. */
+  prune?: () => Promise<number>;
 }
 
 export interface StoreUpkeep {
@@ -35,6 +39,8 @@ export function startStoreUpkeep({
   firstMs = UPKEEP_FIRST_MS,
   everyMs = UPKEEP_EVERY_MS,
   spacingMs = UPKEEP_SPACING_MS,
+  vacuum = true,
+  prune,
 }: StoreUpkeepOptions): StoreUpkeep {
   const stopped = new AbortController();
   let woken = new AbortController();
@@ -55,6 +61,18 @@ export function startStoreUpkeep({
       asked.sooner = false;
       last = clock.now();
       const started = performance.now();
+      if (prune) {
+        try {
+          const pruned = await prune();
+          if (pruned > 0) log(`Store upkeep: ${pruned} audit rows past their retention removed`, { event: 'store.audit_pruned', pruned });
+        } catch (error) {
+          log(`Store upkeep: could not prune the audit trail (${error instanceof Error ? error.message : String(error)})`, {
+            event: 'store.audit_prune_failed',
+            level: 'warn',
+          });
+        }
+      }
+      if (!vacuum) continue;
       try {
         if (vacuumedAt !== undefined && (await writtenUpTo(db)) === vacuumedAt) continue;
         await vacuumRecord(db);

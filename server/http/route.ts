@@ -4,6 +4,7 @@
 // registers each one in Fastify as it is, in its room's plugin; the log's and the metrics' route label is the
 // template; a 405's Allow is every method the path is declared with (server/routes/refusals.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Role } from '../../src/model/roles';
 
 /** The methods a route may be declared with: those Fastify 5 routes by default (but QUERY, which the API takes nowhere), so every declaration mounts there too. */
 export const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
@@ -15,12 +16,16 @@ export const READ_METHODS: readonly Method[] = ['GET', 'HEAD'];
 /** Who may call a route: anyone, or a request whose cookie opens a session (the one 401 otherwise). */
 export type Needs = 'none' | 'session';
 
-/** The role a route asks of the signed-in person (team sign-in fills it in; undefined: any). */
-export type Role = 'viewer' | 'operator' | 'admin';
+/** The role a route asks of the signed-in person of team sign-in (src/model/roles.ts, docs/team.md). */
+export type { Role };
 
 export interface RouteConfig {
   needs: Needs;
   role?: Role;
+  /** Team sign-in: what the audit trail calls a change through it ("Delete webhook"). */
+  action?: string;
+  /** Team sign-in: what the refusal says the role can do ("delete webhooks": "Admins can delete webhooks"). */
+  may?: string;
   /** A check (a balancer's, Prometheus's): never waits for the turn budget, no cross-site rule (it changes nothing), its log line is debug. */
   unheld?: boolean;
   /** Answered before the Host check: a balancer may name the instance by its address. */

@@ -164,7 +164,7 @@ export function createInsights(context: InsightsContext): Insights {
     sendAnswer(res, outcome.answer);
   };
   const routes = [INSIGHTS_PATH, PROJECT_INSIGHTS_ROUTE].map((url) =>
-    sessionRoute({ method: READ_METHODS, url, config: { needs: 'session' }, handler: serve }),
+    sessionRoute({ method: READ_METHODS, url, config: { needs: 'session', role: 'viewer' }, handler: serve }),
   );
   const inProcess = findMyWay({ maxParamLength: 64 * 1024 });
   for (const route of routes) inProcess.on('GET', route.url, () => undefined);

@@ -10,6 +10,7 @@ import { createOutage, type Outage } from '../log/outage';
 import { nextAttemptAt, PARALLEL_PER_WEBHOOK, PAUSE_AFTER_FAILING_MS, retryAfterMs, verdictOf } from './backoff';
 import { bringForward, claimNext, dueWebhooks, recordAttempt, releaseDelivery, type DeliveryRow } from '../store/deliveries';
 import type { Db } from '../store/db';
+import { startersOf } from '../store/audit-trail';
 import { renderBody, type NotificationEvent } from './payload';
 import type { ProjectAccess } from '../proxy/project-access';
 import type { Seal } from '../seal/seal';
@@ -215,6 +216,8 @@ export function createDeliveryWorker(deps: DeliveryDeps): DeliveryWorker {
       occurredAt: row.occurred_at.toISOString(),
       project: { id: access.project.id, name: access.project.name },
       operation: row.operation,
+      // Who started it through the console (team sign-in's audit trail); nothing for an operation started elsewhere.
+      actor: (await startersOf(db, [row.operation.id])).get(row.operation.id),
     };
     await finish(row, hook, access.project.name, await deliverOnce(deps, hook, event));
   };

@@ -19,7 +19,7 @@ import { DeliveriesQuerySchema } from './deliveries-query';
 import { sendError, sendJson } from '../http/answers';
 import { MAX_FORM_BODY_BYTES, readBody } from '../http/body';
 import { decodeSegment } from '../http/paths';
-import { ALL_METHODS, type Method } from '../http/route';
+import { ALL_METHODS, type RouteConfig, type Method } from '../http/route';
 import { sessionRoute, type Route, type SessionContext } from '../session/route-guard';
 import type { Sessions } from '../session/sessions';
 import { MAX_OPEN_WATCHES, type Notifications, type Owner } from './notifications';
@@ -127,26 +127,36 @@ const notFound: NotifyHandler = () => Promise.resolve({ error: 404, message: 'No
 
 /** The notification routes: signed in only, each person's webhooks those made with the same key. */
 export function notifyRoutes({ sessions, notifications }: NotifyRouteContext): Route[] {
-  const declare = (method: Method | readonly Method[], url: string, handler: NotifyHandler): Route =>
+  // The role each asks in team sign-in (docs/team.md): webhooks are the admins', watches ("Notify me") the operators'.
+  const declare = (
+    method: Method | readonly Method[],
+    url: string,
+    handler: NotifyHandler,
+    team: Pick<RouteConfig, 'role' | 'action' | 'may'> = { role: 'viewer' },
+  ): Route =>
     sessionRoute({
       method,
       url,
-      config: { needs: 'session' },
+      config: { needs: 'session', ...team },
       handler: async (ctx) => {
         const owner: Owner = { fingerprint: sessions.describe(ctx.session).fingerprint ?? '', apiKey: ctx.session.key };
         send(ctx.res, await handler(ctx, owner, notifications));
       },
     });
   return [
-    declare('GET', WEBHOOKS_PATH, list),
-    declare('POST', WEBHOOKS_PATH, create),
+    declare('GET', WEBHOOKS_PATH, list, { role: 'admin', may: 'manage webhooks' }),
+    declare('POST', WEBHOOKS_PATH, create, { role: 'admin', action: 'Create webhook', may: 'create webhooks' }),
     declare('GET', WATCHES_PATH, watches),
-    declare('POST', WATCHES_PATH, watch),
-    declare('DELETE', `${WEBHOOKS_PATH}/:webhookId`, remove),
-    declare('POST', `${WEBHOOKS_PATH}/:webhookId/test`, test),
-    declare('POST', `${WEBHOOKS_PATH}/:webhookId/resume`, resume),
-    declare('GET', `${WEBHOOKS_PATH}/:webhookId/deliveries`, deliveries),
-    declare('POST', `${WEBHOOKS_PATH}/:webhookId/deliveries/:eventId/redeliver`, redeliver),
+    declare('POST', WATCHES_PATH, watch, { role: 'operator', action: 'Notify me', may: 'ask to be notified' }),
+    declare('DELETE', `${WEBHOOKS_PATH}/:webhookId`, remove, { role: 'admin', action: 'Delete webhook', may: 'delete webhooks' }),
+    declare('POST', `${WEBHOOKS_PATH}/:webhookId/test`, test, { role: 'admin', action: 'Test webhook', may: 'test webhooks' }),
+    declare('POST', `${WEBHOOKS_PATH}/:webhookId/resume`, resume, { role: 'admin', action: 'Resume webhook', may: 'resume webhooks' }),
+    declare('GET', `${WEBHOOKS_PATH}/:webhookId/deliveries`, deliveries, { role: 'admin', may: 'manage webhooks' }),
+    declare('POST', `${WEBHOOKS_PATH}/:webhookId/deliveries/:eventId/redeliver`, redeliver, {
+      role: 'admin',
+      action: 'Redeliver webhook event',
+      may: 'redeliver webhook events',
+    }),
     declare(ALL_METHODS, NOTIFICATIONS_API_PATH, notFound),
     declare(ALL_METHODS, `${NOTIFICATIONS_API_PATH}/*`, notFound),
   ];

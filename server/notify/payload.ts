@@ -15,6 +15,8 @@ export interface NotificationEvent {
   occurredAt: string;
   project: { id: string; name: string };
   operation: OperationObject;
+  /** Team sign-in: who started the operation through the console (docs/team.md, "Started by"); absent otherwise, never a guess. */
+  actor?: { email: string; name: string } | undefined;
 }
 
 export interface JsonEvent {
@@ -27,6 +29,7 @@ export interface JsonEvent {
   project: { id: string; name: string };
   operation: OperationObject;
   url: string;
+  actor?: { email: string; name: string };
 }
 
 /** The console's page for the operation, absolute under `publicUrl`. */
@@ -43,6 +46,7 @@ export function jsonEvent(event: NotificationEvent, publicUrl: URL): JsonEvent {
     project: event.project,
     operation: event.operation,
     url: operationUrl(publicUrl, event.project.id, event.operation.id),
+    ...(event.actor ? { actor: { email: event.actor.email, name: event.actor.name } } : {}),
   };
 }
 

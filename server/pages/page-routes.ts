@@ -15,6 +15,7 @@ import { OVERLOADED_WAITING, type TurnBudget } from '../http/turn-budget';
 import type { Logger } from '../log/logger';
 import { endRejectedSession, type Route } from '../session/route-guard';
 import type { Sessions } from '../session/sessions';
+import type { TeamDoor } from '../session/team-door';
 import { serveBounce } from './bounce';
 import { servePage, type OwnRoutesFetch, type PageRenderer, type PageSent, type PageTemplate } from './page';
 import { createRenderSlots, MAX_CONCURRENT_REACT_RENDERS } from './render-slots';
@@ -45,6 +46,8 @@ export interface PagesOptions {
   apiUrl?: string | undefined;
   log: Logger;
   sent?: ((page: PageSent) => void) | undefined;
+  /** Team sign-in (docs/team.md): a signed-out page goes to the identity provider, a person without a role sees "No access". */
+  team?: Pick<TeamDoor, 'page'> | undefined;
 }
 
 export interface Pages {
@@ -78,6 +81,7 @@ export function createPages(options: PagesOptions): Pages {
       serveBounce(req, res);
       return;
     }
+    if (options.team?.page(req, res, current)) return;
     const session = current.state === 'open' ? current.session : null;
     await servePage(req, res, {
       template,

@@ -5,6 +5,10 @@
 // in Fastify (server/routes/router.ts), the listening socket and the banner. What differs between them is only where pages and files come from (`serving`).
 import type http from 'node:http';
 import { readConfig, type ServerConfig } from '../config';
+import { pruneAudit } from '../store/audit-trail';
+import { auditRoutes } from '../auth/audit-routes';
+import { createOidc } from '../auth/oidc';
+import { createTeamGate, proxySessions } from '../auth/team-gate';
 import { createHostCheck } from '../http/host-check';
 import { createHttpServer, listen, originOf } from '../http/listen';
 import { FAULTS_CONTROL_PATH } from '../http/paths';
@@ -149,7 +153,16 @@ export async function startServer({
       : withDeadline(revocations.ready, OPEN_WAIT_MS).catch(() => {
           throw new StoreUnavailableError(`The console's store (${store.where}) is still opening; try again in a moment.`);
         });
-  const sessions = createSessions({ seal, revoked: revocations });
+  // Team sign-in (docs/team.md): people's sessions on the team key, each route's role enforced, the audit trail.
+  const team = config.team.mode === 'key' ? undefined : config.team;
+  const baseSessions = createSessions({
+    seal,
+    revoked: revocations,
+    team: team && { mode: team.mode, teamKey: team.teamKey, sessionHours: team.sessionHours },
+  });
+  const sessions = team?.mode === 'proxy' ? proxySessions(baseSessions, team, log) : baseSessions;
+  const gate = team ? createTeamGate(team, dbOf(store)) : undefined;
+  const oidc = gate?.team.mode === 'oidc' ? createOidc({ gate, sessions, seal, log, publicUrl: config.publicUrl }) : undefined;
   const read = createApiReader(backend.fetch);
   const access = createProjectAccess(read);
   const links = linkBase(config);
@@ -172,7 +185,9 @@ export async function startServer({
     log,
     start: (db) => {
       // PGlite runs no autovacuum: its upkeep runs beside the collector (a Postgres server's does it by itself).
-      const upkeep = store.kind === 'pglite' ? startStoreUpkeep({ db, log }) : undefined;
+      // The audit trail's retention rides on it, on either store (a Postgres server's only prunes).
+      const prune = team ? { prune: () => pruneAudit(db, team.auditRetentionDays) } : {};
+      const upkeep = store.kind === 'pglite' || team ? startStoreUpkeep({ db, log, vacuum: store.kind === 'pglite', ...prune }) : undefined;
       const collector = startCollector({
         db,
         read: collectorReads.read,
@@ -221,17 +236,19 @@ export async function startServer({
     apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
     log,
     sent: metrics.page,
+    team: gate,
   });
   const rooms: Room[] = [
     { name: 'ops', routes: opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }) },
     {
       name: 'api',
-      routes: apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined }),
+      routes: apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined, team: gate }),
     },
-    { name: 'session', routes: sessionRoutes({ sessions, read, servePage: pages.serve }) },
+    { name: 'session', routes: sessionRoutes({ sessions, read, servePage: pages.serve, team: team && { signOutTo: oidc?.signOutTo } }) },
     { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: leader.wake }) },
     { name: 'insights', routes: insights.routes },
     { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
+    ...(gate ? [{ name: 'auth', routes: [...(oidc?.routes ?? []), ...auditRoutes(dbOf(store))] }] : []),
     { name: 'pages', routes: pages.routes },
   ];
   const routing: RoutesOptions = {
@@ -246,6 +263,7 @@ export async function startServer({
     publicUrl: config.publicUrl,
     turns,
     sessionsReady,
+    team: gate,
   };
   // Fastify takes the server's requests over, and is ready before the server listens.
   await mountRoutes(server, routing);

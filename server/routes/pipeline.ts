@@ -18,6 +18,7 @@ import { asLogger, processLog, type Log } from '../log/logger';
 import { runInRequest } from '../log/request-context';
 import { needsNothing, openSession, withSession, type Route } from '../session/route-guard';
 import type { Sessions } from '../session/sessions';
+import type { TeamDoor } from '../session/team-door';
 import { STORE_UNAVAILABLE_CODE, StoreUnavailableError } from '../store/db';
 import { sendText } from '../http/send-text';
 import { PLAIN_COOKIE_NAME, SECURE_COOKIE_NAME } from '../session/session-cookie';
@@ -54,6 +55,8 @@ export interface RoutesOptions {
   publicUrl?: URL | undefined;
   /** How many requests start per turn of the event loop (server/http/turn-budget.ts's TURN_BUDGET_MS otherwise). */
   turns?: TurnBudget | undefined;
+  /** Team sign-in (docs/team.md): each route's role enforced for the session's person, changes and refusals recorded. */
+  team?: TeamDoor | undefined;
   /**
    * Settles once the sign-outs kept in the store are known (the embedded store opens in the background at start:
    * server/store/store.ts); a route that needs a session waits for it (bounded), one that needs nothing never does.
@@ -136,7 +139,11 @@ export function createRouteDispatch(options: RoutesOptions): RouteDispatch {
     // What a route that needs a session answers from, it holds already: never cached.
     res.setHeader('Cache-Control', 'no-store');
     const session = await openSession(sessions, req, res, MAX_FORM_BODY_BYTES);
-    if (session) await route.handler(withSession(sessions, ctx, session));
+    if (!session) return;
+    const { team } = options;
+    if (team && !(await team.allow(req, res, session, config))) return;
+    await route.handler(withSession(sessions, ctx, session));
+    if (team) await team.changed(req, res, session, config);
   };
 
   return (req, res, match) => {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
 import { KeyKindSchema } from '../../src/api/page-data';
+import { PersonSchema } from '../../src/model/roles';
 import type { Seal } from '../seal/seal';
 
 const SessionSchema = z.object({
@@ -15,6 +16,8 @@ const SessionSchema = z.object({
   remember: z.boolean(),
   /** Milliseconds since the epoch; the session is over from then on, whatever the browser keeps. */
   exp: z.number(),
+  /** Team sign-in: the person (their key is the team's, never in the cookie: `key` is empty there, docs/team.md). */
+  person: z.optional(PersonSchema),
 });
 
 export type Session = z.infer<typeof SessionSchema>;

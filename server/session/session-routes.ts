@@ -35,6 +35,8 @@ export interface SessionRouteContext {
   read: ApiReader;
   /** Answers a form post that failed with the app page, its data block saying why. */
   servePage: (req: IncomingMessage, res: ServerResponse, data: PageData, status: number) => Promise<void>;
+  /** Team sign-in (docs/team.md): no key is taken here; sign-out goes on to the identity provider's own, where it offers one. */
+  team?: { signOutTo?: ((req: IncomingMessage) => Promise<string | undefined>) | undefined } | undefined;
 }
 
 function isForm(req: IncomingMessage): boolean {
@@ -73,7 +75,12 @@ function problemOf(refused: ApiRefusal): SignInProblem {
 
 const STATUS_OF: Record<SignInProblem['kind'], number> = { rejected: 401, invalid: 400, unreachable: 502, server: 502, other: 400 };
 
-async function signIn(req: IncomingMessage, res: ServerResponse, { sessions, read, servePage }: SessionRouteContext): Promise<void> {
+async function signIn(req: IncomingMessage, res: ServerResponse, { sessions, read, servePage, team }: SessionRouteContext): Promise<void> {
+  if (team) {
+    await readBody(req, MAX_FORM_BODY_BYTES);
+    sendError(res, 403, 'This console signs people in as themselves (docs/team.md): no API key is taken here.', 'team_sign_in');
+    return;
+  }
   const form = await readSignIn(req);
   if (!form) {
     sendError(res, 400, 'Send {"key": "...", "remember": false} as JSON, or the key screen’s form.', 'invalid');
@@ -113,16 +120,17 @@ async function signIn(req: IncomingMessage, res: ServerResponse, { sessions, rea
   }
 }
 
-async function signOut(req: IncomingMessage, res: ServerResponse, { sessions }: SessionRouteContext): Promise<void> {
+async function signOut(req: IncomingMessage, res: ServerResponse, { sessions, team }: SessionRouteContext): Promise<void> {
   res.setHeader('Set-Cookie', sessions.end(req));
   // Answered once the sign-out is in the store every instance reads: the next request may reach any of them.
   await sessions.spread();
+  const elsewhere = await team?.signOutTo?.(req);
   if (isForm(req)) {
     res.statusCode = 303;
-    res.setHeader('Location', '/');
+    res.setHeader('Location', elsewhere ?? '/');
     res.end();
   } else {
-    sendJson(res, 200, sessions.describe(null));
+    sendJson(res, 200, { ...sessions.describe(null), ...(elsewhere === undefined ? {} : { signOutTo: elsewhere }) });
   }
 }
 

@@ -17,6 +17,7 @@ import { createRevokedSessions, type RevocationReason, type RevokedSessions } fr
 import { cookieNameFor, expiredSessionCookie, isSecureContext, readCookie, REMEMBERED_TTL_MS, SESSION_TTL_MS, sessionCookie } from './session-cookie';
 import type { Seal } from '../seal/seal';
 import { createSessionCrypto, newSessionId, type Session } from './session-crypto';
+import type { Person } from '../../src/model/roles';
 
 export type SessionRead =
   | { state: 'none'; secure: boolean }
@@ -42,6 +43,15 @@ export interface Sessions {
   expire: (req: IncomingMessage) => string;
   /** What the page may know about a session. */
   describe: (session: Session | null) => PageSession;
+  /** Team sign-in (docs/team.md): a session for a person, for at most SESSION_HOURS; its cookie holds no key. */
+  startPerson: (req: IncomingMessage, person: Person) => { session: Session; cookie: string };
+}
+
+/** Team sign-in: the team's key, which every person's session calls the API with, and how long a session lasts. */
+export interface TeamSessions {
+  mode: 'oidc' | 'proxy';
+  teamKey: string;
+  sessionHours: number;
 }
 
 export interface SessionsOptions {
@@ -49,12 +59,14 @@ export interface SessionsOptions {
   seal: Seal;
   now?: () => number;
   revoked?: RevokedSessions;
+  /** Team sign-in: sessions are people's, on the team key; a key's session (a cookie from the key screen) opens none. */
+  team?: TeamSessions | undefined;
 }
 
 /** Cookies whose opened session is kept, so a busy session is not decrypted and parsed again on every request. */
 export const OPENED_CACHE_ENTRIES = 1_000;
 
-export function createSessions({ seal, now = Date.now, revoked = createRevokedSessions(now) }: SessionsOptions): Sessions {
+export function createSessions({ seal, now = Date.now, revoked = createRevokedSessions(now), team }: SessionsOptions): Sessions {
   const crypto = createSessionCrypto(seal);
   // Sealed cookie value → its session, for cookies that opened (the oldest goes first past the bound).
   // Only what the cookie itself says is kept: expiry and revocation are checked on every read.
@@ -63,7 +75,10 @@ export function createSessions({ seal, now = Date.now, revoked = createRevokedSe
   const open = (value: string, at: number) => {
     const known = opened.get(value);
     if (known) return known.exp <= at ? ({ state: 'expired' } as const) : ({ state: 'open', session: known } as const);
-    const inspected = crypto.inspect(value, at);
+    let inspected = crypto.inspect(value, at);
+    // A person's session holds the team's key on the server only; a key's session does not open in a team mode, nor a person's without one.
+    if (inspected.state === 'open' && (team === undefined) !== (inspected.session.person === undefined)) inspected = { state: 'unreadable' };
+    if (inspected.state === 'open' && team && inspected.session.person) inspected = { state: 'open', session: { ...inspected.session, key: team.teamKey } };
     if (inspected.state === 'open') {
       if (opened.size >= OPENED_CACHE_ENTRIES) opened.delete(opened.keys().next().value ?? '');
       opened.set(value, inspected.session);
@@ -103,6 +118,13 @@ export function createSessions({ seal, now = Date.now, revoked = createRevokedSe
       // Only a remembered session outlives the browser; a browser-session cookie gets no Max-Age.
       return { session, cookie: sessionCookie(crypto.seal(session), { secure, maxAgeSeconds: remember ? ttl / 1000 : undefined }) };
     },
+    startPerson(req, person) {
+      if (!team) throw new Error('A person’s session needs team sign-in (SIGN_IN=oidc or proxy).');
+      const secure = isSecureContext(req);
+      const ttl = team.sessionHours * 60 * 60 * 1000;
+      const sealed: Session = { key: '', kind: 'organization', sid: newSessionId(), remember: false, exp: now() + ttl, person };
+      return { session: { ...sealed, key: team.teamKey }, cookie: sessionCookie(crypto.seal(sealed), { secure, maxAgeSeconds: ttl / 1000 }) };
+    },
     end(req, reason = 'signed-out') {
       const current = read(req);
       if (current.state === 'open') revoked.revoke(current.session.sid, current.session.exp, reason);
@@ -112,8 +134,10 @@ export function createSessions({ seal, now = Date.now, revoked = createRevokedSe
     expire: (req) => expiredSessionCookie(isSecureContext(req)),
     describe(session) {
       const restart = seal.ephemeral ? { endsOnRestart: true } : {};
-      if (!session) return { ...SIGNED_OUT, ...restart };
-      return { signedIn: true, fingerprint: fingerprint(session), keyKind: session.kind, remembered: session.remember, ...restart };
+      const teamMode = team ? { team: team.mode } : {};
+      if (!session) return { ...SIGNED_OUT, ...restart, ...teamMode };
+      const person = session.person ? { person: session.person } : {};
+      return { signedIn: true, fingerprint: fingerprint(session), keyKind: session.kind, remembered: session.remember, ...restart, ...teamMode, ...person };
     },
   };
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { SessionEndSchema } from '../config/session';
 import { RenderedQueriesSchema } from './rendered-queries';
+import { PersonSchema } from '../model/roles';
 
 // What the console's server tells the page it serves, in a `<script type="application/json">` block
 // (never an inline script: the CSP allows none): whether a session is held, a fingerprint naming it
@@ -28,6 +29,10 @@ export const PageSessionSchema = z.object({
   remembered: z.boolean(),
   /** The server has no kept secret (a random one per start): no session, remembered or not, outlives a restart. */
   endsOnRestart: z.optional(z.boolean()),
+  /** Team sign-in (docs/team.md): the signed-in person, whose name and role the header shows; absent with a key. */
+  person: z.optional(PersonSchema),
+  /** Team sign-in's mode: the key screen is not offered; a signed-out page goes to the identity provider. */
+  team: z.optional(z.enum(['oidc', 'proxy'])),
 });
 export type PageSession = z.infer<typeof PageSessionSchema>;
 

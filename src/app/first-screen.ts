@@ -101,6 +101,8 @@ export function firstScreenOf(url: string, keyKind: KeyKind | null = null): Firs
   if (matchPath(routePatterns.archive, pathname)) return { screen: 'archive', serverRendered: false, load: () => [] };
   // Webhooks are the console's own routes, read by the page: nothing the first paint needs.
   if (matchPath(routePatterns.notifications, pathname)) return { screen: 'notifications', serverRendered: false, load: () => [] };
+  // Team sign-in's audit trail (docs/team.md): the console's own record, read by the page.
+  if (matchPath(routePatterns.audit, pathname)) return { screen: 'audit', serverRendered: false, load: () => [] };
   if (matchPath(routePatterns.home, pathname)) {
     const orgId = searchParams.get('org') ?? undefined;
     return {

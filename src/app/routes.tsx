@@ -21,6 +21,7 @@ const ActivityScreen = lazyComponent(screenModules.activity);
 const ArchiveScreen = lazyComponent(screenModules.archive);
 const NotificationsScreen = lazyComponent(screenModules.notifications);
 const InsightsScreen = lazyComponent(screenModules.insights);
+const AuditScreen = lazyComponent(screenModules.audit);
 const ProjectInsightsScreen = lazyComponent(screenModules.projectInsights);
 
 function Screen({ children }: { children: ReactNode }) {
@@ -122,6 +123,14 @@ export function AppRoutes({ notices, signInProblem }: { notices: NoticeStore; si
             element={
               <Screen>
                 <NotificationsScreen />
+              </Screen>
+            }
+          />
+          <Route
+            path={routePatterns.audit}
+            element={
+              <Screen>
+                <AuditScreen />
               </Screen>
             }
           />

@@ -57,5 +57,6 @@ export const screenModules = {
     'src/screens/insights/project-insights-screen.tsx',
     async () => (await import('../screens/insights/project-insights-screen')).ProjectInsightsScreen,
   ),
+  audit: screenModule('src/screens/audit/audit-screen.tsx', async () => (await import('../screens/audit/audit-screen')).AuditScreen),
   apiKeys: screenModule('src/screens/api-keys/api-keys-screen.tsx', async () => (await import('../screens/api-keys/api-keys-screen')).ApiKeysScreen),
 };

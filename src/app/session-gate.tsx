@@ -1,5 +1,5 @@
 import { Suspense, useEffect, useSyncExternalStore } from 'react';
-import { Outlet } from 'react-router-dom';
+import { Outlet, useLocation } from 'react-router-dom';
 import type { SignInProblem } from '../api/page-data';
 import { apiTarget } from '../config/api-target';
 import { useSessionStore } from '../features/session/session-store';
@@ -7,6 +7,19 @@ import { lazyComponent } from '../lib/code-module';
 import { keyScreen } from './screen-modules';
 
 const SignInScreen = lazyComponent(keyScreen);
+
+/** Team sign-in (docs/team.md): no key screen; signing in again is the identity provider's. */
+function TeamSignedOut() {
+  const { pathname, search } = useLocation();
+  return (
+    <main id="main">
+      <h1>Signed out</h1>
+      <p>
+        <a href={`/auth/sign-in?return=${encodeURIComponent(`${pathname}${search}`)}`}>Sign in</a> with your organization’s account.
+      </p>
+    </main>
+  );
+}
 const noop = () => undefined;
 
 /**
@@ -20,6 +33,7 @@ export function SessionGate({ formProblem }: { formProblem?: SignInProblem | und
   useEffect(() => {
     if (state.signedIn) keyScreen.load().catch(noop);
   }, [state.signedIn]);
+  if (!state.signedIn && state.team) return <TeamSignedOut />;
   if (!state.signedIn) {
     return (
       <Suspense

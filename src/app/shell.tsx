@@ -5,6 +5,7 @@ import { TimeZoneSwitch } from '../components/time-zone-switch';
 import { apiTarget } from '../config/api-target';
 import { paths } from '../config/paths';
 import { useSessionStore } from '../features/session/session-store';
+import { useTeamRole } from '../features/session/use-team-role';
 import { WatchPanel } from '../features/watch/watch-panel';
 import { useNow } from '../lib/use-now';
 import { useHeadingFocus } from './use-heading-focus';
@@ -26,6 +27,7 @@ function onePerFault(list: readonly Notice[]): Notice[] {
 
 export function Shell({ notices }: { notices: NoticeStore }) {
   const session = useSessionStore();
+  const { person, may } = useTeamRole();
   const list = onePerFault(useNotices(notices));
   const now = useNow(
     1_000,
@@ -58,14 +60,20 @@ export function Shell({ notices }: { notices: NoticeStore }) {
           </NavLink>
           <NavLink to={paths.activity()}>Activity</NavLink>
           <NavLink to={paths.insights()}>Insights</NavLink>
-          <NavLink to={paths.apiKeys()}>API keys</NavLink>
+          {may('admin') && <NavLink to={paths.apiKeys()}>API keys</NavLink>}
           <NavLink to={paths.archive()}>History archive</NavLink>
-          <NavLink to={paths.notifications()}>Notifications</NavLink>
+          {may('admin') && <NavLink to={paths.notifications()}>Notifications</NavLink>}
+          {person && may('admin') && <NavLink to={paths.audit()}>Audit trail</NavLink>}
         </nav>
         <span className="topbar__target muted" title="Where this console sends API requests">
           API: {apiTarget().label}
         </span>
         <TimeZoneSwitch />
+        {person && (
+          <span className="topbar__person" aria-label="Signed in as">
+            {person.name} <span className="muted">({person.role ?? 'no role'})</span>
+          </span>
+        )}
         <button type="button" onClick={() => session.signOut('signed-out')}>
           Sign out
         </button>

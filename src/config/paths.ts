@@ -7,6 +7,7 @@ export const paths = {
   activity: () => '/activity',
   archive: () => '/settings/archive',
   notifications: () => '/settings/notifications',
+  audit: () => '/settings/audit',
   insights: (window?: string) => `/insights${window ? `?window=${window}` : ''}`,
   projectInsights: (projectId: string, window?: string) => `/projects/${encodeURIComponent(projectId)}/insights${window ? `?window=${window}` : ''}`,
 };
@@ -19,6 +20,7 @@ export const routePatterns = {
   activity: '/activity',
   archive: '/settings/archive',
   notifications: '/settings/notifications',
+  audit: '/settings/audit',
   insights: '/insights',
   projectInsights: '/projects/:projectId/insights',
 } as const;

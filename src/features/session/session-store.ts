@@ -1,6 +1,7 @@
 import { createContext, useContext } from 'react';
 import { SIGNED_OUT, type KeyKind, type PageSession } from '../../api/page-data';
 import type { SignOutReason } from '../../config/session';
+import type { Person } from '../../model/roles';
 import { postSignOut } from './session-api';
 import type { SessionChannel } from './session-channel';
 
@@ -20,6 +21,10 @@ export interface SessionState {
   /** Why the key screen is showing again, if it is not the first visit; `elsewhere` when another tab did it. */
   signedOutBecause: SignOutReason | null;
   signedOutElsewhere: boolean;
+  /** Team sign-in (docs/team.md): the signed-in person and their role; null with a key. */
+  person: Person | null;
+  /** Team sign-in's mode: no key screen; signing in is the identity provider's (or the proxy's). */
+  team: 'oidc' | 'proxy' | null;
 }
 
 export interface SessionStore {
@@ -55,7 +60,18 @@ export interface SessionStoreOptions {
 
 function stateOf(session: PageSession): SessionState {
   const { signedIn, fingerprint, keyKind, remembered } = session.signedIn ? session : SIGNED_OUT;
-  return { signedIn, fingerprint, keyKind, remembered, endsOnRestart: session.endsOnRestart === true, signedOutBecause: null, signedOutElsewhere: false };
+  const person = session.signedIn ? (session.person ?? null) : null;
+  return {
+    signedIn,
+    fingerprint,
+    keyKind,
+    remembered,
+    endsOnRestart: session.endsOnRestart === true,
+    signedOutBecause: null,
+    signedOutElsewhere: false,
+    person,
+    team: session.team ?? null,
+  };
 }
 
 export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSignedOut, channel = null }: SessionStoreOptions): SessionStore {
@@ -77,7 +93,7 @@ export function createSessionStore({ initial = SIGNED_OUT, endedBecause, onSigne
     if (!state.signedIn && reason !== 'signed-out') return;
     rejectionWaiting = false;
     const wasSignedIn = state.signedIn;
-    set({ ...stateOf(SIGNED_OUT), endsOnRestart: state.endsOnRestart, signedOutBecause: reason, signedOutElsewhere: elsewhere });
+    set({ ...stateOf(SIGNED_OUT), endsOnRestart: state.endsOnRestart, team: state.team, signedOutBecause: reason, signedOutElsewhere: elsewhere });
     if (wasSignedIn || !elsewhere) onSignedOut();
   };
 

@@ -4,6 +4,7 @@ import { LongName } from '../../components/long-name';
 import { OperationCells } from '../../components/operation-cells';
 import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
+import { StartedBy, useStarters } from '../../features/session/started-by';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
 import { isInFlight } from '../../model/operation-status';
@@ -17,6 +18,8 @@ interface RowProps {
   now: number;
   branchName: string | undefined;
   computeName: string | undefined;
+  /** Who started it through the console (team sign-in), if anyone did. */
+  startedBy: string | undefined;
 }
 
 /** A name where the console holds one, else the id; the id stays in the title either way. */
@@ -25,7 +28,7 @@ function NameOrId({ name, id }: { name: string | undefined; id: string | undefin
   return name ? <span title={id}>{name}</span> : <code>{id}</code>;
 }
 
-const Row = memo(function Row({ row, now, branchName, computeName }: RowProps) {
+const Row = memo(function Row({ row, now, branchName, computeName, startedBy }: RowProps) {
   const { operation, project } = row;
   return (
     <tr>
@@ -36,6 +39,7 @@ const Row = memo(function Row({ row, now, branchName, computeName }: RowProps) {
           {isInFlight(operation, now) && (
             <WatchButton compact operation={operation} projectName={project.name} branchName={branchName} computeName={computeName} />
           )}
+          <StartedBy name={startedBy} />
         </span>
       </th>
       <td data-label="Project">
@@ -61,6 +65,7 @@ export function ActivityTable({ rows, now, archived }: { rows: readonly Activity
     useMemo(() => rows.map((row) => row.project.id), [rows]),
     archived,
   );
+  const starters = useStarters(rows.map((row) => row.operation.id));
   return (
     <div className="table-wrap">
       <table className="data-table activity-table">
@@ -74,6 +79,7 @@ export function ActivityTable({ rows, now, archived }: { rows: readonly Activity
               now={now}
               branchName={row.operation.branch_id ? names.branch(row.project.id, row.operation.branch_id) : undefined}
               computeName={row.operation.endpoint_id ? names.compute(row.project.id, row.operation.endpoint_id) : undefined}
+              startedBy={starters[row.operation.id]?.name}
             />
           ))}
         </tbody>

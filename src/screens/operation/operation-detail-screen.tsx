@@ -16,6 +16,7 @@ import { LoadFailureCallout } from '../../components/load-failure-callout';
 import { StatusBadge } from '../../components/status-badge';
 import { paths } from '../../config/paths';
 import { useUsualDurations } from '../../features/history/usual-durations/use-usual-durations';
+import { StartedBy, useStarters } from '../../features/session/started-by';
 import { humanizeAction, retryCountdown, secondsLeft, secondsSince } from '../../lib/format';
 import { mayBeRetried } from '../../model/operation-status';
 import { useShownInline } from '../../lib/inline-faults';
@@ -72,6 +73,7 @@ export function OperationDetailScreen() {
   const inProject = mergeCopies(operation ? [operation] : [], ...newestFresh.map((page) => page.operations));
 
   const projectName = project.data?.name ?? projectId;
+  const startedBy = useStarters([operationId])[operationId]?.name;
   const shown = operation ?? kept;
   const branch = shown?.branch_id ? branches.data?.find((b) => b.id === shown.branch_id) : undefined;
   const compute = shown?.endpoint_id ? endpoints.data?.find((e) => e.id === shown.endpoint_id) : undefined;
@@ -95,6 +97,11 @@ export function OperationDetailScreen() {
         <span aria-hidden="true">/</span> Operation
       </p>
       <h1 tabIndex={-1}>{shown ? humanizeAction(shown.action) : 'Operation'}</h1>
+      {startedBy && (
+        <p>
+          <StartedBy name={startedBy} />
+        </p>
+      )}
       <p className="visually-hidden" aria-live="polite" aria-atomic="true">
         {announcement}
       </p>

@@ -1,3 +1,4 @@
+import { useTeamRole } from '../../features/session/use-team-role';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { branchQueries } from '../../api/branches';
@@ -45,6 +46,7 @@ const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, st
 /** The project's branches and computes, with the changes a person can start from here. */
 export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, operations, now }: BranchesSectionProps) {
   const watch = useWatchStore();
+  const createRefused = useTeamRole().refusal('operator', 'create branches');
   // A change's operations are known from its answer (the watch list holds them at once, then their newest copies),
   // before the history's next read: the compute's state reads them together, so a restart never starts as "Starting…".
   const watched = useWatchState(watch);
@@ -122,7 +124,13 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
     <section className="branches" aria-labelledby={headingId}>
       <div className="toolbar">
         <h2 id={headingId}>Branches and computes</h2>
-        <button type="button" className="primary" onClick={() => open({ kind: 'create' })} disabled={!branches.data}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => open({ kind: 'create' })}
+          disabled={!branches.data || createRefused !== undefined}
+          title={createRefused}
+        >
           Create branch
         </button>
       </div>

@@ -1,3 +1,4 @@
+import { useTeamRole } from '../../features/session/use-team-role';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
@@ -49,6 +50,14 @@ function rowsOf(branches: readonly Branch[], endpoints: readonly Endpoint[]): Ro
 
 /** Branches and their computes: a real table with each row's actions named after what they act on. */
 export function BranchesTable({ branches, endpoints, busy, operations = [], now, onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
+  // Team sign-in: a control beyond the person's role is disabled, its reason its description (docs/team.md).
+  const { refusal } = useTeamRole();
+  const refused = {
+    start: refusal('operator', 'start computes'),
+    suspend: refusal('operator', 'suspend computes'),
+    restart: refusal('operator', 'restart computes'),
+  };
+  const deleteRefused = refusal('operator', 'delete branches');
   const computeOperations = operations.filter((op) => op.endpoint_id !== undefined && (op.action === 'start_compute' || op.action === 'suspend_compute'));
   const names = new Map(branches.map((b) => [b.id, b.name]));
   const hasChildren = new Set(branches.flatMap((b) => (b.parent_id ? [b.parent_id] : [])));
@@ -87,18 +96,31 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                 <td className="branches-table__actions cell--actions">
                   {endpoint && (
                     <>
-                      <button type="button" disabled={busy || !settled || active} aria-label={`Start compute ${compute}`} onClick={() => onStart(endpoint)}>
+                      <button
+                        type="button"
+                        disabled={busy || !settled || active || refused.start !== undefined}
+                        aria-label={`Start compute ${compute}`}
+                        title={refused.start}
+                        onClick={() => onStart(endpoint)}
+                      >
                         Start
                       </button>
                       <button
                         type="button"
-                        disabled={busy || !settled || !active}
+                        disabled={busy || !settled || !active || refused.suspend !== undefined}
                         aria-label={`Suspend compute ${compute}`}
+                        title={refused.suspend}
                         onClick={() => onSuspend(endpoint)}
                       >
                         Suspend
                       </button>
-                      <button type="button" disabled={busy || !settled} aria-label={`Restart compute ${compute}`} onClick={() => onRestart(endpoint)}>
+                      <button
+                        type="button"
+                        disabled={busy || !settled || refused.restart !== undefined}
+                        aria-label={`Restart compute ${compute}`}
+                        title={refused.restart}
+                        onClick={() => onRestart(endpoint)}
+                      >
                         Restart
                       </button>
                     </>
@@ -107,7 +129,14 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                     (branch.default ? null : hasChildren.has(branch.id) ? (
                       <span className="muted small">Has child branches</span>
                     ) : (
-                      <button type="button" className="danger" aria-label={`Delete branch ${branch.name}`} onClick={() => onDelete(branch)}>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Delete branch ${branch.name}`}
+                        disabled={deleteRefused !== undefined}
+                        title={deleteRefused}
+                        onClick={() => onDelete(branch)}
+                      >
                         Delete
                       </button>
                     ))}

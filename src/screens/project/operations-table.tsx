@@ -7,6 +7,7 @@ import { LongerThanUsual } from '../../components/longer-than-usual';
 import { OperationCells } from '../../components/operation-cells';
 import { TableHead } from '../../components/table-head';
 import { paths } from '../../config/paths';
+import { StartedBy, useStarters } from '../../features/session/started-by';
 import { WatchButton } from '../../features/watch/watch-button';
 import { humanizeAction } from '../../lib/format';
 import { durationOf, isInFlight } from '../../model/operation-status';
@@ -39,7 +40,10 @@ const OperationRow = memo(function OperationRow({
   computeName,
   now,
   usual,
+  startedBy,
 }: {
+  /** Who started it through the console (team sign-in), if anyone did. */
+  startedBy: string | undefined;
   /** Position among all loaded rows, from 0 (the header is row 1 for assistive technology). */
   index: number;
   projectId: string;
@@ -60,6 +64,7 @@ const OperationRow = memo(function OperationRow({
             <WatchButton compact operation={operation} projectName={projectName} branchName={branchName} computeName={computeName} />
           )}
           {isKeptByArchive(operation) && <span className="tag tag--plain">Kept by the archive</span>}
+          <StartedBy name={startedBy} />
         </span>
       </th>
       <td data-label="Branch">{operation.branch_id ? <LongName name={branchName ?? operation.branch_id} /> : '—'}</td>
@@ -82,6 +87,7 @@ export function OperationsTable({ projectId, projectName, operations, branchName
     rowKey: operationId,
     estimatedRowHeight: ESTIMATED_ROW_HEIGHT,
   });
+  const starters = useStarters(shown.map(operationId));
   return (
     <div className="table-wrap">
       <table className="data-table" aria-rowcount={shown.length + 1}>
@@ -109,6 +115,7 @@ export function OperationsTable({ projectId, projectName, operations, branchName
                 computeName={op.endpoint_id ? computeNames.get(op.endpoint_id) : undefined}
                 now={now}
                 usual={usual && durationOf(op).kind === 'live' ? usual : undefined}
+                startedBy={starters[op.id]?.name}
               />
             );
           })}
