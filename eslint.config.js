@@ -80,11 +80,13 @@ const SERVER_ROOMS = {
   archive: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   notify: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   insights: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  // What is watched, the change feed and its stream (docs/live.md): like the archive's routes, over the store.
+  live: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
   ops: ['http', 'lib', 'log', 'proxy', 'store'],
   // The route table and the hooks every route shares: it reads the rooms' declarations, never a room itself.
   routes: ['http', 'lib', 'log', 'session', 'store'],
-  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops', 'routes'],
+  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'live', 'ops', 'routes'],
 };
 /** The console's modules the server may use: the wire (api), config, lib, the model (the rules it reads too), and the render entry; never a feature or a screen. */
 const SHARED_SRC = /^(?:(?:api|config|lib|model)\/[^/]+(?:\/[^/]+)*\.ts|entry-server\.tsx)$/;

@@ -41,6 +41,10 @@ import { createStore, dbOf, type Store } from '../store/store';
 import { bannerLines, formatBanner } from './banner';
 import { apiBackendOf } from './demo-key';
 import { createDrain, type Drain } from './shutdown';
+import { createLiveFeed } from '../live/feed';
+import { startFollower } from '../live/follower';
+import { liveRoutes } from '../live/live-routes';
+import { createReadable } from '../live/readable';
 
 export type Mode = 'production' | 'dev';
 
@@ -157,9 +161,12 @@ export async function startServer({
         ...(upkeep ? { onBackfilled: upkeep.wake } : {}),
       });
       const stopNotifying = notifications.start();
+      // What the pages of every instance watch, read once for the deployment (docs/live.md).
+      const follower = startFollower({ db, read, seal, budgetPerMinute: config.archiveBudget, idleMs: config.archiveIntervalMs, log });
       return {
         collector,
         stop: async () => {
+          await follower.stop();
           await collector.stop();
           await stopNotifying();
           await upkeep?.stop();
@@ -171,6 +178,16 @@ export async function startServer({
   metrics.watch({ store, leading: leader.isLeading, collector: collectorReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
+  // The change feed as this instance reads it, for its streams (docs/live.md).
+  const feed = createLiveFeed({ store, log });
+  const live = liveRoutes({
+    feed,
+    sessions,
+    readable: createReadable(access, seal),
+    seal,
+    draining: () => drain.draining,
+    counted: metrics.liveStream,
+  });
   const ready = createReadiness({
     store,
     metricsToken: config.metricsToken,
@@ -203,6 +220,7 @@ export async function startServer({
     { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: leader.wake }) },
     { name: 'insights', routes: insights.routes },
     { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
+    { name: 'live', routes: live.routes },
     { name: 'pages', routes: pages.routes },
   ];
   const routing: RoutesOptions = {
@@ -235,7 +253,11 @@ export async function startServer({
   if (!instance) print(formatBanner(banner));
 
   const stop = async ({ acceptMs = 0 }: { acceptMs?: number } = {}) => {
-    await drain.start({ acceptMs });
+    const drained = drain.start({ acceptMs });
+    // Streams never finish by themselves: each ends now, and its page reconnects (to another instance, past the balancer).
+    live.close();
+    await drained;
+    await feed.stop();
     await parts.close?.();
     await revocations.stop();
     await leader.stop();

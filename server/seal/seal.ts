@@ -6,7 +6,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /** What is sealed: the session cookie, a kept API key of the archive, a webhook's signing secret, the API key of the person who made a webhook. */
-export type SealPurpose = 'session-cookie' | 'kept-key' | 'webhook-secret' | 'owner-key';
+export type SealPurpose = 'session-cookie' | 'kept-key' | 'webhook-secret' | 'owner-key' | 'watch-key';
 
 interface PurposeKeys {
   /** HKDF info: the purpose's key. */
@@ -22,6 +22,7 @@ const PURPOSES: Record<SealPurpose, PurposeKeys> = {
   'kept-key': { label: 'archive kept key AES-256-GCM v1', aad: 'ops-console archive kept key v1', version: 'v1' },
   'webhook-secret': { label: 'notifications AES-256-GCM v1', aad: 'ops-console notifications webhook-secret v1', version: 'n1' },
   'owner-key': { label: 'notifications AES-256-GCM v1', aad: 'ops-console notifications owner-key v1', version: 'n1' },
+  'watch-key': { label: 'live watch key AES-256-GCM v1', aad: 'ops-console live watch key v1', version: 'w1' },
 };
 
 const FINGERPRINT_LABEL = 'session fingerprint HMAC-SHA256 v1';
