@@ -162,11 +162,13 @@ export async function startServer({
       });
       const stopNotifying = notifications.start();
       // What the pages of every instance watch, read once for the deployment (docs/live.md).
-      const follower = startFollower({ db, read, seal, budgetPerMinute: config.archiveBudget, idleMs: config.archiveIntervalMs, log });
+      const follower = config.liveEvents
+        ? startFollower({ db, read, seal, budgetPerMinute: config.archiveBudget, idleMs: config.archiveIntervalMs, log })
+        : undefined;
       return {
         collector,
         stop: async () => {
-          await follower.stop();
+          await follower?.stop();
           await collector.stop();
           await stopNotifying();
           await upkeep?.stop();
@@ -207,6 +209,7 @@ export async function startServer({
     fetchOwn: insights.fetch,
     turns,
     apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
+    liveOff: !config.liveEvents,
     log,
     sent: metrics.page,
   });
@@ -220,7 +223,8 @@ export async function startServer({
     { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: leader.wake }) },
     { name: 'insights', routes: insights.routes },
     { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
-    { name: 'live', routes: live.routes },
+    // LIVE_EVENTS=off: no /events at all (the pages poll as before it).
+    ...(config.liveEvents ? [{ name: 'live', routes: live.routes }] : []),
     { name: 'pages', routes: pages.routes },
   ];
   const routing: RoutesOptions = {

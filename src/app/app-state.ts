@@ -11,6 +11,9 @@ import { createSessionStore, type SessionStore } from '../features/session/sessi
 import { connectWatchToQueries } from '../features/watch/watch-queries';
 import { createWatchStore, type WatchStore } from '../features/watch/watch-store';
 import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
+import { createLiveLink } from '../lib/poll-sharing/live-link';
+import type { LiveStateSource } from '../lib/poll-sharing/use-shared-polls';
+import { applyOperationEvent, applyReset, EVENTS_URL, LIVE_EVENTS, postWatches, WATCH_REPEAT_MS, watchTargets } from '../api/live-events';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
 
@@ -24,6 +27,8 @@ export interface AppState {
   notices: NoticeStore;
   watch: WatchStore;
   pollSharing: PollSharing;
+  /** Whether the live stream is in use (docs/live.md): the poll indicator says "Live". */
+  live: LiveStateSource;
   /** Why a sign-in form posted before the script arrived failed (the page's data block says). */
   signInProblem?: SignInProblem | undefined;
 }
@@ -38,6 +43,8 @@ export interface AppStateOptions {
   signInProblem?: SignInProblem | undefined;
   /** The page came with a session that had already ended: why (the key screen says it). */
   endedBecause?: SignOutReason | undefined;
+  /** The server streams changes (PageData.live): the page opens one stream per browser (docs/live.md). Off unless asked. */
+  live?: boolean;
 }
 
 /** Why a 401 ends the session: the server's own 401 names how the session ended; any other is the API refusing the key. */
@@ -45,7 +52,14 @@ function signOutReasonOf(error: ApiError): SignOutReason {
   return sessionEndOfCode(error.code) ?? 'rejected';
 }
 
-export function createAppState({ session: initial = SIGNED_OUT, channel = null, retries = true, signInProblem, endedBecause }: AppStateOptions = {}): AppState {
+export function createAppState({
+  session: initial = SIGNED_OUT,
+  channel = null,
+  retries = true,
+  signInProblem,
+  endedBecause,
+  live: streams = false,
+}: AppStateOptions = {}): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
   const holder: { signOutUnauthorized: (error: ApiError) => void } = { signOutUnauthorized: () => undefined };
@@ -73,7 +87,57 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
   // each query factory declares.
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
   followSessionNamespace(session, { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
-  return { queryClient, session, notices, watch, pollSharing, signInProblem };
+  // Only where the server streams and the browser has EventSource (never in tests' jsdom, nor in a render on the server).
+  const live = streams && typeof EventSource === 'function' ? connectLive(queryClient, pollSharing) : NO_LIVE;
+  // A server with LIVE_EVENTS=off says so in the session: no stream is opened, the pages poll as before (docs/live.md).
+  followSessionNamespace(session, { onChange: () => live.close(), onKey: (namespace) => live.open(namespace) });
+  return { queryClient, session, notices, watch, pollSharing, live, signInProblem };
+}
+
+const NO_LIVE: LiveStateSource & { open: (namespace: string | null) => void; close: () => void } = {
+  state: () => 'down',
+  subscribe: () => () => undefined,
+  open: () => undefined,
+  close: () => undefined,
+};
+
+/**
+ * One live stream per browser (docs/live.md): its events update the cache; while it is up the polls that may
+ * pause do (the stream is the source) and the page tells the server what it has open, so the server follows
+ * it once for everyone; when it is down, today's polling takes over at once.
+ */
+function connectLive(queryClient: QueryClient, pollSharing: PollSharing) {
+  const live = createLiveLink({ url: EVENTS_URL, events: LIVE_EVENTS });
+  live.onMessage((message) => {
+    if (message.event === 'operation') applyOperationEvent(queryClient, message.data);
+    else if (message.event === 'reset') applyReset(queryClient);
+  });
+  let told = '';
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const tell = (force: boolean) => {
+    if (live.state() !== 'live') return;
+    const targets = watchTargets(queryClient);
+    const name = JSON.stringify(targets);
+    if ((!force && name === told) || targets.length === 0) return;
+    told = name;
+    postWatches(targets).catch(() => {
+      told = '';
+    });
+  };
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => tell(false), 300);
+  };
+  queryClient.getQueryCache().subscribe((event) => {
+    if (event.type === 'observerAdded' || event.type === 'observerRemoved' || event.type === 'updated') soon();
+  });
+  setInterval(() => tell(true), WATCH_REPEAT_MS);
+  live.subscribe(() => {
+    const up = live.state() === 'live';
+    pollSharing.setLive(up);
+    if (up) tell(true);
+  });
+  return live;
 }
 
 /**
@@ -99,5 +163,5 @@ export function createServerAppState({
   const queryClient = createQueryClient({ onUnauthorized: () => undefined, notices, retries: false, transport });
   const session = createSessionStore({ initial, endedBecause, onSignedOut: () => undefined });
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf, locks: undefined, channel: undefined, document: undefined });
-  return { queryClient, session, notices, watch: createWatchStore(), pollSharing, signInProblem };
+  return { queryClient, session, notices, watch: createWatchStore(), pollSharing, live: NO_LIVE, signInProblem };
 }
