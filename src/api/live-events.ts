@@ -1,20 +1,25 @@
-import { hashKey, type InfiniteData, type QueryClient } from '@tanstack/react-query';
-import * as z from 'zod/mini';
-import { isInFlight } from '../model/operation-status';
+import type { InfiniteData, QueryClient } from '@tanstack/react-query';
 import type { ActivityFeed } from './activity-feed-schema';
-import { operationQueries } from './operations';
-import { readMeta } from './query-meta';
-import { CONSOLE_BASE, request } from './request';
-import { OperationSchema, type Operation, type OperationsPage } from './schemas';
+import type { QueryMeta } from './query-meta';
+import type { Operation, OperationsPage } from './schemas';
 
 // The live stream's wire and what it does to the query cache (docs/live.md, "The page"): `event: operation`
 // carries an operation in the API's own shape (the same schema as a response); its detail is set in place,
 // its copies in a project's newest page, loaded history and the activity feed are replaced, and a project's
 // lists are read again when the operation is new to them. `reset` reads every active query again. What the
 // page has open is told to the server (POST /events/watch) so that it follows it, once for everyone.
+// This module loads after the first screen (app/live-wiring.ts): what it reads of the first screen's code (the query
+// meta, the in-flight rule, the query keys) is handed in as LiveRules, so loading it splits no shared chunk.
+
+/** The first screen's rules these functions use (api/query-meta.ts, model/operation-status.ts, api/operations.ts). */
+export interface LiveRules {
+  readMeta: (meta: unknown) => QueryMeta | null;
+  isInFlight: (op: Operation, now: number) => boolean;
+  detailKey: (projectId: string, operationId: string) => readonly unknown[];
+  latestKey: (projectId: string) => readonly unknown[];
+}
 
 export const EVENTS_URL = '/events';
-export const WATCH_PATH = '/events/watch';
 export const LIVE_EVENTS = ['operation', 'reset'] as const;
 /** The page says what it watches this often while the stream is up (the server keeps it 45 s). */
 export const WATCH_REPEAT_MS = 20_000;
@@ -36,19 +41,10 @@ const replaceIn = (operations: readonly Operation[], op: Operation): { list: Ope
   return { list, found };
 };
 
-/** One `event: operation` applied to the cache; a list of its project that does not hold it yet reads its newest page again. */
-export function applyOperationEvent(queryClient: QueryClient, data: string): void {
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    return;
-  }
-  const parsed = OperationSchema.safeParse(json);
-  if (!parsed.success) return;
-  const op = parsed.data;
+/** One `event: operation` (its data parsed by live-watch.ts's operationOfEvent) applied to the cache; a list of its project that does not hold it yet reads its newest page again. */
+export function applyOperationEvent(queryClient: QueryClient, op: Operation, { readMeta, detailKey, latestKey }: LiveRules): void {
   const cache = queryClient.getQueryCache();
-  const detail = operationQueries.detail(op.project_id, op.id).queryKey;
+  const detail = detailKey(op.project_id, op.id);
   if (cache.find({ queryKey: detail, exact: true })) queryClient.setQueryData(detail, op);
   let missing = false;
   for (const query of cache.getAll()) {
@@ -80,7 +76,7 @@ export function applyOperationEvent(queryClient: QueryClient, data: string): voi
     }
   }
   // New to the project's lists (just started): its newest page is read again, and spliced into the history.
-  if (missing) void queryClient.invalidateQueries({ queryKey: [...operationQueries.lists(), { projectId: op.project_id, view: 'latest' }] });
+  if (missing) void queryClient.invalidateQueries({ queryKey: latestKey(op.project_id) });
 }
 
 /** `reset`: too much was missed; every query on screen reads again. */
@@ -89,7 +85,7 @@ export function applyReset(queryClient: QueryClient): void {
 }
 
 /** What the page has open, from the queries on screen: operations (the detail, the watch tray), projects' lists, the activity feed's projects in flight. */
-export function watchTargets(queryClient: QueryClient, now = Date.now()): WatchTarget[] {
+export function watchTargets(queryClient: QueryClient, { readMeta, isInFlight }: LiveRules, now = Date.now()): WatchTarget[] {
   const operations = new Map<string, WatchTarget>();
   const projects = new Map<string, WatchTarget>();
   for (const query of queryClient.getQueryCache().getAll()) {
@@ -99,7 +95,7 @@ export function watchTargets(queryClient: QueryClient, now = Date.now()): WatchT
     if (meta.data === 'operation') {
       const op = query.state.data as Operation | undefined;
       if (!op || isInFlight(op, now))
-        operations.set(hashKey([meta.projectId, meta.operationId]), { project_id: meta.projectId, operation_id: meta.operationId });
+        operations.set(`${meta.projectId}\u0000${meta.operationId}`, { project_id: meta.projectId, operation_id: meta.operationId });
     } else if (meta.data === 'activity-feed') {
       const feed = query.state.data as ActivityFeed | undefined;
       for (const [projectId, check] of Object.entries(feed?.checks ?? {})) {
@@ -110,11 +106,4 @@ export function watchTargets(queryClient: QueryClient, now = Date.now()): WatchT
     }
   }
   return [...operations.values(), ...projects.values()].slice(0, MAX_WATCHES);
-}
-
-const WatchAnswerSchema = z.object({ watching: z.number() });
-
-/** Tells the server what this page has open (it follows it while someone watches). */
-export async function postWatches(watches: readonly WatchTarget[]): Promise<void> {
-  await request(WATCH_PATH, WatchAnswerSchema, { method: 'POST', base: CONSOLE_BASE, body: { watches } });
 }

@@ -11,11 +11,13 @@ import { createSessionStore, type SessionStore } from '../features/session/sessi
 import { connectWatchToQueries } from '../features/watch/watch-queries';
 import { createWatchStore, type WatchStore } from '../features/watch/watch-store';
 import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
-import { createLiveLink } from '../lib/poll-sharing/live-link';
-import type { LiveStateSource } from '../lib/poll-sharing/use-shared-polls';
-import { applyOperationEvent, applyReset, EVENTS_URL, LIVE_EVENTS, postWatches, WATCH_REPEAT_MS, watchTargets } from '../api/live-events';
+import { NO_LIVE, type LiveStateSource } from '../lib/poll-sharing/use-shared-polls';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
+import { operationOfEvent, postWatches } from '../api/live-watch';
+import { operationQueries } from '../api/operations';
+import { readMeta } from '../api/query-meta';
+import { isInFlight } from '../model/operation-status';
 
 // The console's stores, made without React so main.tsx can make them (and start a deep link's
 // requests in the query client) before the app's own code has arrived; and the wiring between
@@ -88,56 +90,39 @@ export function createAppState({
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
   followSessionNamespace(session, { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
   // Only where the server streams and the browser has EventSource (never in tests' jsdom, nor in a render on the server).
-  const live = streams && typeof EventSource === 'function' ? connectLive(queryClient, pollSharing) : NO_LIVE;
-  // A server with LIVE_EVENTS=off says so in the session: no stream is opened, the pages poll as before (docs/live.md).
-  followSessionNamespace(session, { onChange: () => live.close(), onKey: (namespace) => live.open(namespace) });
+  const live = streams && typeof EventSource === 'function' ? lateLive(queryClient, pollSharing, session) : NO_LIVE;
   return { queryClient, session, notices, watch, pollSharing, live, signInProblem };
 }
 
-const NO_LIVE: LiveStateSource & { open: (namespace: string | null) => void; close: () => void } = {
-  state: () => 'down',
-  subscribe: () => () => undefined,
-  open: () => undefined,
-  close: () => undefined,
-};
-
 /**
- * One live stream per browser (docs/live.md): its events update the cache; while it is up the polls that may
- * pause do (the stream is the source) and the page tells the server what it has open, so the server follows
- * it once for everyone; when it is down, today's polling takes over at once.
+ * The live stream's state now; its code (live-wiring.ts) loads after the first screen, off the initial JS: until
+ * then, and if it never loads, the pages poll as they always did (docs/live.md).
  */
-function connectLive(queryClient: QueryClient, pollSharing: PollSharing) {
-  const live = createLiveLink({ url: EVENTS_URL, events: LIVE_EVENTS });
-  live.onMessage((message) => {
-    if (message.event === 'operation') applyOperationEvent(queryClient, message.data);
-    else if (message.event === 'reset') applyReset(queryClient);
-  });
-  let told = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const tell = (force: boolean) => {
-    if (live.state() !== 'live') return;
-    const targets = watchTargets(queryClient);
-    const name = JSON.stringify(targets);
-    if ((!force && name === told) || targets.length === 0) return;
-    told = name;
-    postWatches(targets).catch(() => {
-      told = '';
+function lateLive(queryClient: QueryClient, pollSharing: PollSharing, session: SessionStore): LiveStateSource {
+  let state: 'live' | 'down' = 'down';
+  const listeners = new Set<() => void>();
+  void import('./live-wiring').then(({ connectLive }) => {
+    const link = connectLive(queryClient, pollSharing, {
+      postWatches,
+      operationOfEvent,
+      readMeta,
+      isInFlight,
+      detailKey: (projectId, operationId) => operationQueries.detail(projectId, operationId).queryKey,
+      latestKey: (projectId) => [...operationQueries.lists(), { projectId, view: 'latest' }],
     });
-  };
-  const soon = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => tell(false), 300);
-  };
-  queryClient.getQueryCache().subscribe((event) => {
-    if (event.type === 'observerAdded' || event.type === 'observerRemoved' || event.type === 'updated') soon();
+    link.subscribe(() => {
+      state = link.state();
+      for (const listener of [...listeners]) listener();
+    });
+    followSessionNamespace(session, { onChange: () => link.close(), onKey: (namespace) => link.open(namespace) });
   });
-  setInterval(() => tell(true), WATCH_REPEAT_MS);
-  live.subscribe(() => {
-    const up = live.state() === 'live';
-    pollSharing.setLive(up);
-    if (up) tell(true);
-  });
-  return live;
+  return {
+    state: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 /**

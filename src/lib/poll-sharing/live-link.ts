@@ -1,5 +1,3 @@
-import * as z from 'zod/mini';
-
 // One Server-Sent Events stream per browser (docs/live.md, "The page"): of the tabs signed in with one key,
 // the tab holding the key's live Web Lock holds the EventSource and passes every event to the others over a
 // BroadcastChannel, with the stream's state ("live" or "down") every HEARTBEAT_MS; a tab that hears no
@@ -41,10 +39,18 @@ export const HEARD_WITHIN_MS = 4_500;
 export const RECONNECT_MS = 3_000;
 export const RECONNECT_MAX_MS = 60_000;
 
-const ChannelMessageSchema = z.union([
-  z.object({ kind: z.literal('event'), event: z.string(), id: z.string(), data: z.string() }),
-  z.object({ kind: z.literal('state'), state: z.enum(['live', 'down']) }),
-]);
+/** What the leading tab sends the others. */
+type ChannelMessage = { kind: 'event'; event: string; id: string; data: string } | { kind: 'state'; state: LiveState };
+
+/** Another tab is another program: what it sends is checked as any wire is (by hand: this code loads without zod). */
+function channelMessage(value: unknown): ChannelMessage | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const m = value as Record<string, unknown>;
+  if (m.kind === 'state' && (m.state === 'live' || m.state === 'down')) return { kind: 'state', state: m.state };
+  if (m.kind === 'event' && typeof m.event === 'string' && typeof m.id === 'string' && typeof m.data === 'string')
+    return { kind: 'event', event: m.event, id: m.id, data: m.data };
+  return null;
+}
 
 export function createLiveLink(options: LiveLinkOptions): LiveLink {
   const makeSource = 'eventSource' in options ? options.eventSource : typeof EventSource === 'function' ? (url: string) => new EventSource(url) : undefined;
@@ -67,7 +73,7 @@ export function createLiveLink(options: LiveLinkOptions): LiveLink {
   };
 
   /** Holds the stream in this tab until `stop`; `share` passes what it hears to the other tabs. */
-  function holdStream(share: (message: z.infer<typeof ChannelMessageSchema>) => void): () => void {
+  function holdStream(share: (message: ChannelMessage) => void): () => void {
     if (!makeSource) return () => undefined;
     const open = makeSource;
     let source: EventSource | undefined;
@@ -127,11 +133,11 @@ export function createLiveLink(options: LiveLinkOptions): LiveLink {
     let leading = false;
     channel.onmessage = (e: MessageEvent) => {
       if (leading) return;
-      const parsed = ChannelMessageSchema.safeParse(e.data);
-      if (!parsed.success) return;
+      const message = channelMessage(e.data);
+      if (!message) return;
       heardAt = Date.now();
-      if (parsed.data.kind === 'state') setState(parsed.data.state);
-      else deliver({ event: parsed.data.event, id: parsed.data.id, data: parsed.data.data });
+      if (message.kind === 'state') setState(message.state);
+      else deliver({ event: message.event, id: message.id, data: message.data });
     };
     // The leading tab gone quiet (closed, frozen): down until the next one leads.
     const watchdog = setInterval(() => {

@@ -56,10 +56,11 @@ export interface LiveStateSource {
   subscribe: (listener: () => void) => () => void;
 }
 
-const DOWN: LiveStateSource = { state: () => 'down', subscribe: () => () => undefined };
+/** No stream: always down (a server render, a browser without EventSource, LIVE_EVENTS=off). */
+export const NO_LIVE: LiveStateSource = { state: () => 'down', subscribe: () => () => undefined };
 
 /** True while the live stream brings the changes (the poll indicator says "Live"). */
 export function useLive(): boolean {
-  const source = useContext(LiveStateContext) ?? DOWN;
+  const source = useContext(LiveStateContext) ?? NO_LIVE;
   return useSyncExternalStore(source.subscribe, source.state, () => 'down') === 'live';
 }

@@ -50,9 +50,7 @@ export function PollBar({
   return (
     <div className="poll-bar" role="group" aria-label="Live updates">
       {live ? (
-        <span>
-          <strong className="live-badge">Live</strong> · changes appear as they happen
-        </span>
+        <strong>Live</strong>
       ) : !visible ? (
         <span>Checks paused while this tab is hidden.</span>
       ) : (
