@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { freePort, signInContext, startConsole, type ConsoleServer } from '../../bench/server';
 import { detailStatus, operationPath } from './support/screens';
+import { copyMigratedStore } from '../support/pglite-template';
 
 // The live stream (docs/live.md) end to end, on servers of this spec's own: the lanes' servers run with
 // LIVE_EVENTS=off (playwright.config.ts). One console server is the platform (its simulator, with fault
@@ -31,6 +32,8 @@ test.beforeAll(async () => {
     LOG_LEVEL: 'warn',
   });
   consolePort = await freePort();
+  // A migrated embedded store to start from (PGlite's first start takes seconds; test/support/pglite-template.ts).
+  await copyMigratedStore(path.join(dataDir, 'console'));
   consoleEnv = {
     ...process.env,
     API_URL: `${platform.origin}/api/v2`,
