@@ -83,11 +83,31 @@ const SERVER_ROOMS = {
   // Team sign-in (docs/team.md): OIDC, a trusted proxy's person, roles, the audit trail. The door the lower rooms
   // call (server/session/team-door.ts) is the session room's; auth builds it.
   auth: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
+  // What is watched, the change feed and its stream (docs/live.md): like the archive's routes, over the store.
+  live: ['http', 'lib', 'log', 'proxy', 'seal', 'session', 'store'],
   // Readiness and metrics: they read the store and the API reader's answers; the rest hands them callbacks.
   ops: ['http', 'lib', 'log', 'proxy', 'store'],
   // The route table and the hooks every route shares: it reads the rooms' declarations, never a room itself.
   routes: ['http', 'lib', 'log', 'session', 'store'],
-  process: ['http', 'lib', 'log', 'store', 'proxy', 'seal', 'session', 'pages', 'collector', 'lead', 'archive', 'notify', 'insights', 'ops', 'routes', 'auth'],
+  process: [
+    'http',
+    'lib',
+    'log',
+    'store',
+    'proxy',
+    'seal',
+    'session',
+    'pages',
+    'collector',
+    'lead',
+    'archive',
+    'notify',
+    'insights',
+    'live',
+    'ops',
+    'routes',
+    'auth',
+  ],
 };
 /** The console's modules the server may use: the wire (api), config, lib, the model (the rules it reads too), and the render entry; never a feature or a screen. */
 const SHARED_SRC = /^(?:(?:api|config|lib|model)\/[^/]+(?:\/[^/]+)*\.ts|entry-server\.tsx)$/;

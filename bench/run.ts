@@ -2,7 +2,7 @@
 // takes to show its first operation compared with a static page of the same table (served by a bare
 // node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
 // `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive,
-// scale, router, stall). `scale` (bench/record-scale.ts: a million operations seeded into each store, some ten minutes) runs only
+// scale, router, stall, live). `scale` (bench/record-scale.ts: a million operations seeded into each store, some ten minutes) runs only
 // when asked for; `--scale-operations=N` seeds fewer, to try it.
 // Writes bench/results/latest.json; a whole run also writes docs/benchmarks-results.md (bench/results-page.ts).
 import { chromium, type BrowserContext } from '@playwright/test';
@@ -35,6 +35,7 @@ import {
 import { measureRouter, reportRouter, type RouterResult } from './router';
 import { measureRows, reportRows } from './rows';
 import { measureLoad, reportLoad, type LoadResult } from './load';
+import { measureLive, reportLive, type LiveResult } from './live';
 import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
 import { staticOperationsPage } from './static-page';
 import { measureStall, reportStall, type StallResult } from './stall';
@@ -49,14 +50,14 @@ const API_KEY = 'bench-key-0000000000000000000000';
 
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive', 'scale', 'router', 'stall'] as const;
+const PARTS = ['bundle', 'first-row', 'requests', 'rows', 'walk', 'load', 'activity', 'archive', 'scale', 'router', 'stall', 'live'] as const;
 type Part = (typeof PARTS)[number];
 /**
  * A run without `--only`, and what makes a run whole: every part but `scale`, whose seeding alone outlasts the rest,
- * `router`, a decision's measurement, and `stall` (bench/stall.ts), whose figures are kept by hand in
- * docs/benchmarks-results.md for now.
+ * `router`, a decision's measurement, and `stall` (bench/stall.ts) and `live` (bench/live.ts), whose figures are kept
+ * by hand in docs/benchmarks-results.md for now.
  */
-const DEFAULT_PARTS: readonly Part[] = PARTS.filter((part) => part !== 'scale' && part !== 'router' && part !== 'stall');
+const DEFAULT_PARTS: readonly Part[] = PARTS.filter((part) => part !== 'scale' && part !== 'router' && part !== 'stall' && part !== 'live');
 /** The parts that need no build of the console (they start what they measure themselves). */
 const UNBUILT_PARTS: readonly Part[] = ['activity', 'archive', 'scale'];
 
@@ -314,6 +315,8 @@ async function main(): Promise<void> {
   if (parts.has('router')) router = await measureRouter(env, API_KEY);
   let stall: StallResult | undefined;
   if (parts.has('stall')) stall = await measureStall(env, API_KEY);
+  let live: LiveResult | undefined;
+  if (parts.has('live')) live = await measureLive();
 
   if (results.firstRows) report(results.firstRows);
   else if (parts.has('bundle') && results.scripts) reportScripts(results.scripts);
@@ -327,6 +330,7 @@ async function main(): Promise<void> {
   if (scale) reportScale(scale);
   if (router) reportRouter(router);
   if (stall) reportStall(stall);
+  if (live) reportLive(live);
   const { firstRows, ...rest } = results;
   const record: BenchRecord = {
     at: new Date().toISOString(),

@@ -59,8 +59,9 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * The console's own server over dist/ (`npm start` without the build), on a free loopback port, in its own
  * process group; `nodeArgs` go to node before the entry (the load test's heap probe).
  */
-export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = []): Promise<ConsoleServer> {
-  const port = await freePort();
+export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly string[] = [], given?: number): Promise<ConsoleServer> {
+  // `given`: the port of an instance that stopped (a restart on its address).
+  const port = given ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
     env: { ...env, HOST: '127.0.0.1', PORT: String(port) },

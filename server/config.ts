@@ -39,6 +39,8 @@ export interface ServerConfig {
   archiveIntervalMs: number;
   /** WEBHOOK_ALLOW_PRIVATE=1: webhooks may target loopback and private addresses. */
   webhookAllowPrivate: boolean;
+  /** LIVE_EVENTS=off: no GET /events, and pages poll as they did before it (docs/live.md, "Turning it off"). */
+  liveEvents: boolean;
   /** WEB_CONCURRENCY as given (undefined: unset); processes() says how many run. */
   webConcurrency: number | undefined;
   /** API_URL is the built-in simulator served by the primary of several instances (process/run.ts), not a real API. */
@@ -176,6 +178,7 @@ export function readConfig(env: NodeJS.ProcessEnv): ServerConfig {
     archiveIntervalMs: wholeNumber('ARCHIVE_INTERVAL_MS', optional(env.ARCHIVE_INTERVAL_MS), CONFIG_DEFAULTS.archiveIntervalMs, 100, 10 * 60_000),
     archiveFullReadMs: wholeNumber('ARCHIVE_FULL_READ_MS', optional(env.ARCHIVE_FULL_READ_MS), CONFIG_DEFAULTS.archiveFullReadMs, 1_000, 7 * 24 * 60 * 60_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1',
+    liveEvents: env.LIVE_EVENTS !== 'off',
     webConcurrency:
       optional(env.WEB_CONCURRENCY) === undefined ? undefined : wholeNumber('WEB_CONCURRENCY', optional(env.WEB_CONCURRENCY), 1, 1, MAX_PROCESSES),
     apiIsSimulator: apiUrl !== undefined && env[API_IS_SIMULATOR_ENV] === '1',

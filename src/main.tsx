@@ -24,7 +24,13 @@ if (root) {
   // A sign-in form posted without the script answers at /session: show the address it was posted from.
   if (data.signIn) window.history.replaceState(null, '', data.signIn.returnTo);
   const ended = data.sessionEnded;
-  const state = createAppState({ session: data.session, channel: openSessionChannel(), signInProblem: data.signIn?.problem, endedBecause: ended });
+  const state = createAppState({
+    session: data.session,
+    channel: openSessionChannel(),
+    signInProblem: data.signIn?.problem,
+    endedBecause: ended,
+    live: data.live !== false,
+  });
   // The API refused the key while the server rendered this page: signed out, as after any 401.
   if (ended === 'rejected') state.session.signOut('rejected');
   // A server-rendered page: the queries its HTML shows go into the cache before anything renders.

@@ -162,7 +162,7 @@ export function createTeamGate(team: TeamSettings, db: Queryable): TeamGate {
     },
     async changed(req, res, session, config) {
       const person = session.person;
-      if (!person || !WRITES.has(req.method ?? '')) return;
+      if (!person || config.unaudited || !WRITES.has(req.method ?? '')) return;
       const url = new URL(req.url ?? '/', 'http://console.invalid');
       await record({ person, action: config.action ?? `${req.method ?? ''} ${url.pathname}`, target: url.pathname, status: res.statusCode });
     },

@@ -24,6 +24,8 @@ export interface RouteConfig {
   role?: Role;
   /** Team sign-in: what the audit trail calls a change through it ("Delete webhook"). */
   action?: string;
+  /** Team sign-in: a POST that changes nothing a person did (a page saying what it shows): never a row of the audit trail. */
+  unaudited?: boolean;
   /** Team sign-in: what the refusal says the role can do ("delete webhooks": "Admins can delete webhooks"). */
   may?: string;
   /** A check (a balancer's, Prometheus's): never waits for the turn budget, no cross-site rule (it changes nothing), its log line is debug. */

@@ -27,6 +27,8 @@ export interface Metrics {
   apiSent: (status: number) => void;
   /** A webhook delivery attempted. */
   delivery: (result: DeliveryResult) => void;
+  /** A live stream (GET /events, server/live/) opened (+1) or closed (-1) on this instance. */
+  liveStream: (delta: 1 | -1) => void;
   /** From now on, the figures that are state: the store, the collector, the outbox (once the server has them). */
   watch: (state: WatchedState) => void;
   /** The text Prometheus reads, and its content type. */
@@ -117,6 +119,11 @@ export function createMetrics(now: () => number = Date.now): Metrics {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const liveStreams = new Gauge({
+    name: 'ops_console_live_streams',
+    help: 'Live streams (GET /events, docs/live.md) open on this instance now.',
+    registers: [registry],
+  });
   // Every result and page kind from the start, at 0: a rate over a series that appears late misses its first step.
   for (const sent of ['rendered', 'shell']) pages.inc({ sent }, 0);
   for (const result of ['delivered', 'retrying', 'failed']) deliveries.inc({ result }, 0);
@@ -131,6 +138,7 @@ export function createMetrics(now: () => number = Date.now): Metrics {
       apiRequests.inc({ status: status === 0 ? 'none' : String(status) });
     },
     delivery: (result) => deliveries.inc({ result }),
+    liveStream: (delta) => liveStreams.inc(delta),
     watch: (state) => watchState(registry, state, now),
     scrape: async () => {
       const [own, ofProcess] = await Promise.all([registry.metrics(), processRegistry().metrics()]);

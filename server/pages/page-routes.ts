@@ -44,6 +44,8 @@ export interface PagesOptions {
   turns: TurnBudget;
   /** The real API /api/v2 is forwarded to, as every page says (PageData.apiUrl); undefined: the built-in simulator. */
   apiUrl?: string | undefined;
+  /** LIVE_EVENTS=off: every page says the server streams no changes (PageData.live), so none opens /events. */
+  liveOff?: boolean;
   log: Logger;
   sent?: ((page: PageSent) => void) | undefined;
   /** Team sign-in (docs/team.md): a signed-out page goes to the identity provider, a person without a role sees "No access". */
@@ -97,6 +99,7 @@ export function createPages(options: PagesOptions): Pages {
       data: {
         ...(data ?? { session: sessions.describe(session), ...(current.state === 'ended' ? { sessionEnded: current.why } : {}) }),
         ...(options.apiUrl ? { apiUrl: options.apiUrl } : {}),
+        ...(options.liveOff ? { live: false } : {}),
       },
       ...(options.renderDeadlineMs === undefined ? {} : { deadlineMs: options.renderDeadlineMs }),
       // The API refused the key while the page was rendered: the session ends here as on any 401.

@@ -49,6 +49,10 @@ import { withDeadline } from '../lib/deadline';
 import { bannerLines, formatBanner } from './banner';
 import { apiBackendOf } from './demo-key';
 import { createDrain, type Drain } from './shutdown';
+import { createLiveFeed } from '../live/feed';
+import { startFollower } from '../live/follower';
+import { liveRoutes } from '../live/live-routes';
+import { createReadable } from '../live/readable';
 
 export type Mode = 'production' | 'dev';
 
@@ -199,9 +203,14 @@ export async function startServer({
         ...(upkeep ? { onBackfilled: upkeep.wake } : {}),
       });
       const stopNotifying = notifications.start();
+      // What the pages of every instance watch, read once for the deployment (docs/live.md).
+      const follower = config.liveEvents
+        ? startFollower({ db, read, seal, budgetPerMinute: config.archiveBudget, idleMs: config.archiveIntervalMs, log })
+        : undefined;
       return {
         collector,
         stop: async () => {
+          await follower?.stop();
           await collector.stop();
           await stopNotifying();
           await upkeep?.stop();
@@ -215,6 +224,16 @@ export async function startServer({
   metrics.watch({ store, leading: leader.isLeading, collector: collectorReads, heavyReads });
   const server = createHttpServer();
   const drain = createDrain(server, { log });
+  // The change feed as this instance reads it, for its streams (docs/live.md).
+  const feed = createLiveFeed({ store, log });
+  const live = liveRoutes({
+    feed,
+    sessions,
+    readable: createReadable(access, seal),
+    seal,
+    draining: () => drain.draining,
+    counted: metrics.liveStream,
+  });
   const ready = createReadiness({
     store,
     metricsToken: config.metricsToken,
@@ -234,6 +253,7 @@ export async function startServer({
     fetchOwn: insights.fetch,
     turns,
     apiUrl: config.apiIsSimulator ? undefined : config.apiUrl,
+    liveOff: !config.liveEvents,
     log,
     sent: metrics.page,
     team: gate,
@@ -249,6 +269,8 @@ export async function startServer({
     { name: 'insights', routes: insights.routes },
     { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
     ...(gate ? [{ name: 'auth', routes: [...(oidc?.routes ?? []), ...auditRoutes(dbOf(store))] }] : []),
+    // LIVE_EVENTS=off: no /events at all (the pages poll as before it).
+    ...(config.liveEvents ? [{ name: 'live', routes: live.routes }] : []),
     { name: 'pages', routes: pages.routes },
   ];
   const routing: RoutesOptions = {
@@ -284,7 +306,11 @@ export async function startServer({
   if (!instance) print(formatBanner(banner));
 
   const stop = async ({ acceptMs = 0 }: { acceptMs?: number } = {}) => {
-    await drain.start({ acceptMs });
+    const drained = drain.start({ acceptMs });
+    // Streams never finish by themselves: each ends now, and its page reconnects (to another instance, past the balancer).
+    live.close();
+    await drained;
+    await feed.stop();
     await parts.close?.();
     await backend.close?.();
     await revocations.stop();

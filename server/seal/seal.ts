@@ -5,8 +5,11 @@
 // archive (one source per key) and notifications (whose webhooks a session sees).
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
-/** What is sealed: the session cookie, a kept API key of the archive, a webhook's signing secret, the API key of the person who made a webhook, an OIDC sign-in under way (docs/team.md). */
-export type SealPurpose = 'session-cookie' | 'kept-key' | 'webhook-secret' | 'owner-key' | 'oidc-flow';
+/**
+ * What is sealed: the session cookie, a kept API key of the archive, a webhook's signing secret, the API key of the
+ * person who made a webhook, an OIDC sign-in under way (docs/team.md), the key a watch is followed with (docs/live.md).
+ */
+export type SealPurpose = 'session-cookie' | 'kept-key' | 'webhook-secret' | 'owner-key' | 'oidc-flow' | 'watch-key';
 
 interface PurposeKeys {
   /** HKDF info: the purpose's key. */
@@ -23,6 +26,7 @@ const PURPOSES: Record<SealPurpose, PurposeKeys> = {
   'webhook-secret': { label: 'notifications AES-256-GCM v1', aad: 'ops-console notifications webhook-secret v1', version: 'n1' },
   'owner-key': { label: 'notifications AES-256-GCM v1', aad: 'ops-console notifications owner-key v1', version: 'n1' },
   'oidc-flow': { label: 'oidc sign-in flow AES-256-GCM v1', aad: 'ops-console oidc sign-in flow v1', version: 'o1' },
+  'watch-key': { label: 'live watch key AES-256-GCM v1', aad: 'ops-console live watch key v1', version: 'w1' },
 };
 
 const FINGERPRINT_LABEL = 'session fingerprint HMAC-SHA256 v1';

@@ -8,6 +8,7 @@ import { QUEUE_STATUSES } from '../../src/model/insight-figures';
 import { inFlightSql } from '../../src/model/operation-status';
 import { sqlParams } from '../../src/model/sql-params';
 import type { Queryable, SqlValue } from './db';
+import { announceChanges, inFeedTransaction, isDb } from './live-changes';
 import { rankSeconds } from './operation-rank';
 
 /** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
@@ -70,6 +71,8 @@ export async function upsertOperations(
   follows = false,
 ): Promise<UpsertResult> {
   if (listed.length === 0) return { added: 0, transitions: 0 };
+  // The change feed numbers its rows in commit order (server/store/live-changes.ts): in a transaction of its own under its lock.
+  if (isDb(db)) return inFeedTransaction(db, (tx) => upsertOperations(tx, projectId, listed, seenAt, duringBackfill, follows));
   const ranks = await pageRanks(db, projectId, listed, follows);
   const pageIds = new Set(listed.map(({ operation }) => operation.id));
   const rows = JSON.stringify(
@@ -86,7 +89,7 @@ export async function upsertOperations(
       body,
     })),
   );
-  const { rows: result } = await db.query<{ added: number; transitions: number }>(
+  const { rows: result } = await db.query<{ added: number; transitions: number; live: number }>(
     `WITH incoming AS (
        SELECT * FROM jsonb_to_recordset($2::jsonb)
          AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb, rank integer)
@@ -112,10 +115,16 @@ export async function upsertOperations(
        SELECT $1, i.id, i.status, p.status, $3, $4, i.body FROM incoming i LEFT JOIN previous p ON p.id = i.id
        WHERE p.id IS NULL OR p.status IS DISTINCT FROM i.status
        ORDER BY i.created_at, i.id
+       RETURNING project_id, operation_id, status, operation, seq
+     ),
+     -- The change feed (docs/live.md): the same changes, but a backfill's, for the pages that follow them.
+     live AS (
+       INSERT INTO live_changes (project_id, operation_id, status, operation)
+       SELECT project_id, operation_id, status, operation FROM changed WHERE NOT $4 ORDER BY seq
        RETURNING 1
      )
      SELECT (SELECT count(*)::int FROM incoming) - (SELECT count(*)::int FROM previous) AS added,
-       (SELECT count(*)::int FROM changed) AS transitions`,
+       (SELECT count(*)::int FROM changed) AS transitions, (SELECT count(*)::int FROM live) AS live`,
     [projectId, rows, seenAt, duringBackfill, QUEUE_STATUSES.waiting, QUEUE_STATUSES.running],
   );
   // The store's other operations of those seconds, placed again around the page's.
@@ -127,7 +136,9 @@ export async function upsertOperations(
       [projectId, JSON.stringify(moved)],
     );
   }
-  return result[0] ?? { added: 0, transitions: 0 };
+  const counts = result[0] ?? { added: 0, transitions: 0, live: 0 };
+  if (counts.live > 0) await announceChanges(db);
+  return { added: counts.added, transitions: counts.transitions };
 }
 
 /** After a whole read that began at `readStart`: what it did not list is gone from the API (kept here, marked). */

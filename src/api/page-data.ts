@@ -56,6 +56,8 @@ const PageBaseSchema = z.object({
   sessionEnded: z.optional(z.union([z.literal('rejected'), SessionEndSchema])),
   /** The real API the server forwards /api/v2 to; absent: the built-in simulator answers on the console's origin. */
   apiUrl: z.optional(z.string()),
+  /** false: the server streams no changes (LIVE_EVENTS=off), so the page never opens /events (docs/live.md). */
+  live: z.optional(z.boolean()),
 });
 
 /** What a server-rendered page adds: the queries it was rendered from (dehydrated) and when (epoch ms). */

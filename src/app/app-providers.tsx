@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { SessionContext } from '../features/session/session-store';
 import { WatchContext } from '../features/watch/watch-context';
 import { InlineFaultsContext } from '../lib/inline-faults';
-import { PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
+import { LiveStateContext, PollSharingContext } from '../lib/poll-sharing/use-shared-polls';
 import { RenderTimeContext } from '../lib/render-time';
 import type { AppState } from './app-state';
 
@@ -21,9 +21,11 @@ export function AppProviders({ state, renderedAt = null, children }: AppProvider
       <SessionContext.Provider value={state.session}>
         <WatchContext.Provider value={state.watch}>
           <PollSharingContext.Provider value={state.pollSharing}>
-            <InlineFaultsContext.Provider value={state.notices}>
-              <RenderTimeContext.Provider value={renderedAt}>{children}</RenderTimeContext.Provider>
-            </InlineFaultsContext.Provider>
+            <LiveStateContext.Provider value={state.live}>
+              <InlineFaultsContext.Provider value={state.notices}>
+                <RenderTimeContext.Provider value={renderedAt}>{children}</RenderTimeContext.Provider>
+              </InlineFaultsContext.Provider>
+            </LiveStateContext.Provider>
           </PollSharingContext.Provider>
         </WatchContext.Provider>
       </SessionContext.Provider>

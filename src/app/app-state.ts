@@ -11,8 +11,13 @@ import { createSessionStore, type SessionStore } from '../features/session/sessi
 import { connectWatchToQueries } from '../features/watch/watch-queries';
 import { createWatchStore, type WatchStore } from '../features/watch/watch-store';
 import { createPollSharing, type PollSharing } from '../lib/poll-sharing/poll-sharing';
+import { NO_LIVE, type LiveStateSource } from '../lib/poll-sharing/use-shared-polls';
 import { createNoticeStore, type NoticeStore } from './notices';
 import { createQueryClient } from './query-client';
+import { operationOfEvent, postWatches } from '../api/live-watch';
+import { operationQueries } from '../api/operations';
+import { readMeta } from '../api/query-meta';
+import { isInFlight } from '../model/operation-status';
 
 // The console's stores, made without React so main.tsx can make them (and start a deep link's
 // requests in the query client) before the app's own code has arrived; and the wiring between
@@ -24,6 +29,8 @@ export interface AppState {
   notices: NoticeStore;
   watch: WatchStore;
   pollSharing: PollSharing;
+  /** Whether the live stream is in use (docs/live.md): the poll indicator says "Live". */
+  live: LiveStateSource;
   /** Why a sign-in form posted before the script arrived failed (the page's data block says). */
   signInProblem?: SignInProblem | undefined;
 }
@@ -38,6 +45,8 @@ export interface AppStateOptions {
   signInProblem?: SignInProblem | undefined;
   /** The page came with a session that had already ended: why (the key screen says it). */
   endedBecause?: SignOutReason | undefined;
+  /** The server streams changes (PageData.live): the page opens one stream per browser (docs/live.md). Off unless asked. */
+  live?: boolean;
 }
 
 /** Why a 401 ends the session: the server's own 401 names how the session ended; any other is the API refusing the key. */
@@ -45,7 +54,14 @@ function signOutReasonOf(error: ApiError): SignOutReason {
   return sessionEndOfCode(error.code) ?? 'rejected';
 }
 
-export function createAppState({ session: initial = SIGNED_OUT, channel = null, retries = true, signInProblem, endedBecause }: AppStateOptions = {}): AppState {
+export function createAppState({
+  session: initial = SIGNED_OUT,
+  channel = null,
+  retries = true,
+  signInProblem,
+  endedBecause,
+  live: streams = false,
+}: AppStateOptions = {}): AppState {
   const notices: NoticeStore = createNoticeStore();
   // The query client and the session end together: signing out (or a 401) empties every cache.
   const holder: { signOutUnauthorized: (error: ApiError) => void } = { signOutUnauthorized: () => undefined };
@@ -73,7 +89,40 @@ export function createAppState({ session: initial = SIGNED_OUT, channel = null, 
   // each query factory declares.
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf });
   followSessionNamespace(session, { onChange: () => pollSharing.close(), onKey: (namespace) => pollSharing.open(namespace) });
-  return { queryClient, session, notices, watch, pollSharing, signInProblem };
+  // Only where the server streams and the browser has EventSource (never in tests' jsdom, nor in a render on the server).
+  const live = streams && typeof EventSource === 'function' ? lateLive(queryClient, pollSharing, session) : NO_LIVE;
+  return { queryClient, session, notices, watch, pollSharing, live, signInProblem };
+}
+
+/**
+ * The live stream's state now; its code (live-wiring.ts) loads after the first screen, off the initial JS: until
+ * then, and if it never loads, the pages poll as they always did (docs/live.md).
+ */
+function lateLive(queryClient: QueryClient, pollSharing: PollSharing, session: SessionStore): LiveStateSource {
+  let state: 'live' | 'down' = 'down';
+  const listeners = new Set<() => void>();
+  void import('./live-wiring').then(({ connectLive }) => {
+    const link = connectLive(queryClient, pollSharing, {
+      postWatches,
+      operationOfEvent,
+      readMeta,
+      isInFlight,
+      detailKey: (projectId, operationId) => operationQueries.detail(projectId, operationId).queryKey,
+      latestKey: (projectId) => [...operationQueries.lists(), { projectId, view: 'latest' }],
+    });
+    link.subscribe(() => {
+      state = link.state();
+      for (const listener of [...listeners]) listener();
+    });
+    followSessionNamespace(session, { onChange: () => link.close(), onKey: (namespace) => link.open(namespace) });
+  });
+  return {
+    state: () => state,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 /**
@@ -99,5 +148,5 @@ export function createServerAppState({
   const queryClient = createQueryClient({ onUnauthorized: () => undefined, notices, retries: false, transport });
   const session = createSessionStore({ initial, endedBecause, onSignedOut: () => undefined });
   const pollSharing = createPollSharing({ queryClient, schemaFor: sharedSchemaOf, locks: undefined, channel: undefined, document: undefined });
-  return { queryClient, session, notices, watch: createWatchStore(), pollSharing, signInProblem };
+  return { queryClient, session, notices, watch: createWatchStore(), pollSharing, live: NO_LIVE, signInProblem };
 }

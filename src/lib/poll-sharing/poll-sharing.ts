@@ -14,6 +14,8 @@ export type PollDelay = number | false;
 /** One observer's wish for one key; a method, so observers of differently typed queries fit. */
 export interface PollWish {
   delay(state: QueryState<unknown, unknown>): PollDelay;
+  /** While a live stream brings the changes (setLive): 'pause' (the default) stops this poll, 'keep' goes on. */
+  whileLive?: 'pause' | 'keep';
 }
 
 /** One component's observers, each on its own key. */
@@ -34,6 +36,8 @@ export interface PollSharing {
   open: (namespace: string | null) => void;
   /** Signing out: releases every lock and closes the channel. */
   close: () => void;
+  /** A live stream brings the changes (docs/live.md): polls that may pause, pause; false: today's polling again. */
+  setLive: (live: boolean) => void;
   /** Whether this tab polls `queryHash` now (test and bench visibility into the mechanism). */
   ownsKey: (queryHash: string) => boolean;
   dispose: () => void;
@@ -99,6 +103,7 @@ export function createPollSharing(options: PollSharingOptions): PollSharing {
   const keys = new Map<string, KeyState>();
   const listeners = new Set<() => void>();
   let scope: Scope = canShare ? { kind: 'waiting' } : { kind: 'local' };
+  let live = false;
 
   const notify = () => listeners.forEach((l) => l());
   const visible = () => doc?.visibilityState !== 'hidden';
@@ -246,10 +251,11 @@ export function createPollSharing(options: PollSharingOptions): PollSharing {
         const state = keys.get(queryHash);
         const claim = mine.get(queryHash);
         if (!state || !claim || state.claims[0] !== claim || !owns(state)) return false;
+        if (live && state.claims.every((c) => c.wish.whileLive !== 'keep')) return false;
         return combinedDelay(state, queryState);
       },
       snapshot() {
-        let out = '';
+        let out = live ? 'L;' : '';
         for (const [queryHash, claim] of mine) {
           const state = keys.get(queryHash);
           out += state && state.claims[0] === claim && owns(state) ? `R${state.version};` : '-;';
@@ -289,6 +295,11 @@ export function createPollSharing(options: PollSharingOptions): PollSharing {
       notify();
     },
     close,
+    setLive(next) {
+      if (live === next) return;
+      live = next;
+      notify();
+    },
     ownsKey(queryHash) {
       const state = keys.get(queryHash);
       return state !== undefined && state.claims.length > 0 && owns(state);

@@ -8,6 +8,8 @@ export interface SharedPoll<TData, TError> {
   queryKey: QueryKey;
   /** How soon this observer wants the next poll (docs/architecture.md: a function of the query's state). */
   delay: (state: QueryState<TData, TError>) => PollDelay;
+  /** While the live stream is up: pause (the default: the stream brings the changes) or keep polling. */
+  whileLive?: 'pause' | 'keep';
 }
 
 export type SharedRefetchInterval<TData, TError> = (query: { state: QueryState<TData, TError> }) => PollDelay;
@@ -26,7 +28,12 @@ export function useSharedPolls<TData, TError>(polls: readonly SharedPoll<TData, 
   // Every render: join new keys, leave dropped ones, and hand over the latest wishes.
   useEffect(() => {
     member.sync(
-      new Map(polls.map((poll, i) => [hashes[i] ?? '', { delay: (state: QueryState<unknown, unknown>) => poll.delay(state as QueryState<TData, TError>) }])),
+      new Map(
+        polls.map((poll, i) => [
+          hashes[i] ?? '',
+          { delay: (state: QueryState<unknown, unknown>) => poll.delay(state as QueryState<TData, TError>), whileLive: poll.whileLive ?? 'pause' },
+        ]),
+      ),
     );
   });
   useEffect(() => () => member.leave(), [member]);
@@ -39,4 +46,21 @@ export function useSharedPolls<TData, TError>(polls: readonly SharedPoll<TData, 
 export function useSharedPoll<TData, TError>(poll: SharedPoll<TData, TError>): SharedRefetchInterval<TData, TError> {
   const [interval = () => false] = useSharedPolls([poll]);
   return interval;
+}
+
+export const LiveStateContext = createContext<LiveStateSource | null>(null);
+
+/** Where the page reads whether the live stream is in use (lib/poll-sharing/live-link.ts). */
+export interface LiveStateSource {
+  state: () => 'live' | 'down';
+  subscribe: (listener: () => void) => () => void;
+}
+
+/** No stream: always down (a server render, a browser without EventSource, LIVE_EVENTS=off). */
+export const NO_LIVE: LiveStateSource = { state: () => 'down', subscribe: () => () => undefined };
+
+/** True while the live stream brings the changes (the poll indicator says "Live"). */
+export function useLive(): boolean {
+  const source = useContext(LiveStateContext) ?? NO_LIVE;
+  return useSyncExternalStore(source.subscribe, source.state, () => 'down') === 'live';
 }

@@ -41,6 +41,8 @@ export function useActivityFeed() {
   const refetchInterval = useSharedPoll<ActivityFeed, Error>({
     queryKey: options.queryKey,
     delay: (state) => nextStepDelay(state.data, settings, Date.now()),
+    // The feed also finds new projects and operations the server does not follow: it goes on while the stream is up (docs/live.md).
+    whileLive: 'keep',
   });
   const feed = useQuery({ ...options, refetchInterval, enabled: ready && !coversAll });
   // The archive (the console's store) failing is said once, inline (ArchiveDown), never as a page-wide "Could not load".

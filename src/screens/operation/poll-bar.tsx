@@ -2,6 +2,7 @@ import type { Operation } from '../../api/schemas';
 import { IntervalSelect } from '../../components/interval-select';
 import { WatchButton } from '../../features/watch/watch-button';
 import { secondsSince } from '../../lib/format';
+import { useLive } from '../../lib/poll-sharing/use-shared-polls';
 
 interface PollBarProps {
   operation: Operation;
@@ -36,6 +37,8 @@ export function PollBar({
   branchName,
   computeName,
 }: PollBarProps) {
+  // The live stream in use (docs/live.md): the server brings each change, and nothing is polled.
+  const live = useLive();
   // Ended: nothing will change, so there is nothing to check, watch or pace.
   if (pollDelay === false) {
     return (
@@ -46,7 +49,9 @@ export function PollBar({
   }
   return (
     <div className="poll-bar" role="group" aria-label="Live updates">
-      {!visible ? (
+      {live ? (
+        <strong>Live</strong>
+      ) : !visible ? (
         <span>Checks paused while this tab is hidden.</span>
       ) : (
         <span>
