@@ -99,7 +99,9 @@ describe('PGlite across a restart', () => {
 
     const second = await startTestServer({ ...ARCHIVE_ENV, SIM_FAULTS: '1', DATA_DIR: dataDir });
     try {
-      expect(second.running.leader.isLeading()).toBe(true);
+      // The kept store opens in the background at start (docs/architecture.md, "The store"); the collector resumes once it has.
+      await second.running.store.atStart;
+      await expect.poll(() => second.running.leader.isLeading(), { timeout: 15_000 }).toBe(true);
       // The same world again (its seed), but what happened in it since start is new: the API's list as it is now.
       const platformNow = (await apiOperations(second, big)).map((op) => op.id);
       expect(platformNow.slice(-300)).toEqual(dropped);
