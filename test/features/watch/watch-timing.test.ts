@@ -25,6 +25,14 @@ describe('the tray’s line of time', () => {
     expect(watchTiming(operation('finished', 3_200), created + 5_000, created + 3_000)).toBe('took 3.2 s');
   });
 
+  it('counts from the end of the second created_at names, as the API writes it without a fraction', () => {
+    // Created at 12:00:00.900 (written "12:00:00Z"), read running at 12:00:04.100 after 3.2 s, ended at 3.3 s: "so far"
+    // never passes the duration that read is then followed by.
+    const running = { ...operation('running'), created_at: '2026-11-22T12:00:00Z' };
+    expect(watchTiming(running, created + 4_100, created + 4_100)).toBe('3.1 s so far');
+    expect(watchTiming(running, created + 500, created + 500)).toBe('0 ms so far');
+  });
+
   it('counts with the clock when it was just read', () => {
     expect(watchTiming(operation('running'), created + 2_000, created + 2_000)).toBe('2.0 s so far');
   });
