@@ -31,6 +31,15 @@ export interface LiveOperationInput {
   fail?: boolean | undefined;
 }
 
+/**
+ * What starts in `scheduling`: a compute's start, and the platform's periodic availability check, which waits behind
+ * the control plane's other work for 6–18 s (the draw of 300–900 ms, times CHECK_QUEUE_FACTOR), long enough for the
+ * archive's collector, at its pace, to see an operation queue, so that the demo's Insights has a Queue p50 to show
+ * (docs/simulator.md). A person's changes queue for under a second, as they do on the platform.
+ */
+const QUEUED_ACTIONS = new Set(['start_compute', 'check_availability']);
+const CHECK_QUEUE_FACTOR = 20;
+
 /** check_availability runs alongside user changes on the platform; everything else locks the project (423). */
 const LOCK_EXEMPT_ACTIONS = new Set(['check_availability']);
 
@@ -122,12 +131,14 @@ export function createOperations(world: World, scheduler: Scheduler, accounts: A
     // Drawn first: the order of draws from the seeded randomness is what makes a seed give the same world.
     const work = input.workMs ?? workMs(input.action);
     const op = newRecord(project, input);
-    const startAs = input.startAs ?? (input.action === 'start_compute' ? 'scheduling' : 'running');
+    const startAs = input.startAs ?? (QUEUED_ACTIONS.has(input.action) ? 'scheduling' : 'running');
     const failure = failureFor(input.action, input.fail);
+    // One draw whatever the action (a seed gives the same world); an availability check waits its turn for longer.
+    const queued = randomInt(random, 300, 900) * (input.action === 'check_availability' ? CHECK_QUEUE_FACTOR : 1);
     op.steps = planLiveSteps({
       createdMs: createdMs(op),
       startAs,
-      runAtMs: input.after ?? createdMs(op) + randomInt(random, 300, 900),
+      runAtMs: input.after ?? createdMs(op) + queued,
       workMs: work,
       ...(failure ? { failure } : {}),
     });

@@ -27,6 +27,25 @@ describe('background operations', () => {
     }
   });
 
+  it("queues each availability check for 6–18 s before it runs, so the archive's collector sees operations queue", () => {
+    const sim = createSim();
+    const owner = sim.personalUser();
+    const project = sim.cp.addProject({ name: 'p', ownerId: owner.userId, compute: 'idle' });
+    // Read every second for half an hour, as a very eager collector would: when each check was last seen queued.
+    const queuedUntil = new Map<string, number>();
+    for (let second = 0; second < 30 * 60; second++) {
+      sim.clock.advance(SECOND);
+      for (const op of sim.cp.operationsOf(project.id))
+        if (op.action === 'check_availability' && op.status === 'scheduling') queuedUntil.set(op.id, sim.clock.now() - ms(op.created_at));
+    }
+    const waits = [...queuedUntil.values()];
+    expect(waits.length).toBeGreaterThanOrEqual(3);
+    for (const wait of waits) {
+      expect(wait).toBeGreaterThanOrEqual(5 * SECOND);
+      expect(wait).toBeLessThanOrEqual(18 * SECOND);
+    }
+  });
+
   it('derives background history from the clock alone: reading again without time passing adds nothing', () => {
     const sim = createSim();
     const owner = sim.personalUser();
