@@ -153,7 +153,7 @@ test('a viewer reads a history; the restart is disabled with the reason, and the
   await expect(page.getByRole('table', { name: /Operations/ })).toBeVisible();
   const restart = page.getByRole('button', { name: /^Restart compute / }).first();
   await expect(restart).toBeDisabled();
-  await expect(restart).toHaveAttribute('title', 'Operators can restart computes');
+  await expect(restart).toHaveAccessibleDescription('Operators can restart computes');
 
   const endpoint = await page.evaluate(async (projectId) => {
     const answer = await fetch(`/api/v2/projects/${projectId}/endpoints`);
