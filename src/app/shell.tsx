@@ -50,7 +50,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="topbar">
+      <header className={person ? 'topbar topbar--team' : 'topbar'}>
         <Link to={paths.home()} className="brand">
           Ops Console
         </Link>
