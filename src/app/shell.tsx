@@ -50,7 +50,7 @@ export function Shell({ notices }: { notices: NoticeStore }) {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className={person ? 'topbar topbar--team' : 'topbar'}>
+      <header className="topbar">
         <Link to={paths.home()} className="brand">
           Ops Console
         </Link>
