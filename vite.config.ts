@@ -1,6 +1,7 @@
 /// <reference types="vitest/config" />
 import path from 'node:path';
-import { defineConfig, type Plugin } from 'vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin, type Rolldown } from 'vite';
 import react from '@vitejs/plugin-react';
 import { precompress } from './scripts/precompress.ts';
 import { preloadDynamicEntry } from './scripts/preload-dynamic-entry.ts';
@@ -51,6 +52,41 @@ function pgliteWorkerEntry(): Plugin {
   };
 }
 
+// The first load (docs/benchmarks.md, "Initial JS"): main.tsx's own imports, then the app it imports at once
+// (mount-app.tsx, preloaded with the HTML). Left to itself the bundler cuts what these share with the lazy screens
+// into small chunks of their own, each named in the HTML and in every import of it (13 initial scripts before the
+// audit screen, 15 after it). Two groups keep each part in one chunk (4 scripts with the bundler's runtime and
+// mount-app.tsx's own, 1.4 KiB gzip less: docs/benchmarks-results.md): all of it is loaded at first paint anyway,
+// and a lazy screen that shares a module imports a chunk already there. Two, not one: React must not evaluate
+// before main.tsx has started a deep link's requests (scripts/preload-dynamic-entry.ts). mount-app.tsx stays a
+// chunk of its own, the dynamic import that the manifest names (the browser tests hold it back).
+const BOOT_ENTRY = fileURLToPath(new URL('./src/main.tsx', import.meta.url));
+const APP_ENTRY = fileURLToPath(new URL('./src/app/mount-app.tsx', import.meta.url));
+function firstLoadPart(part: 'boot' | 'app'): (moduleId: string, ctx: Rolldown.ChunkingContext) => string | null {
+  // Found once a build, at the first module asked about (a build's context is read-only while it chunks).
+  const found = new WeakMap<Rolldown.ChunkingContext, { boot: Set<string>; app: Set<string> }>();
+  const closure = (ctx: Rolldown.ChunkingContext, from: string, besides: ReadonlySet<string>) => {
+    const seen = new Set<string>();
+    const next = ctx.getModuleInfo(from) ? [from] : [];
+    for (let id = next.pop(); id !== undefined; id = next.pop()) {
+      if (seen.has(id) || besides.has(id)) continue;
+      seen.add(id);
+      next.push(...(ctx.getModuleInfo(id)?.importedIds ?? []));
+    }
+    return seen;
+  };
+  return (moduleId, ctx) => {
+    let parts = found.get(ctx);
+    if (!parts) {
+      const boot = closure(ctx, BOOT_ENTRY, new Set());
+      // The server's build has no main.tsx: its chunks are left as the bundler cuts them.
+      parts = { boot, app: boot.size === 0 ? new Set() : closure(ctx, APP_ENTRY, boot) };
+      found.set(ctx, parts);
+    }
+    return parts[part].has(moduleId) && moduleId !== APP_ENTRY ? part : null;
+  };
+}
+
 export default defineConfig({
   plugins: [react(), preloadDynamicEntry('src/app/mount-app.tsx'), precompress(), pgliteWorkerEntry()],
   // The client goes to dist/client (what the server serves); `npm run build` puts the server in dist/server.
@@ -66,7 +102,17 @@ export default defineConfig({
     outDir: 'dist/client',
     emptyOutDir: true,
     manifest: true,
-    rollupOptions: { output: { chunkFileNames: 'assets/[hash].js' } },
+    rollupOptions: {
+      output: {
+        chunkFileNames: 'assets/[hash].js',
+        codeSplitting: {
+          groups: [
+            { name: firstLoadPart('boot'), debugName: 'first load: main.tsx', priority: 2 },
+            { name: firstLoadPart('app'), debugName: 'first load: the app', priority: 1 },
+          ],
+        },
+      },
+    },
   },
   test: {
     // CI (.ci/run) totals the run from this report; Playwright wipes test-results/ when it starts.

@@ -70,11 +70,18 @@ function packageOf(source: string): string | null {
  * `--sourcemap`), each script's gzip size shared out among its sources by the characters each wrote.
  * Gzip compresses some code better than other, so a share is close, not exact; the sum is the whole.
  */
+const BUNDLER_RUNTIME = 'node_modules/rolldown/runtime';
+
 export async function initialJsOrigins(sourcemapDir: string): Promise<InitialJsOrigins> {
   const bySource = new Map<string, number>();
   for (const script of await initialScripts(sourcemapDir)) {
     const path = join(sourcemapDir, script.file.replace(/^\//, ''));
-    const [code, map] = await Promise.all([readFile(path, 'utf8'), readFile(`${path}.map`, 'utf8')]);
+    // The bundler's runtime, alone in a script (vite.config.ts, the first load's chunks), comes without a map.
+    const [code, map] = await Promise.all([readFile(path, 'utf8'), readFile(`${path}.map`, 'utf8').catch(() => null)]);
+    if (map === null) {
+      bySource.set(BUNDLER_RUNTIME, (bySource.get(BUNDLER_RUNTIME) ?? 0) + script.gzipBytes);
+      continue;
+    }
     const lines = code.split('\n');
     const chars = new Map<string, number>();
     let last: { source: string; line: number; column: number } | undefined;

@@ -102,10 +102,29 @@ function sendHtml(res: ServerResponse, status: number, html: string): void {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function createTeamGate(team: TeamSettings, db: Queryable): TeamGate {
+/** The most people a proxy's refused sign-ins are remembered for before the expired ones are dropped. */
+const REFUSED_SIGN_INS_KEPT = 10_000;
+
+export function createTeamGate(team: TeamSettings, db: Queryable, now: () => number = Date.now): TeamGate {
   const record: TeamGate['record'] = (entry) => {
     const requestId = currentRequestId();
     return recordAudit(db, { ...entry, ...(requestId === undefined ? {} : { requestId }) });
+  };
+  // Behind a proxy each request is its own sign-in: a person without a role is recorded once per SESSION_HOURS
+  // (what a sign-in through OIDC lasts), not once per request (docs/team.md, "The audit trail"). Kept in memory:
+  // each instance records its own first refusal.
+  const windowMs = team.sessionHours * 60 * 60 * 1000;
+  const refusedSignIns = new Map<string, number>();
+  const refusedSignIn = async (person: Person) => {
+    if (team.mode !== 'proxy') return;
+    const at = now();
+    const last = refusedSignIns.get(person.email);
+    if (last !== undefined && at - last < windowMs) return;
+    if (refusedSignIns.size >= REFUSED_SIGN_INS_KEPT) {
+      for (const [email, when] of refusedSignIns) if (at - when >= windowMs) refusedSignIns.delete(email);
+    }
+    refusedSignIns.set(person.email, at);
+    await record({ person, action: 'Sign-in refused: no role', target: 'console', status: 403 });
   };
   const refuse: TeamGate['refuse'] = async (res, person, needed, may, action, target, projectId) => {
     const message = refusalMessage(needed, may);
@@ -137,6 +156,9 @@ export function createTeamGate(team: TeamSettings, db: Queryable): TeamGate {
       }
       const person = current.session.person;
       if (person && person.role === null) {
+        // Written beside the answer (this door answers at once); a write the store fails is the trail's loss, not
+        // the page's: "No access" is said either way.
+        refusedSignIn(person).catch(() => undefined);
         sendHtml(
           res,
           403,
@@ -153,6 +175,7 @@ export function createTeamGate(team: TeamSettings, db: Queryable): TeamGate {
       if (roleReaches(person.role, needed)) return true;
       await discardBody(req);
       if (person.role === null) {
+        await refusedSignIn(person);
         sendError(res, 403, 'None of your groups gives you a role in this console.', NO_ROLE_CODE);
         return false;
       }

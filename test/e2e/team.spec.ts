@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import Provider from 'oidc-provider';
 import { expectNoSeriousViolations } from './support/axe';
+import { layoutProblems } from './support/layout';
 
 // Team sign-in as people meet it (docs/team.md): a console started with SIGN_IN=oidc against a real OpenID
 // Provider (oidc-provider, on a loopback port, its own login page), people in groups given roles by ROLES. A viewer
@@ -153,7 +154,7 @@ test('a viewer reads a history; the restart is disabled with the reason, and the
   await expect(page.getByRole('table', { name: /Operations/ })).toBeVisible();
   const restart = page.getByRole('button', { name: /^Restart compute / }).first();
   await expect(restart).toBeDisabled();
-  await expect(restart).toHaveAttribute('title', 'Operators can restart computes');
+  await expect(restart).toHaveAccessibleDescription('Operators can restart computes');
 
   const endpoint = await page.evaluate(async (projectId) => {
     const answer = await fetch(`/api/v2/projects/${projectId}/endpoints`);
@@ -195,6 +196,17 @@ test('an admin reads both in the audit trail, filters it by person and exports i
   await expect(table.getByRole('row', { name: /Otto Operator.*Restart compute.*Done \(200\)/ })).toBeVisible();
   await expect(table.getByRole('row', { name: /Vera Viewer.*Refused: Restart compute.*Refused \(403\)/ })).toBeVisible();
   await expectNoSeriousViolations(page);
+  // The admin's header (a seventh link, the name and role) keeps one row, and the trail fits beside the watch panel:
+  // Result in view, nothing scrolls sideways; on a phone nothing but the links' strip does (support/layout.ts).
+  for (const width of [1280, 1400, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    if (width > 720) {
+      expect((await page.locator('header.topbar').boundingBox())?.height).toBeLessThan(56);
+      await expect(table.getByRole('columnheader', { name: 'Result' })).toBeInViewport();
+    }
+    expect(await layoutProblems(page)).toEqual([]);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.getByLabel('Person').fill('vera');
   await page.getByRole('button', { name: 'Filter' }).click();

@@ -66,7 +66,7 @@ export function AuditScreen() {
         <ErrorCallout title="The audit trail could not be read" message={describeError(trail.error).message} onRetry={() => void trail.refetch()} />
       ) : (
         <div className="table-wrap" tabIndex={0} role="region" aria-label="Audit trail rows">
-          <table className="data-table">
+          <table className="data-table data-table--wrap audit-table">
             <caption className="visually-hidden">Audit trail, newest first</caption>
             <thead>
               <tr>
@@ -91,19 +91,21 @@ export function AuditScreen() {
               ) : (
                 rows.map((row) => (
                   <tr key={row.id}>
-                    <td>
+                    <td data-label="When" className="audit-table__when">
                       <DateTime iso={row.at} />
                     </td>
-                    <td>
-                      {row.name} <span className="muted small">{row.email}</span>
-                      {row.role && <span className="muted small"> ({row.role})</span>}
+                    <td data-label="Person">
+                      {row.name}
+                      {row.role && <span className="muted small"> ({row.role})</span>} <span className="audit-table__email muted small">{row.email}</span>
                     </td>
-                    <td>{row.action}</td>
-                    <td>
+                    <td data-label="Action">{row.action}</td>
+                    <td data-label="Target" className="audit-table__target">
                       {row.target}
                       {row.operationIds.length > 0 && <span className="muted small"> · operations {row.operationIds.join(', ')}</span>}
                     </td>
-                    <td>{result(row)}</td>
+                    <td data-label="Result" className="audit-table__result">
+                      {result(row)}
+                    </td>
                   </tr>
                 ))
               )}

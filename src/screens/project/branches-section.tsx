@@ -1,3 +1,4 @@
+import { RefusalNote, refusedProps } from '../../features/session/refusal-note';
 import { useTeamRole } from '../../features/session/use-team-role';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
@@ -11,7 +12,7 @@ import { TableSkeleton } from '../../components/table-skeleton';
 import { useWatchState, useWatchStore } from '../../features/watch/watch-context';
 import { useShownInline } from '../../lib/inline-faults';
 import { countOperations, type ActionContext } from './action-context';
-import { BranchesTable, BRANCH_COLUMNS, computeNameOf } from './branches-table';
+import { BranchesTable, BRANCH_COLUMNS, computeNameOf, type BranchRefusals } from './branches-table';
 import { ComputeActionDialog } from './compute-action-dialog';
 import { CreateBranchDialog } from './create-branch-dialog';
 import { DeleteBranchDialog } from './delete-branch-dialog';
@@ -46,7 +47,17 @@ const merged = (base: ReadonlyMap<string, string>, extra: ReadonlyMap<string, st
 /** The project's branches and computes, with the changes a person can start from here. */
 export function BranchesSection({ projectId, projectName, branches, endpoints, blockers, operations, now }: BranchesSectionProps) {
   const watch = useWatchStore();
-  const createRefused = useTeamRole().refusal('operator', 'create branches');
+  // Team sign-in: what the person's role does not reach is disabled, and one note under the heading says why
+  // (docs/team.md): each control names its reason there as its description.
+  const { refusal } = useTeamRole();
+  const refused: BranchRefusals = {
+    create: refusal('operator', 'create branches'),
+    start: refusal('operator', 'start computes'),
+    suspend: refusal('operator', 'suspend computes'),
+    restart: refusal('operator', 'restart computes'),
+    delete: refusal('operator', 'delete branches'),
+  };
+  const refusalNoteId = useId();
   // A change's operations are known from its answer (the watch list holds them at once, then their newest copies),
   // before the history's next read: the compute's state reads them together, so a restart never starts as "Starting…".
   const watched = useWatchState(watch);
@@ -126,14 +137,14 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
         <h2 id={headingId}>Branches and computes</h2>
         <button
           type="button"
-          className="primary"
           onClick={() => open({ kind: 'create' })}
-          disabled={!branches.data || createRefused !== undefined}
-          title={createRefused}
+          disabled={!branches.data || refused.create !== undefined}
+          {...refusedProps(refusalNoteId, refused.create, 'primary')}
         >
           Create branch
         </button>
       </div>
+      <RefusalNote id={refusalNoteId} reasons={Object.values(refused)} />
       <RequestProgress
         projectId={projectId}
         request={start}
@@ -162,6 +173,8 @@ export function BranchesSection({ projectId, projectName, branches, endpoints, b
           onSuspend={(endpoint) => open({ kind: 'suspend', endpoint })}
           onRestart={(endpoint) => open({ kind: 'restart', endpoint })}
           onDelete={(branch) => open({ kind: 'delete', branch })}
+          refused={refused}
+          refusalNoteId={refusalNoteId}
         />
       ) : failed ? (
         <LoadFailureCallout

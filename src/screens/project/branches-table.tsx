@@ -1,4 +1,4 @@
-import { useTeamRole } from '../../features/session/use-team-role';
+import { refusedProps } from '../../features/session/refusal-note';
 import type { Branch, Endpoint, Operation } from '../../api/schemas';
 import { LongName } from '../../components/long-name';
 import { TableHead } from '../../components/table-head';
@@ -29,6 +29,18 @@ interface BranchesTableProps {
   onSuspend: (endpoint: Endpoint) => void;
   onRestart: (endpoint: Endpoint) => void;
   onDelete: (branch: Branch) => void;
+  /** Why the person may not use each control (team sign-in), and the note that says it (branches-section.tsx). */
+  refused: BranchRefusals;
+  refusalNoteId: string;
+}
+
+/** The reasons the branches' controls are beyond the person's role, undefined where they may use them. */
+export interface BranchRefusals {
+  create: string | undefined;
+  start: string | undefined;
+  suspend: string | undefined;
+  restart: string | undefined;
+  delete: string | undefined;
 }
 
 interface Row {
@@ -49,15 +61,10 @@ function rowsOf(branches: readonly Branch[], endpoints: readonly Endpoint[]): Ro
 }
 
 /** Branches and their computes: a real table with each row's actions named after what they act on. */
-export function BranchesTable({ branches, endpoints, busy, operations = [], now, onStart, onSuspend, onRestart, onDelete }: BranchesTableProps) {
-  // Team sign-in: a control beyond the person's role is disabled, its reason its description (docs/team.md).
-  const { refusal } = useTeamRole();
-  const refused = {
-    start: refusal('operator', 'start computes'),
-    suspend: refusal('operator', 'suspend computes'),
-    restart: refusal('operator', 'restart computes'),
-  };
-  const deleteRefused = refusal('operator', 'delete branches');
+export function BranchesTable(props: BranchesTableProps) {
+  const { branches, endpoints, busy, operations = [], now, onStart, onSuspend, onRestart, onDelete, refused, refusalNoteId } = props;
+  // Team sign-in: a control beyond the person's role is disabled, its reason in the section's note (docs/team.md).
+  const described = (reason: string | undefined, className?: string) => refusedProps(refusalNoteId, reason, className);
   const computeOperations = operations.filter((op) => op.endpoint_id !== undefined && (op.action === 'start_compute' || op.action === 'suspend_compute'));
   const names = new Map(branches.map((b) => [b.id, b.name]));
   const hasChildren = new Set(branches.flatMap((b) => (b.parent_id ? [b.parent_id] : [])));
@@ -100,7 +107,7 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                         type="button"
                         disabled={busy || !settled || active || refused.start !== undefined}
                         aria-label={`Start compute ${compute}`}
-                        title={refused.start}
+                        {...described(refused.start)}
                         onClick={() => onStart(endpoint)}
                       >
                         Start
@@ -109,7 +116,7 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                         type="button"
                         disabled={busy || !settled || !active || refused.suspend !== undefined}
                         aria-label={`Suspend compute ${compute}`}
-                        title={refused.suspend}
+                        {...described(refused.suspend)}
                         onClick={() => onSuspend(endpoint)}
                       >
                         Suspend
@@ -118,7 +125,7 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                         type="button"
                         disabled={busy || !settled || refused.restart !== undefined}
                         aria-label={`Restart compute ${compute}`}
-                        title={refused.restart}
+                        {...described(refused.restart)}
                         onClick={() => onRestart(endpoint)}
                       >
                         Restart
@@ -131,10 +138,9 @@ export function BranchesTable({ branches, endpoints, busy, operations = [], now,
                     ) : (
                       <button
                         type="button"
-                        className="danger"
                         aria-label={`Delete branch ${branch.name}`}
-                        disabled={deleteRefused !== undefined}
-                        title={deleteRefused}
+                        disabled={refused.delete !== undefined}
+                        {...described(refused.delete, 'danger')}
                         onClick={() => onDelete(branch)}
                       >
                         Delete

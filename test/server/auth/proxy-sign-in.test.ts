@@ -1,5 +1,8 @@
 import http from 'node:http';
+import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTeamGate, type TeamSettings } from '../../../server/auth/team-gate';
+import { readTeamConfig } from '../../../server/auth/team-config';
 import { readAudit, recordAudit } from '../../../server/store/audit-trail';
 import { dbOf } from '../../../server/store/store';
 import { AuditPageSchema, auditCsvLine, auditFiltersOf } from '../../../src/model/audit';
@@ -121,6 +124,37 @@ describe('SIGN_IN=proxy', () => {
     expect(page.status).toBe(403);
     expect(page.body).toContain('<h1>No access</h1>');
     expect(page.body).not.toContain('ops-console-data');
+  });
+
+  it('records a person without a role once per SESSION_HOURS, not once per request (each is its own sign-in)', async () => {
+    const db = dbOf(server.running.store);
+    const nobody = { email: 'norole@example.com', groups: 'visitors' };
+    const refusals = async () => (await readAudit(db, { person: 'norole@example.com' })).rows.filter((row) => row.action === 'Sign-in refused: no role');
+    expect((await ask({ path: '/', as: nobody })).status).toBe(403);
+    await expect.poll(async () => (await refusals()).length).toBe(1);
+    expect((await ask({ path: '/projects', as: nobody })).status).toBe(403);
+    expect((await ask({ path: '/api/v2/projects', as: nobody })).status).toBe(403);
+    expect((await ask({ method: 'POST', path: '/api/v2/projects', as: nobody })).status).toBe(403);
+    expect(await refusals()).toEqual([expect.objectContaining({ email: 'norole@example.com', role: null, status: 403, target: 'console' })]);
+
+    // The window is SESSION_HOURS (12 by default): the same person a window later is recorded again.
+    const team = readTeamConfig({ SIGN_IN: 'proxy', TEAM_API_KEY: TEAM_KEY, ROLES: 'viewer=ops-readers' }) as TeamSettings;
+    let now = Date.UTC(2026, 0, 1);
+    const gate = createTeamGate(team, db, () => now);
+    const person = { email: 'later@example.com', name: 'Later', role: null };
+    const refusedLater = async () => (await readAudit(db, { person: 'later@example.com' })).rows.length;
+    const seen = (at: number) => {
+      now = at;
+      const req = new http.IncomingMessage(new Socket());
+      const session = { key: TEAM_KEY, kind: 'organization' as const, sid: 'proxy:later', remember: false, exp: at + 60_000, person };
+      expect(gate.page(req, new http.ServerResponse(req), { state: 'open', secure: false, session })).toBe(true);
+    };
+    seen(now);
+    await expect.poll(refusedLater).toBe(1);
+    seen(now + 11 * 60 * 60 * 1000);
+    seen(now + 1);
+    seen(Date.UTC(2026, 0, 1) + 12 * 60 * 60 * 1000);
+    await expect.poll(refusedLater).toBe(2);
   });
 
   it('takes no key at the key screen', async () => {
