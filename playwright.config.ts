@@ -94,8 +94,9 @@ function server(lanePort: number, command = serve, workers = '1'): WebServer {
       ARCHIVE_BUDGET: '700',
       // Webhooks to a receiver the test starts on loopback.
       WEBHOOK_ALLOW_PRIVATE: '1',
-      // The lanes' pages poll as they did before the live stream (their specs count polls and wait for an idle
-      // network, which an open stream never is); live.spec.ts starts servers of its own with the stream on.
+      // The lanes' pages poll as they did before the live stream: tabs.spec.ts counts the polls of three tabs, which
+      // the stream replaces while work is in flight (docs/live.md). A page at rest holds no stream, so the specs that
+      // wait for an idle network pass with it on; live.spec.ts starts servers of its own with the stream on.
       LIVE_EVENTS: 'off',
       // Its output is piped into the run's: the events that went wrong, not a line per request.
       LOG_LEVEL: 'warn',

@@ -107,3 +107,30 @@ export function watchTargets(queryClient: QueryClient, { readMeta, isInFlight }:
   }
   return [...operations.values(), ...projects.values()].slice(0, MAX_WATCHES);
 }
+
+/**
+ * Whether the page has something to follow now (docs/live.md, "One stream per browser"): an operation in flight
+ * (or not read yet), a project's list with work in flight, Activity's projects with work in flight, the tray's
+ * entries in flight (their detail and their project's newest page). The stream is open only while some tab has.
+ */
+export function hasLiveWork(queryClient: QueryClient, { readMeta, isInFlight }: LiveRules, now = Date.now()): boolean {
+  const inFlight = (operations: readonly Operation[] | undefined) => (operations ?? []).some((op) => isInFlight(op, now));
+  return queryClient
+    .getQueryCache()
+    .getAll()
+    .some((query) => {
+      if (query.getObserversCount() === 0) return false;
+      const meta = readMeta(query.meta);
+      if (!meta) return false;
+      if (meta.data === 'operation') {
+        const op = query.state.data as Operation | undefined;
+        return !op || isInFlight(op, now);
+      }
+      if (meta.data === 'activity-feed') {
+        const feed = query.state.data as ActivityFeed | undefined;
+        return Object.values(feed?.checks ?? {}).some((check) => inFlight(check.operations));
+      }
+      if (meta.data === 'newest-page') return inFlight((query.state.data as OperationsPage | undefined)?.operations);
+      return inFlight((query.state.data as InfiniteData<{ operations: Operation[] }> | undefined)?.pages[0]?.operations);
+    });
+}

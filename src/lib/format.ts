@@ -9,6 +9,12 @@ export function humanizeAction(action: string): string {
 }
 
 /** 1234 → "1.2 s", 75_000 → "1 min 15 s", 3_900_000 → "1 h 5 min". */
+/** A polling pace as the poll indicator says it: "5 s", "30 s", "1 min" (whole seconds, no tenths). */
+export function everyInterval(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1_000));
+  return seconds < 60 ? `${seconds} s` : formatDuration(seconds * 1_000);
+}
+
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) return '—';
   if (ms < 1_000) return `${Math.round(ms)} ms`;

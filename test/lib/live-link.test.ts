@@ -1,8 +1,9 @@
 // One live stream per browser (src/lib/poll-sharing/live-link.ts, docs/live.md): the tab holding the key's lock
 // holds the EventSource and passes its events to the other tabs; when it goes, another tab opens the stream; a
-// stream that fails is down at once and opened again from the last id it saw.
+// stream that fails is down at once and opened again from the last id it saw. The stream is open only while some
+// tab has something to follow, and closed a grace after the last one's goes (a page at rest holds no connection).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLiveLink, type LiveLink, type LiveMessage } from '../../src/lib/poll-sharing/live-link';
+import { GRACE_MS, createLiveLink, type LiveLink, type LiveMessage } from '../../src/lib/poll-sharing/live-link';
 
 class FakeSource extends EventTarget {
   static opened: FakeSource[] = [];
@@ -56,7 +57,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-function tab(locks: LockManager): { link: LiveLink; heard: LiveMessage[] } {
+function tab(locks: LockManager, wants = true): { link: LiveLink; heard: LiveMessage[] } {
   const link = createLiveLink({
     url: '/events',
     events: ['operation'],
@@ -67,6 +68,7 @@ function tab(locks: LockManager): { link: LiveLink; heard: LiveMessage[] } {
   const heard: LiveMessage[] = [];
   link.onMessage((message) => heard.push(message));
   links.push(link);
+  link.want(wants);
   link.open('key-fingerprint');
   return { link, heard };
 }
@@ -104,5 +106,44 @@ describe('the live link', () => {
     expect(stream?.closed).toBe(true);
     await vi.advanceTimersByTimeAsync(3_000);
     expect(FakeSource.opened.at(-1)?.url).toBe('/events?after=7');
+  });
+
+  it('opens no stream while no tab has something to follow, opens it for another tab that has, and closes it a grace after the last', async () => {
+    vi.useFakeTimers();
+    const locks = fakeLocks();
+    const leader = tab(locks, false);
+    const other = tab(locks, false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(FakeSource.opened).toHaveLength(0);
+
+    // The tab that does not hold the lock opens an operation in flight: the leading tab opens the stream for it.
+    other.link.want(true);
+    await vi.advanceTimersByTimeAsync(600);
+    expect(FakeSource.opened).toHaveLength(1);
+    const stream = FakeSource.opened[0];
+    stream?.emit('ready', '3', '{}');
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(other.link.state()).toBe('live');
+
+    // Its operation ends: the stream stays for the grace (a page that comes back soon keeps it), then closes.
+    other.link.want(false);
+    await vi.advanceTimersByTimeAsync(GRACE_MS);
+    expect(stream?.closed).toBe(false);
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(stream?.closed).toBe(true);
+    expect(leader.link.state()).toBe('down');
+    expect(other.link.state()).toBe('down');
+    expect(FakeSource.opened).toHaveLength(1);
+
+    // Wanted again within the grace: the same stream stays open.
+    leader.link.want(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeSource.opened).toHaveLength(2);
+    leader.link.want(false);
+    await vi.advanceTimersByTimeAsync(GRACE_MS / 2);
+    leader.link.want(true);
+    await vi.advanceTimersByTimeAsync(GRACE_MS * 2);
+    expect(FakeSource.opened).toHaveLength(2);
+    expect(FakeSource.opened[1]?.closed).toBe(false);
   });
 });

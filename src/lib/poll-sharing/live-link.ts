@@ -5,6 +5,9 @@
 // the next tab opens the stream). A stream that fails is closed and opened again after the server's
 // `retry:` with jitter, growing to RECONNECT_MAX_MS, from the last id it saw (`?after=`). Without
 // EventSource (or Web Locks, or BroadcastChannel) each tab holds its own stream, or none.
+// The stream is open only while some tab has something to follow (`want`): a tab that does says so to the
+// leading tab every HEARTBEAT_MS; the leading tab opens the stream when the first tab wants it and closes it
+// GRACE_MS after the last stops, so a page with nothing in flight holds no connection (and goes network-idle).
 
 export type LiveState = 'live' | 'down';
 
@@ -21,6 +24,8 @@ export interface LiveLink {
   onMessage: (listener: (message: LiveMessage) => void) => () => void;
   /** Follows the stream of this key namespace (a hash of the key); null: no stream (signed out). */
   open: (namespace: string | null) => void;
+  /** Whether this tab has something to follow (docs/live.md): the stream is open while any tab of the key has. */
+  want: (wanted: boolean) => void;
   close: () => void;
 }
 
@@ -38,14 +43,19 @@ export const HEARTBEAT_MS = 2_000;
 export const HEARD_WITHIN_MS = 4_500;
 export const RECONNECT_MS = 3_000;
 export const RECONNECT_MAX_MS = 60_000;
+/** The stream stays open this long after the last tab has nothing left to follow (a page that comes back soon keeps it). */
+export const GRACE_MS = 10_000;
 
 /** What the leading tab sends the others. */
 type ChannelMessage = { kind: 'event'; event: string; id: string; data: string } | { kind: 'state'; state: LiveState };
+/** What the other tabs send the leading tab: this tab has something to follow (repeated every HEARTBEAT_MS). */
+type WantMessage = { kind: 'want' };
 
 /** Another tab is another program: what it sends is checked as any wire is (by hand: this code loads without zod). */
-function channelMessage(value: unknown): ChannelMessage | null {
+function channelMessage(value: unknown): ChannelMessage | WantMessage | null {
   if (typeof value !== 'object' || value === null) return null;
   const m = value as Record<string, unknown>;
+  if (m.kind === 'want') return { kind: 'want' };
   if (m.kind === 'state' && (m.state === 'live' || m.state === 'down')) return { kind: 'state', state: m.state };
   if (m.kind === 'event' && typeof m.event === 'string' && typeof m.id === 'string' && typeof m.data === 'string')
     return { kind: 'event', event: m.event, id: m.id, data: m.data };
@@ -61,7 +71,8 @@ export function createLiveLink(options: LiveLinkOptions): LiveLink {
   const listeners = new Set<() => void>();
   const handlers = new Set<(message: LiveMessage) => void>();
   let state: LiveState = 'down';
-  let session: { stop: () => void } | undefined;
+  let wanted = false;
+  let session: { stop: () => void; decide: () => void } | undefined;
 
   const setState = (next: LiveState) => {
     if (state === next) return;
@@ -122,55 +133,96 @@ export function createLiveLink(options: LiveLinkOptions): LiveLink {
     };
   }
 
-  function follow(namespace: string): { stop: () => void } {
-    if (!locks || !makeChannel) {
-      // Each tab on its own.
-      const stop = holdStream(() => undefined);
-      return { stop };
-    }
-    const channel = makeChannel(`ops-console.live.${namespace}`);
-    let heardAt = 0;
-    let leading = false;
-    channel.onmessage = (e: MessageEvent) => {
-      if (leading) return;
-      const message = channelMessage(e.data);
-      if (!message) return;
-      heardAt = Date.now();
-      if (message.kind === 'state') setState(message.state);
-      else deliver({ event: message.event, id: message.id, data: message.data });
+  /** Follows the key's stream: the leading tab (or each tab, without locks or a channel) holds it while a tab wants it. */
+  function follow(namespace: string): { stop: () => void; decide: () => void } {
+    const channel = locks && makeChannel ? makeChannel(`ops-console.live.${namespace}`) : undefined;
+    const send = (message: ChannelMessage | WantMessage) => {
+      try {
+        channel?.postMessage(message);
+      } catch {
+        // The channel is closed: this tab is leaving.
+      }
     };
-    // The leading tab gone quiet (closed, frozen): down until the next one leads.
+    let heardAt = 0;
+    let othersWantedAt = 0;
+    let saidWantAt = 0;
+    let leading = !channel;
+    let stream: (() => void) | undefined;
+    let idleSince: number | undefined;
+    // Opens the stream when a tab wants it, closes it GRACE_MS after none does; a tab that wants it tells the leader.
+    const decide = () => {
+      const now = Date.now();
+      if (!leading) {
+        if (wanted && now - saidWantAt >= HEARTBEAT_MS) {
+          saidWantAt = now;
+          send({ kind: 'want' });
+        }
+        if (!wanted) saidWantAt = 0;
+        return;
+      }
+      if (wanted || now - othersWantedAt < HEARD_WITHIN_MS) {
+        idleSince = undefined;
+        stream ??= holdStream(send);
+      } else if (stream) {
+        idleSince ??= now;
+        if (now - idleSince < GRACE_MS) return;
+        stream();
+        stream = undefined;
+        idleSince = undefined;
+        send({ kind: 'state', state: 'down' });
+      }
+    };
+    if (channel)
+      channel.onmessage = (e: MessageEvent) => {
+        const message = channelMessage(e.data);
+        if (!message) return;
+        if (leading) {
+          if (message.kind === 'want') {
+            othersWantedAt = Date.now();
+            decide();
+          }
+          return;
+        }
+        if (message.kind === 'want') return;
+        heardAt = Date.now();
+        if (message.kind === 'state') setState(message.state);
+        else deliver({ event: message.event, id: message.id, data: message.data });
+      };
+    // The leading tab gone quiet (closed, frozen): down until the next one leads. And the grace, and the wish, kept.
     const watchdog = setInterval(() => {
       if (!leading && state === 'live' && Date.now() - heardAt > HEARD_WITHIN_MS) setState('down');
+      decide();
     }, 500);
     const abort = new AbortController();
     let release: () => void = () => undefined;
-    locks
-      .request(`ops-console.live.${namespace}`, { signal: abort.signal }, () => {
-        if (abort.signal.aborted) return undefined;
-        leading = true;
-        const stop = holdStream((message) => {
-          try {
-            channel.postMessage(message);
-          } catch {
-            // The channel is closed: this tab is leaving.
-          }
-        });
-        return new Promise<void>((resolve) => {
-          release = () => {
-            stop();
-            resolve();
-          };
-        });
-      })
-      .catch(() => undefined);
+    if (locks && channel)
+      locks
+        .request(`ops-console.live.${namespace}`, { signal: abort.signal }, () => {
+          if (abort.signal.aborted) return undefined;
+          leading = true;
+          decide();
+          return new Promise<void>((resolve) => {
+            release = () => {
+              stream?.();
+              stream = undefined;
+              resolve();
+            };
+          });
+        })
+        .catch(() => undefined);
+    else decide();
     return {
+      decide,
       stop: () => {
         abort.abort();
         release();
+        stream?.();
+        stream = undefined;
         clearInterval(watchdog);
-        channel.onmessage = null;
-        channel.close();
+        if (channel) {
+          channel.onmessage = null;
+          channel.close();
+        }
         setState('down');
       },
     };
@@ -189,6 +241,11 @@ export function createLiveLink(options: LiveLinkOptions): LiveLink {
     open(namespace) {
       session?.stop();
       session = namespace === null ? undefined : follow(namespace);
+    },
+    want(next) {
+      if (wanted === next) return;
+      wanted = next;
+      session?.decide();
     },
     close() {
       session?.stop();

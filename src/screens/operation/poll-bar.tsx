@@ -1,7 +1,7 @@
 import type { Operation } from '../../api/schemas';
 import { IntervalSelect } from '../../components/interval-select';
 import { WatchButton } from '../../features/watch/watch-button';
-import { secondsSince } from '../../lib/format';
+import { everyInterval, secondsSince } from '../../lib/format';
 import { useLive } from '../../lib/poll-sharing/use-shared-polls';
 
 interface PollBarProps {
@@ -49,13 +49,14 @@ export function PollBar({
   }
   return (
     <div className="poll-bar" role="group" aria-label="Live updates">
+      {/* Which source is in use (docs/live.md): the stream ("Live"), or the checks and their pace. */}
       {live ? (
         <strong>Live</strong>
       ) : !visible ? (
         <span>Checks paused while this tab is hidden.</span>
       ) : (
         <span>
-          Last checked {secondsSince(lastChecked, now)} s ago · next check in {nextCheckIn ?? 0} s
+          Checking every {everyInterval(intervalMs)} · Last checked {secondsSince(lastChecked, now)} s ago · next check in {nextCheckIn ?? 0} s
         </span>
       )}{' '}
       <button type="button" onClick={onCheckNow} disabled={checking}>

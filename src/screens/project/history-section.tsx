@@ -15,6 +15,7 @@ import { apiBaseForCommands } from '../../config/api-target';
 import { ExportButtons } from '../../features/history/export/export-buttons';
 import { ExportMatchesButtons } from '../../features/history/export/export-matches-buttons';
 import { filterOperations, isFiltered } from '../../model/filters';
+import { useLive } from '../../lib/poll-sharing/use-shared-polls';
 import { HistoryFilterBar } from '../../features/history/filters/history-filter-bar';
 import { listCurl, listNeonctl, NEONCTL_COVERS } from '../../features/history/commands/list-commands';
 import { useFiltersInAddress } from '../../features/history/filters/use-filters-in-address';
@@ -23,7 +24,7 @@ import { useHistoryWalk } from '../../features/history/walk/use-history-walk';
 import { useMatchesExport } from '../../features/history/export/use-matches-export';
 import { UsualDurationsPanel } from '../../features/history/usual-durations/usual-durations-panel';
 import { WalkProgress } from '../../features/history/walk/walk-progress';
-import { formatDuration } from '../../lib/format';
+import { everyInterval, formatDuration } from '../../lib/format';
 import { lazyComponent } from '../../lib/code-module';
 import { usualDurations } from '../../model/usual-durations';
 import { useTakenOver } from '../../lib/use-taken-over';
@@ -92,6 +93,7 @@ export function HistorySection(props: HistorySectionProps) {
   const searchStart = Math.max(filters.from ? Date.parse(filters.from) : -Infinity, projectCreatedAt ? Date.parse(projectCreatedAt) : -Infinity);
   const walking = walk.status.phase === 'walking';
   const headingId = useId();
+  const streaming = useLive();
   const noMatches = archived
     ? 'No operation in the archive’s record of this project matches these filters.'
     : walking
@@ -106,10 +108,13 @@ export function HistorySection(props: HistorySectionProps) {
         <h2 id={headingId}>Operations</h2>
         <IntervalSelect value={props.intervalMs} onChange={props.onIntervalChange} label="Refresh operations in progress every" />
         <span className="muted" role="status">
+          {/* Which source is in use (docs/live.md): the stream ("Live"), or the checks and their pace. */}
           {props.isLive
-            ? props.reconnecting
+            ? props.reconnecting && !streaming
               ? 'Reconnecting… showing the last data received.'
-              : 'Live: operations in progress are refreshed.'
+              : streaming
+                ? 'Live: operations in progress are refreshed.'
+                : `Checking every ${everyInterval(props.refreshMs)}: operations in progress are refreshed.`
             : `Nothing in progress: checks for new operations every ${formatDuration(props.refreshMs)}.`}
         </span>
       </div>

@@ -84,7 +84,7 @@ describe('a failure the platform is done with', () => {
     renderApp(`/projects/${project.id}`, { apiKey: sim.apiKey });
     expect(await statusCell()).toHaveTextContent('Error');
     expect(screen.getByText(/An operation is running/)).toBeInTheDocument();
-    expect(screen.getByText(/^Live:/)).toBeInTheDocument();
+    expect(screen.getByText(/^Checking every \d+ s: operations in progress are refreshed\.$/)).toBeInTheDocument();
     expect(op.id).toBeTruthy();
   });
 });
