@@ -32,8 +32,11 @@ export interface CollectorOptions {
 }
 
 export interface Collector {
-  /** Looks for new or removed sources now. */
-  wake: () => void;
+  /**
+   * Looks for new or removed sources now; resolves once it has, and the readers of removed ones have stopped
+   * (a page one was writing is in the store by then, never after).
+   */
+  wake: () => Promise<void>;
   /** Stops every source's reading; resolves once they have. */
   stop: () => Promise<void>;
   /** API requests sent so far, all sources (the bench). */
@@ -47,13 +50,17 @@ export function startCollector(options: CollectorOptions): Collector {
   const running = new Map<string, { abort: AbortController; done: Promise<void>; pacer: Pacer }>();
   let finished = 0;
   let wake: () => void = () => undefined;
+  // The wakes not yet answered: each by the first look at the sources that began after it.
+  const woken: (() => void)[] = [];
 
-  const refresh = async () => {
+  /** Looks at the sources; `dropped` is given the removed sources' readers' ends. */
+  const refresh = async (dropped: Promise<void>[]) => {
     const sources = await enabledSources(db);
     const enabled = new Set(sources.map((s) => s.id));
     for (const [id, source] of running) {
       if (!enabled.has(id)) {
         source.abort.abort();
+        dropped.push(source.done);
         running.delete(id);
       }
     }
@@ -99,21 +106,38 @@ export function startCollector(options: CollectorOptions): Collector {
   const unreadable = createOutage(log, { event: 'archive.sources_unreadable', over: 'Archive: the sources are read again' });
   const loop = (async () => {
     while (!stopped.signal.aborted) {
-      await refresh().then(
-        () => unreadable.recovered(),
-        (error: unknown) =>
-          unreadable.failed(
-            `Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again every ${(options.refreshMs ?? DEFAULT_REFRESH_MS) / 1_000} s`,
-          ),
-      );
-      const woken = new AbortController();
-      wake = () => woken.abort();
-      await clock.wait(options.refreshMs ?? DEFAULT_REFRESH_MS, AbortSignal.any([woken.signal, stopped.signal]));
+      const answering = woken.splice(0);
+      const dropped: Promise<void>[] = [];
+      try {
+        await refresh(dropped);
+        unreadable.recovered();
+      } catch (error) {
+        unreadable.failed(
+          `Archive: could not read the sources (${error instanceof Error ? error.message : String(error)}); trying again every ${(options.refreshMs ?? DEFAULT_REFRESH_MS) / 1_000} s`,
+        );
+      }
+      // A reader's end is never a rejection (readSource's errors are logged above).
+      await Promise.all(dropped);
+      for (const resolve of answering) resolve();
+      const again = new AbortController();
+      wake = () => again.abort();
+      // Woken while it looked: it looks once more at once.
+      if (woken.length > 0) continue;
+      await clock.wait(options.refreshMs ?? DEFAULT_REFRESH_MS, AbortSignal.any([again.signal, stopped.signal]));
     }
+    for (const resolve of woken.splice(0)) resolve();
   })();
 
   return {
-    wake: () => wake(),
+    wake: () =>
+      new Promise<void>((resolve) => {
+        if (stopped.signal.aborted) {
+          resolve();
+          return;
+        }
+        woken.push(resolve);
+        wake();
+      }),
     requests: () => finished + [...running.values()].reduce((sum, source) => sum + source.pacer.count(), 0),
     async stop() {
       stopped.abort();

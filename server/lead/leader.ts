@@ -18,8 +18,8 @@ export interface Leading {
 export interface Leader {
   /** This instance collects (PGlite: once its store is open; Postgres: while it holds the lock). */
   isLeading: () => boolean;
-  /** Tells the collector, where it runs here, that a source was kept or removed. */
-  wake: () => void;
+  /** Tells the collector, where it runs here, that a source was kept or removed; resolves once it has looked (Collector.wake). */
+  wake: () => Promise<void>;
   /** API requests this instance's collector has sent (the bench). */
   collectorRequests: () => number;
   stop: () => Promise<void>;
@@ -45,7 +45,7 @@ export function leadWhereThisInstanceMay({ store, databaseUrl, lockRetryMs, star
   const current = () => leading ?? lease?.held();
   return {
     isLeading: () => current() !== undefined,
-    wake: () => current()?.collector.wake(),
+    wake: () => current()?.collector.wake() ?? Promise.resolve(),
     collectorRequests: () => current()?.collector.requests() ?? 0,
     async stop() {
       stopped = true;

@@ -265,7 +265,7 @@ export async function startServer({
       routes: apiRoutes({ sessions, fetchApi: backend.fetch, serve: backend.serve, faultControl: faultControl ? backend.faultControl : undefined, team: gate }),
     },
     { name: 'session', routes: sessionRoutes({ sessions, read, servePage: pages.serve, team: team && { signOutTo: oidc?.signOutTo } }) },
-    { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: leader.wake }) },
+    { name: 'archive', routes: archiveRoutes({ store, read, seal, access, wake: () => void leader.wake() }) },
     { name: 'insights', routes: insights.routes },
     { name: 'notify', routes: notifyRoutes({ sessions, notifications }) },
     ...(gate ? [{ name: 'auth', routes: [...(oidc?.routes ?? []), ...auditRoutes(dbOf(store))] }] : []),

@@ -299,9 +299,9 @@ export async function startConsoleServer({ store, env = {}, backend, fetchDirect
     const db = running.store.opened();
     if (!db) return;
     await db.query(`TRUNCATE ${TEST_TABLES}`);
-    // The collector drops the readers of sources that are gone; what one wrote while it stopped is cleared again.
-    running.leader.wake();
-    await new Promise((resolve) => setImmediate(resolve));
+    // The collector drops the readers of sources that are gone, and says so once they have stopped (a reader
+    // between a page's read and its write writes it after the first TRUNCATE): what they wrote is cleared again.
+    await running.leader.wake();
     await db.query(`TRUNCATE ${TEST_TABLES}`);
   };
 

@@ -46,7 +46,7 @@ async function keepWithStore(id: string, key: string, { keyKind = 'personal', la
     label,
     now: new Date(),
   });
-  sim.console.running.leader.wake();
+  await sim.console.running.leader.wake();
 }
 
 /** Another person's organization key for Acme Analytics, kept by them. */
