@@ -27,11 +27,11 @@ interface ReadyBody {
 }
 
 /** The child's JSON log lines (its banner is plain text around them). */
-function logLines(output: string): { level: string; event?: string; msg: string; failures?: number }[] {
+function logLines(output: string): { level: string; event?: string; msg: string; failures?: number; channel?: string }[] {
   return output
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: string; event?: string; msg: string; failures?: number });
+    .map((line) => JSON.parse(line) as { level: string; event?: string; msg: string; failures?: number; channel?: string });
 }
 
 async function revocationsInStore(url: string): Promise<{ reason: string }[] | undefined> {
@@ -187,7 +187,7 @@ describe('an instance started with its Postgres down', () => {
       // sign-outs' and the live feed's) said so more than once.
       const failures = during
         .filter((line) => line.event !== 'request' && (line.level === 'warn' || line.level === 'error'))
-        .map((line) => (typeof line.channel === 'string' ? `${String(line.event)} (${line.channel})` : String(line.event)));
+        .map((line) => (line.channel === undefined ? String(line.event) : `${String(line.event)} (${line.channel})`));
       expect(failures.length).toBeGreaterThan(0);
       expect(failures).toEqual([...new Set(failures)]);
       expect(server.child.exitCode).toBeNull();
