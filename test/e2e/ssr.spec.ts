@@ -1,7 +1,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import { ControlApi, expectedLabel, projectCensus, type CountedProject } from './support/api';
 import { collectPageErrors } from './support/faults';
-import { detailStatus, holdAppCode, isTakenOver, operationPath, operationsTable, projectPath, readOperationsTable, untilTakenOver } from './support/screens';
+import {
+  detailStatus,
+  holdAppCode,
+  holdPageScripts,
+  isTakenOver,
+  operationPath,
+  operationsTable,
+  projectPath,
+  readOperationsTable,
+  untilTakenOver,
+} from './support/screens';
 import { SIGN_OUT_PATH } from '../../src/config/session';
 import { E2E_API_KEY, holdKey, sessionCookies } from './support/session';
 
@@ -273,19 +283,15 @@ test('a Status chosen before the page’s script has run filters the address and
   await holdKey(context);
   await context.addInitScript({ content: SLOW_POLLS });
   const errors = collectPageErrors(page);
-  // The page's module script held back: the server's HTML is painted and can be used, but no script of the page has run.
-  let letThrough!: () => void;
-  const held = new Promise<void>((resolve) => (letThrough = resolve));
-  await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
-    await held;
-    await route.continue();
-  });
+  // The page's module scripts held back: the server's HTML is painted and can be used, but no script of the page has run.
+  const letThrough = await holdPageScripts(page);
   await page.goto(projectPath(big.id), { waitUntil: 'commit' });
   // Until then Status is a list of checkboxes in the filter form (what it sends without script).
   const filters = page.getByRole('search', { name: 'Filter operations' });
   await filters.locator('summary').first().click();
   await filters.getByRole('checkbox', { name: 'Cancelled' }).check();
   expect(new URL(page.url()).search).toBe('');
+  expect(await isTakenOver(page), 'the page’s scripts were held back').toBe(false);
 
   letThrough();
   await expect(page).toHaveURL(/[?&]status=cancelled$/);

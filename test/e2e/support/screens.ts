@@ -30,20 +30,45 @@ function appCodeFile(): string {
 }
 
 /**
- * Holds React's code back (the chunk that mounts the app): the server's HTML is painted and can be used, but
- * nothing of React listens until the returned function lets the code through.
+ * The module scripts the page's HTML names (the build's index.html): the bundler's runtime and main.tsx's chunk.
+ * Read from the build rather than matched by a name, since the first-load chunks are named by their hash alone.
  */
-export async function holdAppCode(page: Page): Promise<() => void> {
+function pageScriptFiles(): string[] {
+  const html = readFileSync('dist/client/index.html', 'utf8');
+  const files = [...html.matchAll(/<script\b[^>]*\btype="module"[^>]*\bsrc="\/([^"]+\.js)"/g)].map(([, file]) => file!);
+  if (files.length === 0) throw new Error('dist/client/index.html names no module script: build first');
+  return files;
+}
+
+/** Holds back every request for these built files until the returned function lets them through. */
+async function holdFiles(page: Page, files: readonly string[]): Promise<() => void> {
   let letThrough!: () => void;
   const held = new Promise<void>((resolve) => (letThrough = resolve));
+  const paths = new Set(files.map((file) => `/${file}`));
   await page.route(
-    (url) => url.pathname === `/${appCodeFile()}`,
+    (url) => paths.has(url.pathname),
     async (route) => {
       await held;
       await route.continue();
     },
   );
   return letThrough;
+}
+
+/**
+ * Holds React's code back (the chunk that mounts the app): the server's HTML is painted and can be used, but
+ * nothing of React listens until the returned function lets the code through.
+ */
+export function holdAppCode(page: Page): Promise<() => void> {
+  return holdFiles(page, [appCodeFile()]);
+}
+
+/**
+ * Holds every script of the page back (the module scripts its HTML names): the server's HTML is painted and can
+ * be used, but no script of the page has run, not even main.tsx's, until the returned function lets them through.
+ */
+export function holdPageScripts(page: Page): Promise<() => void> {
+  return holdFiles(page, pageScriptFiles());
 }
 
 export function projectPath(projectId: string): string {
