@@ -29,19 +29,22 @@ function FigureCell({
   label,
   children,
   detail,
+  detailWraps = false,
   change,
   against,
 }: {
   label: string;
   children: ReactNode;
   detail?: string | undefined;
+  /** A sentence rather than a figure's few words: it wraps in its cell rather than widening the column. */
+  detailWraps?: boolean;
   change: string;
   against: string;
 }) {
   return (
     <td data-label={label} className="insight-cell">
       <span className="insight-cell__figure">{children}</span>
-      {detail && <span className="insight-cell__detail muted small"> {detail}</span>}
+      {detail && <span className={`insight-cell__detail muted small${detailWraps ? ' insight-cell__detail--wraps' : ''}`}> {detail}</span>}
       <span className="insight-cell__change small">
         <span className="visually-hidden">; against {against}: </span>
         {change}
@@ -99,6 +102,7 @@ export function InsightsTable({ caption, keyHeader, rows, range, rowName, histor
                 <FigureCell
                   label="Queue p50"
                   detail={current.queued > 0 ? `of ${formatCount(current.queued)} seen queued` : current.runs > 0 ? QUEUE_NOT_SEEN : undefined}
+                  detailWraps={current.queued === 0}
                   change={durationChange(current.queueP50Ms, previous.queueP50Ms)}
                   against={against}
                 >
