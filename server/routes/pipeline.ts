@@ -142,8 +142,24 @@ export function createRouteDispatch(options: RoutesOptions): RouteDispatch {
     if (!session) return;
     const { team } = options;
     if (team && !(await team.allow(req, res, session, config))) return;
+    if (!team) {
+      await route.handler(withSession(sessions, ctx, session));
+      return;
+    }
+    // A change is in the audit trail before its answer goes out (docs/team.md, "The audit trail"): the answer's end
+    // waits for the row, which has the status the handler answered with; a row that cannot be written is logged and
+    // the answer goes out all the same (the change was made).
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    let recorded: Promise<void> | undefined;
+    res.end = ((...args: unknown[]) => {
+      recorded ??= team
+        .changed(req, res, session, config)
+        .catch((error: unknown) => log(`Audit trail: a change could not be recorded (${describeError(error)})`, { event: 'audit.unrecorded', level: 'error' }))
+        .then(() => void end(...args));
+      return res;
+    }) as ServerResponse['end'];
     await route.handler(withSession(sessions, ctx, session));
-    if (team) await team.changed(req, res, session, config);
+    await recorded;
   };
 
   return (req, res, match) => {

@@ -6,6 +6,7 @@ import { readTeamConfig } from '../../../server/auth/team-config';
 import { readAudit, recordAudit } from '../../../server/store/audit-trail';
 import { dbOf } from '../../../server/store/store';
 import { AuditPageSchema, auditCsvLine, auditFiltersOf } from '../../../src/model/audit';
+import { WEBHOOKS_PATH } from '../../../src/api/notification-schemas';
 import { removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
 import type { RawResponse } from '../http-helpers';
 
@@ -155,6 +156,16 @@ describe('SIGN_IN=proxy', () => {
     seen(now + 1);
     seen(Date.UTC(2026, 0, 1) + 12 * 60 * 60 * 1000);
     await expect.poll(refusedLater).toBe(2);
+  });
+
+  it("has a change through the console's own routes in the audit trail by the time its answer arrives, with the status it answered", async () => {
+    const db = dbOf(server.running.store);
+    // A webhook without an address: refused by the route itself (400), a change attempted all the same.
+    const answer = await ask({ method: 'POST', path: WEBHOOKS_PATH, as: admin });
+    expect(answer.status).toBe(400);
+    // Read at once, not waited for: the row was written before the answer went out.
+    const rows = (await readAudit(db, { person: admin.email, action: 'Create webhook' })).rows;
+    expect(rows).toEqual([expect.objectContaining({ email: admin.email, role: 'admin', action: 'Create webhook', status: 400 })]);
   });
 
   it('takes no key at the key screen', async () => {
