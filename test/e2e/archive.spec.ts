@@ -39,8 +39,8 @@ test(`Keep history: the key is kept, every project backfilled, and a filter over
   await expect(page.getByRole('heading', { level: 1, name: 'History archive' })).toBeVisible();
   await expectNoSeriousViolations(page);
   await page.getByRole('button', { name: 'Keep history' }).click();
-  // The first kept key opens the store: PGlite's first start in a fresh DATA_DIR (3–16 s here), meanwhile "Keeping…".
-  await expect(page.getByText('Keeping…')).toBeVisible();
+  // The store opened at start, in the background (docs/architecture.md, "The store"): the key is kept once it has,
+  // "Keeping…" meanwhile, which may already be over by the time it is looked for (fc35).
   await expect(sourceRow(page)).toBeVisible({ timeout: 60_000 });
   // Then HUGE_HISTORY + 2,700 operations in pages of 1,000.
   await expect(sourceRow(page).getByText('Following')).toBeVisible({ timeout: 120_000 });
