@@ -99,28 +99,32 @@ describe('Notifications screen', () => {
     }: { webhookId: string; failed: { id: string; project_id: string }; projectName: string; status: number; answer: string; at: Date },
   ) {
     const eventId = `${failed.id}:failed:1`;
-    await enqueueDelivery(db, {
-      webhookId,
-      eventId,
-      type: 'operation.failed',
-      projectId: failed.project_id,
-      operationId: failed.id,
-      occurredAt: at,
-      operation: { ...failed },
-      now: at,
-    });
-    const [delivery] = (await db.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1 AND event_id = $2', [webhookId, eventId])).rows;
-    const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: failed.project_id, name: projectName } });
-    await recordAttempt(db, {
-      id: delivery?.id ?? '',
-      state: status < 300 ? 'delivered' : 'failed',
-      attempted: true,
-      status,
-      answer,
-      at,
-      nextAttemptAt: null,
-      visible: true,
-      sent: { projectName, body, durationMs: 1_250 },
+    // In one transaction: queued alone, the delivery is due at once, and the worker could send it before its attempt is recorded.
+    await db.transaction(async (tx) => {
+      await enqueueDelivery(tx, {
+        webhookId,
+        eventId,
+        type: 'operation.failed',
+        projectId: failed.project_id,
+        operationId: failed.id,
+        occurredAt: at,
+        operation: { ...failed },
+        now: at,
+      });
+      const [delivery] = (await tx.query<{ id: string }>('SELECT id FROM notify_deliveries WHERE webhook_id = $1 AND event_id = $2', [webhookId, eventId]))
+        .rows;
+      const body = JSON.stringify({ id: eventId, type: 'operation.failed', project: { id: failed.project_id, name: projectName } });
+      await recordAttempt(tx, {
+        id: delivery?.id ?? '',
+        state: status < 300 ? 'delivered' : 'failed',
+        attempted: true,
+        status,
+        answer,
+        at,
+        nextAttemptAt: null,
+        visible: true,
+        sent: { projectName, body, durationMs: 1_250 },
+      });
     });
   }
 
