@@ -140,6 +140,10 @@ export default defineConfig({
             ...(serverTests === 'rest' ? WAITING_SERVER_TESTS : []),
           ],
           environment: 'node',
+          // One module graph per worker, not per file: loading the server's modules again in each file was a fifth of
+          // the server tests' CPU (Node 22's rest: 176 → 148 CPU-seconds; docs/testing.md). The tests that wait keep a
+          // fresh one each: one at a time, they cost little.
+          isolate: serverTests === 'waiting',
           // Starting a server, a Postgres database or a PGlite copy, in a hook or a test: past Vitest's 10 s (hooks) and
           // 5 s (tests) beside a second CI run.
           hookTimeout: 30_000,

@@ -3,9 +3,14 @@
 // (docs/architecture.md, "The store"). The same SQL as before crosses as messages; a transaction's fn runs here,
 // statement by statement, while the worker holds the store for it. One process may open a folder
 // (data-dir-lock.ts): several processes share a Postgres server.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { threadId, Worker } from 'node:worker_threads';
 import { StoreUnavailableError, type Db, type Queryable, type SqlValue, type UpkeepStats } from './db';
 import { currentLane } from './lanes';
 import { uncrossError, type FromWorker, type ToWorker, type WorkerData } from './pglite-protocol';
@@ -26,23 +31,60 @@ export interface PgliteOptions {
   onWorker?: (worker: Worker) => void;
 }
 
+const run = promisify(execFile);
+
+/** PGlite's dist folder, where its WebAssembly is. */
+function pgliteDist(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+}
+
 /**
- * The worker's module. From the source (Vitest, tsx), the TypeScript file beside this one, loaded through tsx's
- * loader in the worker; from the build, dist/server/pglite-worker.js, which vite.config.ts writes as an entry of
- * the server's build and names here.
+ * The worker's module. From the build, dist/server/pglite-worker.js, which vite.config.ts writes as an entry of the
+ * server's build and names here. From the source (Vitest, tsx), the TypeScript file beside this one bundled once a
+ * process by esbuild, PGlite left an import, into a file named by its content under node_modules/.cache, where the
+ * import is found: loaded through tsx in each worker instead, it cost 0.8 CPU-seconds a store (docs/testing.md).
  */
-function startWorker(data: WorkerData): Worker {
+let workerModule: Promise<URL> | undefined;
+function workerSource(): Promise<URL> {
   // Not a literal `new URL('…', import.meta.url)`: Vite makes that an asset's address for a page (the DOM tests).
   const source = new URL(WORKER_MODULE, import.meta.url);
-  if (!source.pathname.endsWith('.ts') || !import.meta.url.endsWith('.ts')) return new Worker(source, { workerData: data });
-  // tsx's ESM API (its CommonJS twin registers a loader of the wrong kind here).
-  const tsx = pathToFileURL(
-    createRequire(import.meta.url)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  ).href;
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { (tsx.register ?? tsx.default.register)(); return import(${JSON.stringify(source.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: data });
+  if (!source.pathname.endsWith('.ts') || !import.meta.url.endsWith('.ts')) return Promise.resolve(source);
+  workerModule ??= bundleFromSource(source);
+  return workerModule;
+}
+
+async function bundleFromSource(source: URL): Promise<URL> {
+  // esbuild's command, not its API: the DOM tests run the server in jsdom, whose TextEncoder esbuild's API refuses.
+  const esbuild = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
+  const flags = ['--bundle', '--packages=external', '--platform=node', '--format=esm', '--target=node20', '--log-level=error'];
+  const { stdout: code } = await run(process.execPath, [esbuild, fileURLToPath(source), ...flags], { maxBuffer: 16 * 1024 * 1024 });
+  // node_modules/@electric-sql/pglite/dist: its node_modules/.cache.
+  const folder = path.resolve(pgliteDist(), '../../../.cache/ops-console-pglite-worker');
+  const file = path.join(folder, `${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`);
+  await mkdir(folder, { recursive: true });
+  // Written whole, then renamed: another process may be loading the same file.
+  const partial = `${file}.${process.pid}-${threadId}`;
+  await writeFile(partial, code);
+  await rename(partial, file);
+  return pathToFileURL(file);
+}
+
+/**
+ * PGlite's Postgres, compiled once a process and handed to every worker it starts (the workers share the compiled
+ * code): compiled in each worker, it cost half a CPU-second a store. Undefined if it cannot be read or compiled
+ * here; the worker then compiles its own (and says so, if that fails too).
+ */
+let compiled: Promise<WebAssembly.Module | undefined> | undefined;
+function pgliteModule(): Promise<WebAssembly.Module | undefined> {
+  compiled ??= readFile(path.join(pgliteDist(), 'pglite.wasm'))
+    .then((bytes) => WebAssembly.compile(bytes))
+    .catch(() => undefined);
+  return compiled;
+}
+
+async function startWorker(data: WorkerData): Promise<Worker> {
+  const [source, wasmModule] = await Promise.all([workerSource(), pgliteModule()]);
+  return new Worker(source, { workerData: { ...data, wasmModule } satisfies WorkerData });
 }
 
 interface Pending {
@@ -52,7 +94,7 @@ interface Pending {
 
 /** `dir` undefined: in memory (tests). Resolves once PGlite is ready in its worker. */
 export async function openPgliteDb(dir: string | undefined, options: PgliteOptions = {}): Promise<Db> {
-  const worker = startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS, upkeepMaxWaitMs: UPKEEP_MAX_WAIT_MS });
+  const worker = await startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS, upkeepMaxWaitMs: UPKEEP_MAX_WAIT_MS });
   options.onWorker?.(worker);
   const pending = new Map<number, Pending>();
   let nextId = 1;

@@ -38,6 +38,11 @@ export interface WorkerData {
   upkeepQuietMs: number;
   /** How long an upkeep statement waits for that quiet at most: then it starts as soon as nothing else waits. */
   upkeepMaxWaitMs: number;
+  /**
+   * PGlite's Postgres, compiled once in the process (pglite-db.ts) and shared with every worker it starts: compiled
+   * in each worker, it cost half a CPU-second a store (the tests open hundreds).
+   */
+  wasmModule?: WebAssembly.Module | undefined;
 }
 
 export function crossError(error: unknown): CrossedError {

@@ -30,7 +30,8 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   let pglite: PGlite;
   try {
     if (data.dir !== undefined) await mkdir(data.dir, { recursive: true, mode: 0o700 });
-    pglite = data.dir === undefined ? new PGlite() : new PGlite(data.dir);
+    const options = data.wasmModule === undefined ? {} : { pgliteWasmModule: data.wasmModule };
+    pglite = data.dir === undefined ? new PGlite(options) : new PGlite(data.dir, options);
     await pglite.waitReady;
   } catch (error) {
     send({ kind: 'failed', error: crossError(error) });
