@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every suite. The build first; then the unit tests beside the production install check and the server
-# tests that mostly wait, and then the browser lanes; beside both, the type check, lint and format check (`npm run
-# check`: one thread, the TypeScript program built once for the type check and ESLint), at a lower CPU priority, so
-# that it takes what the others leave idle and never their turn; last the rest of the server tests on Node 22
+# tests that mostly wait; the browser lanes beside the type check, lint and format check (`npm run check`: one
+# thread, the TypeScript program built once for the type check and ESLint), at a lower CPU priority, so that it takes
+# the quarter of the two cores the lanes leave idle and never their turn; last the rest of the server tests on Node 22
 # (docs/testing.md, what runs side by side).
 # A step run beside another prints its output once both have ended, and leaves its exit code in reports/<step>.status
 # for scripts/test-totals.js; a later step runs only if the earlier ones passed.
@@ -26,7 +26,7 @@ passed() {
   done
 }
 
-# The check beside the unit tests and the lanes: waited for, and its output printed, before the run ends either way.
+# The check beside the lanes: waited for, and its output printed, before the run ends either way.
 check=
 check_ended() {
   if [ -n "$check" ]; then
@@ -48,12 +48,11 @@ scripts/node22.sh true # unpacks Node 22 once, before the two that use it start 
 SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
 waiting=$!
 set +e
-# The check from here on, at nice 10: it takes what the unit tests leave idle at their end, then what the lanes leave.
-(nice -n 10 npm run check > reports/check.log 2>&1; echo $? > reports/check.status) &
-check=$!
 SERVER_TESTS_ON_NODE22=1 npm run test:unit
 echo $? > reports/test:unit.status
 if passed test:unit; then
+  (nice -n 10 npm run check > reports/check.log 2>&1; echo $? > reports/check.status) &
+  check=$!
   npm run test:browser
   echo $? > reports/test:browser.status
 fi
