@@ -4,7 +4,7 @@
 // and stops it with SIGTERM. Run after `npm run build`. Prints one line per check; exits non-zero on a failure.
 import { spawn, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -29,6 +29,12 @@ try {
   check(
     !existsSync(path.join(dir, 'node_modules', 'vite')) && !existsSync(path.join(dir, 'node_modules', 'tsx')),
     'the production install has no devDependency (no vite, no tsx)',
+  );
+  // The name server/store/pglite-db.ts looks for: without it a fresh store runs PGlite's initdb (seconds of CPU).
+  const pglite = JSON.parse(await readFile(path.join(dir, 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'));
+  check(
+    existsSync(path.join(dir, 'dist', 'server', `store-image-${pglite.version}.tar.gz`)),
+    'the build holds the image of a fresh store for the installed PGlite',
   );
 
   child = spawn(process.execPath, ['dist/server/main.js'], {

@@ -5,6 +5,7 @@
 // (data-dir-lock.ts): several processes share a Postgres server.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -24,6 +25,11 @@ export const UPKEEP_QUIET_MS = 250;
 export const UPKEEP_MAX_WAIT_MS = 10 * 60_000;
 
 export interface PgliteOptions {
+  /**
+   * What a fresh folder starts as (WorkerData's image): undefined, the build's image for the installed PGlite
+   * (dist/server/store-image-<version>.tar.gz, written by `npm run build`) if there is one; null, PGlite's initdb.
+   */
+  image?: string | null;
   upkeepQuietMs?: number;
   /** Aborted while it opens: the worker is ended at once (a fresh store's initdb is not waited for: index.ts). */
   signal?: AbortSignal;
@@ -82,9 +88,27 @@ function pgliteModule(): Promise<WebAssembly.Module | undefined> {
   return compiled;
 }
 
-async function startWorker(data: WorkerData): Promise<Worker> {
-  const [source, wasmModule] = await Promise.all([workerSource(), pgliteModule()]);
-  return new Worker(source, { workerData: { ...data, wasmModule } satisfies WorkerData });
+/** The name of the build's image of a fresh PGlite folder, made by and for this PGlite version. */
+export function storeImageName(pgliteVersion: string): string {
+  return `store-image-${pgliteVersion}.tar.gz`;
+}
+
+/** The build's store image beside the built worker, if the build made one for the installed PGlite; from the source, none. */
+async function buildImage(): Promise<string | undefined> {
+  const worker = new URL(WORKER_MODULE, import.meta.url);
+  if (worker.pathname.endsWith('.ts')) return undefined;
+  try {
+    const { version } = JSON.parse(await readFile(path.join(pgliteDist(), '..', 'package.json'), 'utf8')) as { version: string };
+    const image = fileURLToPath(new URL(storeImageName(version), worker));
+    return existsSync(image) ? image : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function startWorker(data: WorkerData, image: string | null | undefined): Promise<Worker> {
+  const [source, wasmModule, imageFile] = await Promise.all([workerSource(), pgliteModule(), image === undefined ? buildImage() : image]);
+  return new Worker(source, { workerData: { ...data, wasmModule, image: imageFile ?? undefined } satisfies WorkerData });
 }
 
 interface Pending {
@@ -94,7 +118,7 @@ interface Pending {
 
 /** `dir` undefined: in memory (tests). Resolves once PGlite is ready in its worker. */
 export async function openPgliteDb(dir: string | undefined, options: PgliteOptions = {}): Promise<Db> {
-  const worker = await startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS, upkeepMaxWaitMs: UPKEEP_MAX_WAIT_MS });
+  const worker = await startWorker({ dir, upkeepQuietMs: options.upkeepQuietMs ?? UPKEEP_QUIET_MS, upkeepMaxWaitMs: UPKEEP_MAX_WAIT_MS }, options.image);
   options.onWorker?.(worker);
   const pending = new Map<number, Pending>();
   let nextId = 1;

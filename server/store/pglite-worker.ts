@@ -4,7 +4,9 @@
 // order: a request's reads, then heavy reads, then upkeep, which starts only once nothing else has waited for
 // a moment, or, after waiting 10 minutes for such a moment, as soon as nothing else waits (a read that arrives
 // during a VACUUM still waits for that one statement, and is counted).
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { SqlValue } from './db';
@@ -30,7 +32,12 @@ async function main(port: NonNullable<typeof parentPort>, data: WorkerData): Pro
   let pglite: PGlite;
   try {
     if (data.dir !== undefined) await mkdir(data.dir, { recursive: true, mode: 0o700 });
-    const options = data.wasmModule === undefined ? {} : { pgliteWasmModule: data.wasmModule };
+    // A folder PGlite has not made yet (no PG_VERSION) starts as the image, if there is one.
+    const fresh = data.dir !== undefined && data.image !== undefined && !existsSync(path.join(data.dir, 'PG_VERSION'));
+    const options = {
+      ...(data.wasmModule === undefined ? {} : { pgliteWasmModule: data.wasmModule }),
+      ...(fresh && data.image !== undefined ? { loadDataDir: new Blob([await readFile(data.image)], { type: 'application/x-gzip' }) } : {}),
+    };
     pglite = data.dir === undefined ? new PGlite(options) : new PGlite(data.dir, options);
     await pglite.waitReady;
   } catch (error) {

@@ -1,9 +1,13 @@
 import { PGlite } from '@electric-sql/pglite';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../server/store/db';
 import { inLane } from '../../../server/store/lanes';
+import { STORE_DIR } from '../../../server/store';
 import { openPgliteDb } from '../../../server/store/pglite-db';
+import { pgliteDataDir } from '../../support/pglite-template';
 
 // The embedded store in its worker thread (server/store/pglite-db.ts, pglite-worker.ts; docs/architecture.md,
 // "The store"): the rows and errors the tables' modules read come across as PGlite gives them in process, a
@@ -126,4 +130,27 @@ describe('the embedded store in a worker thread', () => {
     await expect(holding).rejects.toMatchObject(stopped);
     await db.close();
   });
+});
+
+describe('a fresh folder and the build’s image', () => {
+  it('starts a folder PGlite has not made yet as the image, and opens one it has made as it is', async () => {
+    // An image made as scripts/store-image.js makes one (dumpDataDir, gzipped), of a folder holding a mark.
+    const dataDir = await pgliteDataDir();
+    const maker = await PGlite.create(path.join(dataDir, STORE_DIR));
+    await maker.exec('CREATE TABLE made_from_image (x int); INSERT INTO made_from_image VALUES (42)');
+    const tar = await maker.dumpDataDir('gzip');
+    await maker.close();
+    const image = path.join(dataDir, 'image.tar.gz');
+    await writeFile(image, Buffer.from(await tar.arrayBuffer()));
+
+    const folder = path.join(dataDir, 'fresh');
+    const fresh = await openPgliteDb(folder, { image });
+    expect((await fresh.query('SELECT x FROM made_from_image')).rows).toEqual([{ x: 42 }]);
+    await fresh.query('INSERT INTO made_from_image VALUES (7)');
+    await fresh.close();
+    // Opened again, the folder is what it became, not the image once more.
+    const again = await openPgliteDb(folder, { image });
+    expect((await again.query('SELECT x FROM made_from_image ORDER BY x')).rows).toEqual([{ x: 7 }, { x: 42 }]);
+    await again.close();
+  }, 60_000);
 });
