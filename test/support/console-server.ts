@@ -316,7 +316,7 @@ export async function startConsoleServer({ store, env = {}, backend, fetchDirect
     resetStore,
     async stop() {
       running.server.closeAllConnections();
-      const opened = !store && existsSync(path.join(dataDir, STORE_DIR));
+      const opened = !store && (existsSync(path.join(dataDir, STORE_DIR)) || existsSync(path.join(dataDir, `${STORE_DIR}.making`)));
       // A sign-out (or the API's 401) the server has not written yet is written to its store as it stops
       // (server/session/stored-revocations.ts): a store that was never opened would be made then, PGlite's
       // first start, seconds of CPU. Given a migrated one, as a folder that has served before holds, it opens in

@@ -9,7 +9,8 @@ import { setupSimServer } from '../../support/sim-server';
 // The activity view through the whole console and the simulator: its scheduler paces real requests
 // (a fast poll interval and a large budget keep the test short; the same rule as at 5 s and 60 a minute).
 
-const sim = setupSimServer({ start: Date.now() });
+// A store, as a deployed server has: Activity asks the archive about its projects (it holds none here).
+const sim = setupSimServer({ start: Date.now(), store: true });
 const BUDGET_KEY = 'ops-console.activity-budget-per-minute';
 /** The demo key's projects: two personal, two of Acme, two of Northwind. */
 const PROJECTS = 6;
