@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `npm test`: every suite. The build first; then the unit tests beside the production install check and the server's
-# tests on Node 22; then the browser lanes beside the type check, lint and format check (`npm run check`: one
+# `npm test`: every suite. The build first; then the unit tests beside the production install check and the server
+# tests that mostly wait; the browser lanes beside the type check, lint and format check (`npm run check`: one
 # thread, the TypeScript program built once for the type check and ESLint), at a lower CPU priority, so that it takes
-# the quarter of the two cores the lanes leave idle and never their turn (docs/testing.md, what runs side by side).
+# the quarter of the two cores the lanes leave idle and never their turn; last the rest of the server tests on Node 22
+# (docs/testing.md, what runs side by side).
 # A step run beside another prints its output once both have ended, and leaves its exit code in reports/<step>.status
 # for scripts/test-totals.js; a later step runs only if the earlier ones passed.
 set -uo pipefail
@@ -38,16 +39,14 @@ set -e
 npm run -s build
 # Beside the unit tests, each leaving its exit code in reports/<step>.status, their output printed once the browser
 # lanes have ended: the production install check (an `npm ci --omit=dev` and one start of the built server), and on
-# Node 22 the server's tests, one file at a time each: those that mostly wait (Postgres stopped and killed, takeovers
-# timed out: vite.config.ts, WAITING_SERVER_TESTS) and the rest, counted as one step. After the lanes the rest left
-# a fifth of the two cores idle, and the unit tests as much (docs/testing.md, what runs side by side).
+# Node 22, one at a time, the server tests that mostly wait (Postgres stopped and killed, takeovers timed out:
+# vite.config.ts, WAITING_SERVER_TESTS), whose report is counted with the Node 22 step's. They outlast the unit tests
+# into the lanes.
 (npm run test:install > reports/test:install.log 2>&1; echo $? > reports/test:install.status) &
 install=$!
 scripts/node22.sh true # unpacks Node 22 once, before the two that use it start side by side
 SERVER_TESTS=waiting scripts/node22.sh vitest run --project node --maxWorkers=1 --reporter=default --reporter=json --outputFile.json=reports/node22-waiting.json > reports/node22-waiting.log 2>&1 &
 waiting=$!
-(SERVER_TESTS=rest npm run test:node22 -- --maxWorkers=1 > reports/node22-rest.log 2>&1; echo $? > reports/node22-rest.status) &
-rest=$!
 set +e
 SERVER_TESTS_ON_NODE22=1 npm run test:unit
 echo $? > reports/test:unit.status
@@ -60,10 +59,12 @@ fi
 wait "$install"
 wait "$waiting"
 waiting_status=$?
-wait "$rest"
-cat reports/test:install.log reports/node22-waiting.log reports/node22-rest.log
-node22=$(cat reports/node22-rest.status 2> /dev/null || echo 1)
+cat reports/test:install.log reports/node22-waiting.log
+passed test:unit test:browser test:install || { check_ended; exit 1; }
+
+SERVER_TESTS=rest npm run test:node22
+node22=$?
 [ "$waiting_status" = 0 ] || node22=1
 echo "$node22" > reports/test:node22.status
 check_ended
-passed test:unit test:browser test:install test:node22 check
+passed test:node22 check
