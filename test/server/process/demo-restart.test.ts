@@ -125,8 +125,8 @@ describe('the embedded demo across a restart', () => {
           compared += archived.length;
         }
         // blog-backend's whole history before the restart among them, at the times the API gave then.
-      expect(await archivedTimes(second, cookie, blog)).toEqual(expect.arrayContaining(history));
-      expect(compared).toBeGreaterThanOrEqual(history.length);
+        expect(await archivedTimes(second, cookie, blog)).toEqual(expect.arrayContaining(history));
+        expect(compared).toBeGreaterThanOrEqual(history.length);
         const after = await makeBranch(second, cookie, 'blog-backend');
         expect(after.operations.length).toBeGreaterThan(0);
         expect(after.operations.filter((id) => before.operations.includes(id) || history.some((op) => op.startsWith(id)))).toEqual([]);
