@@ -5,6 +5,7 @@
 // then reads from the last sequence: what was announced meanwhile was lost), and every `pollMs` while a
 // stream is open, should a NOTIFY be lost some other way.
 import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import type { Db } from '../store/db';
 import { changesAfter, latestChange, LIVE_CHANNEL, onFeedWritten, type ChangeRow, type ChangesAfter } from '../store/live-changes';
 import type { Store } from '../store/store';
@@ -37,7 +38,8 @@ export function createLiveFeed({ store, log, pollMs = FEED_POLL_MS }: { store: S
   const wokenAgain = () => asked.again;
   const stopped = { yes: false };
   let stopListening: (() => Promise<void>) | undefined;
-  let failing = false;
+  // Said once when reads start failing, and once when they work again (server/log/outage.ts).
+  const unreadable = createOutage(log, { event: 'live.feed_unreadable', over: 'Live: the change feed is read again', failed: ['failed read', 'failed reads'] });
 
   const readOnce = async (db: Db) => {
     if (last === undefined) {
@@ -62,15 +64,9 @@ export function createLiveFeed({ store, log, pollMs = FEED_POLL_MS }: { store: S
         asked.again = false;
         try {
           await readOnce(db);
-          if (failing) log('Live: the change feed is read again', { event: 'live.feed_read_again' });
-          failing = false;
+          unreadable.recovered();
         } catch (error) {
-          if (!failing)
-            log(`Live: could not read the change feed (${error instanceof Error ? error.message : String(error)}); trying again`, {
-              event: 'live.feed_unreadable',
-              level: 'warn',
-            });
-          failing = true;
+          unreadable.failed(`Live: could not read the change feed (${error instanceof Error ? error.message : String(error)}); trying again`);
         }
       } while (wokenAgain() && !stopped.yes);
     })().finally(() => (reading = undefined));

@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import { OperationSchema, type Operation } from '../../src/api/schemas';
 import { isInFlight } from '../../src/model/operation-status';
 import type { Log } from '../log/logger';
+import { createOutage } from '../log/outage';
 import type { ApiReader } from '../proxy/api-reader';
 import type { Seal } from '../seal/seal';
 import type { Db } from '../store/db';
@@ -129,19 +130,19 @@ export function startFollower(options: FollowerOptions): Follower {
     }
   };
 
-  let failing = false;
+  // Said once when turns start failing, and once when they work again (server/log/outage.ts).
+  const following = createOutage(log, {
+    event: 'live.follow_failed',
+    over: 'Live: following what is watched works again',
+    failed: ['failed turn', 'failed turns'],
+  });
   const loop = (async () => {
     while (!stopped.signal.aborted) {
       try {
         await turn();
-        failing = false;
+        following.recovered();
       } catch (error) {
-        if (!failing)
-          log(`Live: could not follow what is watched (${error instanceof Error ? error.message : String(error)}); trying again`, {
-            event: 'live.follow_failed',
-            level: 'warn',
-          });
-        failing = true;
+        following.failed(`Live: could not follow what is watched (${error instanceof Error ? error.message : String(error)}); trying again`);
       }
       await clock.wait(Math.min(busyMs, 1_000) / 4, stopped.signal);
     }
