@@ -100,10 +100,15 @@ async function servePageFiles(server: ConsoleServer) {
   const [operations, branches, endpoints] = await Promise.all([api.firstOperations(big.id, OPERATIONS_PAGE_SIZE), api.branches(big.id), api.endpoints(big.id)]);
   const bare = staticOperationsPage({ project: big, operations, branches, endpoints, now: Date.now() });
   const deepLink = `/projects/${encodeURIComponent(big.id)}`;
-  const sent = await fetch(`${server.origin}${deepLink}`, {
-    headers: { cookie: await sessionCookie(server.origin, API_KEY), accept: 'text/html', 'accept-encoding': 'identity' },
-  });
-  const page = await sent.text();
+  const cookie = await sessionCookie(server.origin, API_KEY);
+  const ask = () => fetch(`${server.origin}${deepLink}`, { headers: { cookie, accept: 'text/html', 'accept-encoding': 'identity' } });
+  // The page as the console renders it: a busy machine may send one as the shell past the render deadline, so a few tries.
+  let sent = await ask();
+  let page = await sent.text();
+  for (let tries = 1; tries < 5 && !page.includes('"renderedAt":'); tries++) {
+    sent = await ask();
+    page = await sent.text();
+  }
   if (!sent.ok || !page.includes('"renderedAt":'))
     throw new Error(`the console did not render ${deepLink} (${sent.status}): the page as a file would be its shell`);
   const headers: Record<string, string> = {};
