@@ -12,7 +12,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import playwrightConfig, { CHROMIUM } from '../playwright.config';
+import { sendPage } from '../server/http/compression';
+import { contentSecurityPolicy } from '../server/http/security-headers';
+import { styleHash } from '../server/pages/inline-css';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
 import { measureArchive, reportArchive, type ArchiveResult } from './archive';
@@ -27,17 +31,19 @@ import {
   resultsPage,
   targetLines,
   TARGET_ACTIVITY_FIRST_ROW_MS,
-  TARGET_FIRST_ROW_RATIO,
   TARGET_INITIAL_JS_KIB,
+  TARGET_PAGE_RATIO,
+  TARGET_SERVER_RATIO,
   type BenchRecord,
   type FirstRows,
+  type PageBytes,
 } from './results-page';
 import { measureRouter, reportRouter, type RouterResult } from './router';
 import { measureRows, reportRows } from './rows';
 import { measureLoad, reportLoad, type LoadResult } from './load';
 import { measureLive, reportLive, type LiveResult } from './live';
-import { run, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
-import { staticOperationsPage } from './static-page';
+import { run, sessionCookie, signInContext, simulatorEnv, startConsole, type ConsoleServer } from './server';
+import { STATIC_PAGE_STYLE, staticOperationsPage } from './static-page';
 import { measureStall, reportStall, type StallResult } from './stall';
 import { measureWalk, reportWalk } from './walk';
 
@@ -77,46 +83,91 @@ function gitCommit(): string | null {
   }
 }
 
-/** The static page of the big project's first rows, served by a bare node:http in this process (idle while the browser loads). */
-async function serveStaticPage(server: ConsoleServer) {
+/** Response headers a file server sets itself (or that belong to the one response), not replayed. */
+const NOT_REPLAYED = new Set(['set-cookie', 'content-length', 'content-encoding', 'vary', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/**
+ * The pages the console's deep link is compared with, as files served by a bare node:http in this process (idle
+ * while the browser loads), compressed as the console compresses (server/http/compression.ts): (b) the very page
+ * the console sent for the deep link, with the console's own headers (its CSP, COOP and the rest), so (a)/(b) is
+ * the server's part; (c) a bare table of the same rows as a plain file (its content type alone), and (c') the same
+ * with the console's headers (its CSP allowing the table's style by hash): what the headers alone cost (COOP gives
+ * the page a renderer process of its own). Every other path (the page's CSS and code) is the console's.
+ */
+async function servePageFiles(server: ConsoleServer) {
   const api = apiClient(server.origin, API_KEY);
   const big = await api.bigProject();
   const [operations, branches, endpoints] = await Promise.all([api.firstOperations(big.id, OPERATIONS_PAGE_SIZE), api.branches(big.id), api.endpoints(big.id)]);
-  const html = Buffer.from(staticOperationsPage({ project: big, operations, branches, endpoints, now: Date.now() }));
-  // At /coop the same bytes with the console's Cross-Origin-Opener-Policy: a page with it gets a renderer
-  // process of its own, not the one of the new context's about:blank, which the page without it reuses.
-  const bare = http.createServer((req, res) => {
-    const coop = req.url === '/coop' ? { 'cross-origin-opener-policy': 'same-origin' } : {};
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': html.length, ...coop });
-    res.end(html);
+  const bare = staticOperationsPage({ project: big, operations, branches, endpoints, now: Date.now() });
+  const deepLink = `/projects/${encodeURIComponent(big.id)}`;
+  const cookie = await sessionCookie(server.origin, API_KEY);
+  const ask = () => fetch(`${server.origin}${deepLink}`, { headers: { cookie, accept: 'text/html', 'accept-encoding': 'identity' } });
+  // The page as the console renders it: a busy machine may send one as the shell past the render deadline, so a few tries.
+  let sent = await ask();
+  let page = await sent.text();
+  for (let tries = 1; tries < 5 && !page.includes('"renderedAt":'); tries++) {
+    sent = await ask();
+    page = await sent.text();
+  }
+  if (!sent.ok || !page.includes('"renderedAt":'))
+    throw new Error(`the console did not render ${deepLink} (${sent.status}): the page as a file would be its shell`);
+  const headers: Record<string, string> = {};
+  sent.headers.forEach((value, name) => {
+    if (!NOT_REPLAYED.has(name)) headers[name] = value;
   });
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`;
-  return { big, operations, url, close: () => new Promise<void>((resolve) => bare.close(() => resolve())) };
+  const bareHeaders = { ...headers, 'content-security-policy': contentSecurityPolicy([styleHash(STATIC_PAGE_STYLE)]) };
+  const consoleUrl = new URL(server.origin);
+  const files = http.createServer((req, res) => {
+    const file =
+      req.url === '/file'
+        ? { html: page, headers }
+        : req.url === '/static'
+          ? { html: bare, headers: { 'content-type': 'text/html; charset=utf-8' } }
+          : req.url === '/static-headers'
+            ? { html: bare, headers: bareHeaders }
+            : undefined;
+    if (file) {
+      for (const [name, value] of Object.entries(file.headers)) res.setHeader(name, value);
+      sendPage(req, res, file.html);
+      return;
+    }
+    const forwarded = http.request({ host: consoleUrl.hostname, port: consoleUrl.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  const bytes = (html: string): PageBytes => ({ raw: Buffer.byteLength(html), gzip: gzipSync(html).length });
+  return {
+    big,
+    operations,
+    urls: { file: `${origin}/file`, static: `${origin}/static`, staticHeaders: `${origin}/static-headers` },
+    bytes: { file: bytes(page), static: bytes(bare) },
+    close: () => new Promise<void>((resolve) => files.close(() => resolve())),
+  };
 }
 
 async function measure(env: NodeJS.ProcessEnv, scripts: ScriptSize[]) {
   const server = await startConsole(env);
-  const page = await serveStaticPage(server);
+  const files = await servePageFiles(server);
   try {
-    return { server: server.origin, ...(await measureFirstRows(server.origin, page.url, page.big, page.operations.length, scripts)) };
+    return { server: server.origin, ...(await measureFirstRows(server.origin, files, scripts)) };
   } finally {
-    await page.close();
+    await files.close();
     await server.stop();
   }
 }
 
-async function measureFirstRows(
-  origin: string,
-  staticUrl: string,
-  big: Awaited<ReturnType<ReturnType<typeof apiClient>['bigProject']>>,
-  firstPageRows: number,
-  scripts: ScriptSize[],
-): Promise<FirstRows> {
+async function measureFirstRows(origin: string, files: Awaited<ReturnType<typeof servePageFiles>>, scripts: ScriptSize[]): Promise<FirstRows> {
+  const { big } = files;
   const urls = {
     app: `${origin}/projects/${encodeURIComponent(big.id)}`,
-    static: staticUrl,
-    staticCoop: `${staticUrl}coop`,
+    file: files.urls.file,
+    static: files.urls.static,
+    staticHeaders: files.urls.staticHeaders,
     floor: `${origin}/floor/index.html?project=${encodeURIComponent(big.id)}`,
     // Activity opened in a fresh session: its first live row (target TARGET_ACTIVITY_FIRST_ROW_MS).
     activity: `${origin}/activity`,
@@ -124,16 +175,19 @@ async function measureFirstRows(
   const signIn = (context: BrowserContext) => signInContext(context, origin, API_KEY);
   const launchOptions = playwrightConfig.use?.launchOptions ?? {};
   const browser = await chromium.launch({ ...launchOptions, executablePath: CHROMIUM, headless: true });
-  const samples: Record<keyof typeof urls, number[]> = { app: [], static: [], staticCoop: [], floor: [], activity: [] };
+  const samples: Record<keyof typeof urls, number[]> = { app: [], file: [], static: [], staticHeaders: [], floor: [], activity: [] };
   let appRendered = 0;
   try {
     for (let round = 0; round < WARMUPS + RUNS; round++) {
       // Interleaved, rotating which goes first, so drift on the machine hits all alike.
-      const kinds = ['app', 'static', 'staticCoop', 'floor', 'activity'] as const;
+      const kinds = ['app', 'file', 'static', 'staticHeaders', 'floor', 'activity'] as const;
       const order = kinds.map((_, i) => kinds[(i + round) % kinds.length] ?? 'app');
       for (const which of order) {
-        // The static page needs no session; the console and the floor app read the API through it.
-        const { ms, serverRendered } = await timeToFirstRow(browser, { url: urls[which], ...(which === 'static' || which === 'staticCoop' ? {} : { signIn }) });
+        // The files need no session; the console and the floor app read the API through it.
+        const { ms, serverRendered } = await timeToFirstRow(browser, {
+          url: urls[which],
+          ...(which === 'app' || which === 'floor' || which === 'activity' ? { signIn } : {}),
+        });
         if (round < WARMUPS) continue;
         samples[which].push(ms);
         if (which === 'app' && serverRendered) appRendered++;
@@ -148,29 +202,34 @@ async function measureFirstRows(
   const loadAverage = loadavg()[0] ?? 0;
   const initialGzip = scripts.reduce((sum, s) => sum + s.gzipBytes, 0);
   const appMedian = median(samples.app);
+  const fileMedian = median(samples.file);
   const staticMedian = median(samples.static);
   const floorMedian = median(samples.floor);
   return {
-    project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows },
+    project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows: files.operations.length },
     initialJs: { gzipKiB: kib(initialGzip), targetKiB: TARGET_INITIAL_JS_KIB, files: scripts },
     firstRow: {
       appMedianMs: appMedian,
+      fileMedianMs: fileMedian,
       staticMedianMs: staticMedian,
-      ratio: appMedian / staticMedian,
-      targetRatio: TARGET_FIRST_ROW_RATIO,
+      serverRatio: appMedian / fileMedian,
+      targetServerRatio: TARGET_SERVER_RATIO,
+      pageRatio: fileMedian / staticMedian,
+      targetPageRatio: TARGET_PAGE_RATIO,
       runs: RUNS,
       warmups: WARMUPS,
       appSamplesMs: samples.app,
       /** Runs whose page came rendered by the server (the others went out as the shell past the render deadline). */
       appServerRendered: appRendered,
+      fileSamplesMs: samples.file,
       staticSamplesMs: samples.static,
+      staticHeadersMedianMs: median(samples.staticHeaders),
+      staticHeadersSamplesMs: samples.staticHeaders,
+      bytes: files.bytes,
       /** bench/floor: the least a React app on the console's libraries does to show the same rows. */
       floorMedianMs: floorMedian,
       floorRatio: floorMedian / staticMedian,
       floorSamplesMs: samples.floor,
-      /** The static page with the console's Cross-Origin-Opener-Policy: what that header alone costs the first row. */
-      staticCoopMedianMs: median(samples.staticCoop),
-      staticCoopSamplesMs: samples.staticCoop,
       activityMedianMs: median(samples.activity),
       activitySamplesMs: samples.activity,
     },
@@ -207,22 +266,32 @@ function report(result: FirstRows): void {
   console.log(
     `\nDeep link to ${project.name} (${project.id}, ${project.operations} operations), first row painted; median of ${firstRow.runs} runs each after ${firstRow.warmups} warm-ups:\n`,
   );
+  const size = (bytes: PageBytes) => `${kib(bytes.raw).toFixed(1)} KiB, ${kib(bytes.gzip).toFixed(1)} KiB gzip`;
   const rows: [string, string, string, string][] = [
     ['metric', 'value', 'target', ''],
-    ['(a) initial JS, gzip', `${initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${initialJs.targetKiB} KiB`, mark(initialJs.gzipKiB <= initialJs.targetKiB)],
-    ['(b) console: first row', `${firstRow.appMedianMs.toFixed(0)} ms`, '', ''],
-    ['(c) static page: first row', `${firstRow.staticMedianMs.toFixed(0)} ms`, '', ''],
-    ['(d) ratio (b)/(c)', firstRow.ratio.toFixed(2), `≤ ${firstRow.targetRatio.toFixed(1)}`, mark(firstRow.ratio <= firstRow.targetRatio)],
-    ['(e) floor React app: first row', `${firstRow.floorMedianMs.toFixed(0)} ms`, '', ''],
-    ['(f) ratio (e)/(c)', firstRow.floorRatio.toFixed(2), '', '(the stack itself)'],
-    ['(g) ratio (b)/(e)', (firstRow.appMedianMs / firstRow.floorMedianMs).toFixed(2), '', '(the console over the floor)'],
-    ['(h) static page with COOP', `${firstRow.staticCoopMedianMs.toFixed(0)} ms`, '', "(the console's Cross-Origin-Opener-Policy added)"],
-    ['(i) ratio (b)/(h)', (firstRow.appMedianMs / firstRow.staticCoopMedianMs).toFixed(2), '', '(the console over the same headers)'],
+    ['initial JS, gzip', `${initialJs.gzipKiB.toFixed(1)} KiB`, `≤ ${initialJs.targetKiB} KiB`, mark(initialJs.gzipKiB <= initialJs.targetKiB)],
+    ['(a) console: first row', `${firstRow.appMedianMs.toFixed(0)} ms`, '', ''],
+    ['(b) its page as a file', `${firstRow.fileMedianMs.toFixed(0)} ms`, '', `(${size(firstRow.bytes.file)})`],
+    ['(c) bare table as a file', `${firstRow.staticMedianMs.toFixed(0)} ms`, '', `(${size(firstRow.bytes.static)})`],
+    ["(c') bare table, its headers", `${firstRow.staticHeadersMedianMs.toFixed(0)} ms`, '', "(the console's CSP, COOP…)"],
+    [
+      'ratio (a)/(b): the server',
+      firstRow.serverRatio.toFixed(2),
+      `≤ ${firstRow.targetServerRatio.toFixed(2)}`,
+      mark(firstRow.serverRatio <= firstRow.targetServerRatio),
+    ],
+    [
+      'ratio (b)/(c): the page',
+      firstRow.pageRatio.toFixed(2),
+      `≤ ${firstRow.targetPageRatio.toFixed(2)}`,
+      mark(firstRow.pageRatio <= firstRow.targetPageRatio),
+    ],
+    ['floor React app: first row', `${firstRow.floorMedianMs.toFixed(0)} ms`, '', `(${firstRow.floorRatio.toFixed(2)} × the bare table: the stack itself)`],
     ...(firstRow.activityMedianMs === undefined
       ? []
       : [
           [
-            '(j) Activity, fresh session',
+            'Activity, fresh session',
             `${firstRow.activityMedianMs.toFixed(0)} ms`,
             `≤ ${TARGET_ACTIVITY_FIRST_ROW_MS} ms`,
             mark(firstRow.activityMedianMs <= TARGET_ACTIVITY_FIRST_ROW_MS),
@@ -232,8 +301,9 @@ function report(result: FirstRows): void {
   for (const [a, b, c, d] of rows) console.log(`  ${a.padEnd(28)} ${b.padStart(10)}  ${c.padEnd(12)} ${d}`);
   const spread = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
   console.log(
-    `\n  range: console ${spread(firstRow.appSamplesMs)}, static ${spread(firstRow.staticSamplesMs)}, static with COOP ${spread(firstRow.staticCoopSamplesMs)}, floor app ${spread(firstRow.floorSamplesMs)}`,
+    `\n  range: (a) ${spread(firstRow.appSamplesMs)}, (b) ${spread(firstRow.fileSamplesMs)}, (c) ${spread(firstRow.staticSamplesMs)}, (c') ${spread(firstRow.staticHeadersSamplesMs)}, floor app ${spread(firstRow.floorSamplesMs)}`,
   );
+  console.log("  ((b), (c) and (c'): served by a bare node:http, compressed as the console does; (b) and (c') with the console's headers; bench/run.ts)");
   console.log('  (floor app: bench/floor, React DOM + React Query + router + zod/mini fetching and rendering the same 100 rows, nothing else)');
   console.log(`  console pages rendered by the server: ${firstRow.appServerRendered} of ${firstRow.runs}`);
   console.log(`  machine load (1-min average) at the end: ${result.loadAverage1m.toFixed(2)}`);

@@ -16,7 +16,8 @@ export interface StaticPageInput {
   now: number;
 }
 
-const STYLE = `body{margin:0;font:14px/1.4 system-ui,sans-serif}header{padding:12px 24px;border-bottom:1px solid #ddd}main{padding:16px 24px}table{border-collapse:collapse;width:100%}th,td{padding:6px 8px;border-bottom:1px solid #eee;text-align:left}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}`;
+/** The page's one inline <style> (its CSP allows it by hash when served with the console's headers). */
+export const STATIC_PAGE_STYLE = `body{margin:0;font:14px/1.4 system-ui,sans-serif}header{padding:12px 24px;border-bottom:1px solid #ddd}main{padding:16px 24px}table{border-collapse:collapse;width:100%}th,td{padding:6px 8px;border-bottom:1px solid #eee;text-align:left}.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}`;
 
 export function staticOperationsPage({ project, operations, branches, endpoints, now }: StaticPageInput): string {
   const branchNames = new Map(branches.map((b) => [b.id, b.name]));
@@ -46,7 +47,7 @@ export function staticOperationsPage({ project, operations, branches, endpoints,
 <meta name="viewport" content="width=device-width, initial-scale=1.0" />
 <meta name="color-scheme" content="light dark" />
 <title>${esc(project.name)} · Ops Console (static bench page)</title>
-<style>${STYLE}</style>
+<style>${STATIC_PAGE_STYLE}</style>
 </head>
 <body>
 <div id="root"><div class="app">

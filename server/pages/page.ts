@@ -111,7 +111,7 @@ async function streamRenderedPage(
   plan: RenderPlan,
   page: Required<Pick<PageOptions, 'data' | 'deadlineMs'>> & PageOptions,
 ): Promise<void> {
-  const { head, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
+  const { head, screen, rest, finish } = splitPage(await page.template.html(req.url ?? '/'), plan.headTags);
   pageHeaders(res, page.status ?? 200);
   const body = pageBody(req, res);
   // Heard from before anything is written: a person who leaves while the head is on its way stops the render too.
@@ -133,7 +133,10 @@ async function streamRenderedPage(
   cutoff.cancel();
   switch (outcome.kind) {
     case 'rendered':
-      body.end(finish({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, outcome.html));
+      // The rows first: the data block (the queries serialised, some 35 KB for a project's page) and the held
+      // code follow once the rows are on their way, so no work that can come after them holds them back.
+      await body.write(screen(outcome.html));
+      if (!res.destroyed) body.end(rest({ ...page.data, queries: outcome.queries, renderedAt: outcome.renderedAt }, true));
       page.sent?.('rendered');
       return;
     case 'unauthorized':

@@ -19,8 +19,8 @@ export function injectPage(template: string, data: PageData, appHtml = ''): stri
 
 /**
  * index.html cut where the app's HTML goes: the head part (with `headTags` at the end of `<head>`, less
- * the page's code) to send at once, and a function finishing the page with the app's HTML, the data block
- * and then the code (the module script and every modulepreload) at the end of `<body>`.
+ * the page's code) to send at once, and functions finishing the page with the app's HTML, then the data block
+ * and the code (the module script and every modulepreload) at the end of `<body>`.
  */
 export function splitPage(template: string, headTags: string): SplitPage {
   const key = `${headTags}\u0000${template}`;
@@ -36,6 +36,11 @@ export function splitPage(template: string, headTags: string): SplitPage {
 
 interface SplitPage {
   head: string;
+  /** The rendered screen's HTML and the template up to the data block: sent before the data block is serialised. */
+  screen: (appHtml: string) => string;
+  /** The data block, then the page's code (held when the screen was rendered), and the page's end. */
+  rest: (data: PageData, rendered: boolean) => string;
+  /** The whole body at once: `screen` and `rest` (the shell's, with no app HTML). */
   finish: (data: PageData, appHtml?: string) => string;
 }
 
@@ -68,10 +73,11 @@ function cutPage(template: string, headTags: string): SplitPage {
   // with its 29 preloads, 190 ms held (158 with none), the static page of bench/first-row.ts 153 ms.
   // The shell needs its code to show anything: its preloads go as they are.
   const held = `${script}<template id="${HELD_CODE_ELEMENT_ID}">${preloads}</template>`;
-  return {
-    head,
-    finish: (data, appHtml = '') => `${appHtml}${tail.slice(0, tailBodyEnd)}${dataBlock(data)}${appHtml ? held : script + preloads}${tail.slice(tailBodyEnd)}`,
-  };
+  const beforeData = tail.slice(0, tailBodyEnd);
+  const end = tail.slice(tailBodyEnd);
+  const screen = (appHtml: string) => `${appHtml}${beforeData}`;
+  const rest = (data: PageData, rendered: boolean) => `${dataBlock(data)}${rendered ? held : script + preloads}${end}`;
+  return { head, screen, rest, finish: (data, appHtml = '') => `${screen(appHtml)}${rest(data, appHtml !== '')}` };
 }
 
 /** Text safe inside a double-quoted HTML attribute. */

@@ -1,11 +1,14 @@
+import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parsePageData, PAGE_DATA_ELEMENT_ID, type PageData } from '../../../src/api/page-data';
+import type { ApiFetch } from '../../../server/http/node-bridge';
+import type { PageRenderer } from '../../../server/pages/page';
 import { createPageRenderer } from '../../../server/pages/server-render';
 import { parseSetCookie, removeTestClientDir, startTestServer, type TestServer } from '../start-test-server';
 
 // Signed-in pages rendered by the server (src/entry-server.tsx through server/pages/), over real sockets
-// on the simulator: the screen with its first data in the HTML, the head sent before the data is in, the
-// shell when the API fails or is slow, a 401 ending the session, and two sessions rendered at the same
+// on the simulator: the screen with its first data in the HTML, the head sent before the data is in (a read
+// held by the test, no clock), the rows before the data block, the shell when the API fails or is slow, a 401 ending the session, and two sessions rendered at the same
 // time each seeing only its own key's data.
 
 const KEY = 'server-render-key-0000000000000000';
@@ -28,17 +31,55 @@ function rootOf(html: string): string {
   return html.slice(start, html.indexOf(`<script type="application/json" id="${PAGE_DATA_ELEMENT_ID}"`));
 }
 
+/** Reads of a project's history that wait, while `holding`, until the test lets them go (the others answer at once). */
+function historyReads() {
+  const held: (() => void)[] = [];
+  const reads = {
+    holding: false,
+    held,
+    release: () => held.splice(0).forEach((resolve) => resolve()),
+    through:
+      (fetchApi: ApiFetch): ApiFetch =>
+      async (call) => {
+        if (reads.holding && /^\/api\/v2\/projects\/[^/]+\/operations(\?|$)/.test(call.target)) await new Promise<void>((resolve) => held.push(resolve));
+        return fetchApi(call);
+      },
+  };
+  return reads;
+}
+
+/** A page whose text can be read as it arrives (no compression asked for). */
+function openPage(port: number, path: string, cookie: string) {
+  let text = '';
+  const ended = new Promise<string>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers: { cookie, accept: 'text/html' } }, (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
+  });
+  return { ended, text: () => text };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
 afterAll(() => removeTestClientDir());
 
 describe('server rendering of signed-in pages', () => {
   let server: TestServer;
   const origin = () => `http://127.0.0.1:${server.port}`;
+  const reads = historyReads();
 
   beforeAll(async () => {
     const entry = await import('../../../src/entry-server');
     // As npm start does before it listens: no page waits for a screen's code.
     await entry.loadScreens();
-    const render = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: () => SCREEN_TAGS });
+    const renderer = createPageRenderer({ entry: () => Promise.resolve(entry), headTags: () => SCREEN_TAGS });
+    const render: PageRenderer = (request) => renderer({ ...request, fetchApi: reads.through(request.fetchApi) });
     // The deadline is for an API that is slow (the latency fault below waits 3 s): React's development
     // build renders the project page in over 250 ms on a busy machine, which is not what these tests are about.
     // Nor is the render cap (test/server/pages/page-delivery.test.ts has it): twelve pages at once all render here.
@@ -46,6 +87,8 @@ describe('server rendering of signed-in pages', () => {
   });
   afterAll(() => server.stop());
   afterEach(async () => {
+    reads.holding = false;
+    reads.release();
     await server.request({ method: 'DELETE', path: '/__sim/faults' });
   });
 
@@ -127,6 +170,25 @@ describe('server rendering of signed-in pages', () => {
     expect(JSON.stringify(dataOf(response.body).queries)).toContain(JSON.stringify(name));
     expect(rootOf(response.body)).toContain(`>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;`);
     expect(response.body.match(/<script(?! type="application\/json")/g)).toHaveLength(1);
+  });
+
+  it('sends the head while the history is still being read, then the rows, then the data block they were rendered from', async () => {
+    const cookie = await signIn();
+    const big = await bigProject();
+    reads.holding = true;
+
+    const opened = openPage(server.port, `/projects/${big.id}`, cookie);
+    await until(() => opened.text().includes('<div id="root">'));
+
+    expect(reads.held).toHaveLength(1);
+    expect(opened.text()).toContain('</head>');
+    expect(opened.text()).not.toContain('<table');
+    reads.release();
+    const html = await opened.ended;
+    const firstRow = html.indexOf(`href="/projects/${big.id}/operations/${big.operations[0]!.id}"`);
+    expect(firstRow).toBeGreaterThan(html.indexOf('<div id="root">'));
+    expect(firstRow).toBeLessThan(html.indexOf(`<script type="application/json" id="${PAGE_DATA_ELEMENT_ID}">`));
+    expect(dataOf(html).renderedAt).toEqual(expect.any(Number));
   });
 
   it('sends the head before the data is in, its code after the body, and the shell once the deadline passes', async () => {
