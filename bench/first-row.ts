@@ -51,7 +51,7 @@ export async function timeToFirstRow(browser: Browser, { url, signIn }: FirstRow
       return { ms, serverRendered };
     } catch (error) {
       // Say what the page showed instead of a row: a sign-in screen, an error callout, a blank page.
-      const shown = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 400)).catch(() => '?');
+      const shown = await page.evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 1400)).catch(() => '?');
       throw new Error(`no operations row at ${url} within 30 s; the page showed: ${shown}`, { cause: error });
     }
   } finally {

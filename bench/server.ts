@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import type { BrowserContext } from '@playwright/test';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 /** The environment the console is built and served with: the embedded simulator, never a real API. */
 export function simulatorEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -63,8 +65,12 @@ export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly st
   // `given`: the port of an instance that stopped (a restart on its address).
   const port = given ?? (await freePort());
   const origin = `http://127.0.0.1:${port}`;
+  // A DATA_DIR of its own, fresh, unless the caller names one: the default (.data/) keeps the demo's world across
+  // starts (docs/simulator.md), so a bench run after another, or after `npm start`, met a world whose last hour was
+  // hours ago (Activity then shows nothing ended in the last hour, and has no first row to time).
+  const ownDataDir = env.DATA_DIR ? undefined : mkdtempSync(path.join(tmpdir(), 'ops-console-bench-'));
   const child = spawn(process.execPath, [...nodeArgs, 'dist/server/main.js'], {
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...env, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -87,6 +93,7 @@ export async function startConsole(env: NodeJS.ProcessEnv, nodeArgs: readonly st
     }
     // What the server printed (its banner, warnings, a --trace-gc), kept when asked: the bench prints only figures.
     if (process.env.BENCH_SERVER_LOG) appendFileSync(process.env.BENCH_SERVER_LOG, output);
+    if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
   };
 
   try {
