@@ -49,7 +49,7 @@ export function dayFiguresInserts(source: string, project: string, weight: strin
  * The per-day figures made again from the operations kept, in one transaction under the lock the collector's writes
  * take (inFeedTransaction): what the collector's sums must equal, with no write of it between the two.
  */
-export async function rebuildDayFigures(db: Db): Promise<{ figures: number; queues: number }> {
+export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ figures: number; queues: number }> {
   const { figures, queues } = dayFiguresInserts('operations', 'project_id', '1', false);
   return inFeedTransaction(db, async (tx) => {
     await tx.query('DELETE FROM operation_day_figures');

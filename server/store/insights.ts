@@ -202,11 +202,13 @@ async function dayFigureRows(
     await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
     return tx.query<FigureRow>(
       `WITH parts AS (
-         SELECT ${key} AS key, ${currentDays} AS current, status, duration_bucket AS bucket, runs, retried
-         FROM operation_day_figures WHERE project_id = ANY($1::text[]) AND ${eitherDays}
-         UNION ALL
-         SELECT ${key}, ${inCurrent}, status, figure_bucket(total_duration_ms), 1, CASE WHEN failures_count > 0 THEN 1 ELSE 0 END
-         FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges}
+         SELECT key, current, status, bucket, sum(runs) AS runs, sum(retried) AS retried FROM (
+           SELECT ${key} COLLATE "C" AS key, ${currentDays} AS current, status, duration_bucket AS bucket, runs, retried
+           FROM operation_day_figures WHERE project_id = ANY($1::text[]) AND ${eitherDays}
+           UNION ALL
+           SELECT ${key} COLLATE "C", ${inCurrent}, status, figure_bucket(total_duration_ms), 1, CASE WHEN failures_count > 0 THEN 1 ELSE 0 END
+           FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges}
+         ) u GROUP BY 1, 2, 3, 4
        ),
        counts AS (
          SELECT key, current, sum(runs)::int AS runs, coalesce(sum(runs) FILTER (WHERE ${failed}), 0)::int AS failed,
@@ -215,10 +217,10 @@ async function dayFigureRows(
        ),
        durations AS (${percentiles(`(SELECT key, current, bucket, runs AS n FROM parts WHERE ${finished} AND bucket <> ${NO_DURATION_BUCKET}) d`, '')}),
        queue_parts AS (
-         SELECT ${key} AS key, ${currentDays} AS current, queue_bucket AS bucket, queued AS n
+         SELECT ${key} COLLATE "C" AS key, ${currentDays} AS current, queue_bucket AS bucket, queued AS n
          FROM operation_day_queues WHERE project_id = ANY($1::text[]) AND ${eitherDays}
          UNION ALL
-         SELECT ${key}, ${inCurrent}, figure_bucket(${QUEUE_MS_SQL}), 1
+         SELECT ${key} COLLATE "C", ${inCurrent}, figure_bucket(${QUEUE_MS_SQL}), 1
          FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges} AND ${QUEUED_SQL}
        ),
        queues AS (${percentiles('queue_parts', 'queue_')})
