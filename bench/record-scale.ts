@@ -461,7 +461,7 @@ export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transactio
  * `BENCH_SCALE_DATABASE_URL`: a Postgres server of the caller's own rather than a throwaway cluster, seeded only when
  * it holds no operations yet and left as it is afterwards.
  */
-async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
+async function onPostgres(total: number, now: Date): Promise<{ result: ScaleStoreResult; busiest: { id: string; operations: number } }> {
   const kept = process.env.BENCH_SCALE_DATABASE_URL;
   const cluster = kept === undefined ? await ownPostgres('console') : undefined;
   const url = kept ?? cluster?.url ?? '';
@@ -487,7 +487,10 @@ async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
       const busiest = await busiestProject(db);
       const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
       const { rows } = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes', []);
-      return { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings };
+      return {
+        result: { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings },
+        busiest,
+      };
     } finally {
       await db.close();
     }
@@ -525,7 +528,11 @@ export async function measureScale(total: number, stores: readonly ScaleStore[] 
     results.push(pglite.result);
     busiest = pglite.busiest;
   }
-  if (stores.includes('postgres')) results.push(await onPostgres(total, now));
+  if (stores.includes('postgres')) {
+    const postgres = await onPostgres(total, now);
+    results.push(postgres.result);
+    if (busiest.id === '') busiest = postgres.busiest;
+  }
   if (busiest.id === '') busiest = { id: projectIdsOf(1)[0] ?? '', operations: NaN };
   return { operations: total, projects: projectsFor(total), busiest, runs: RUNS, stores: results };
 }

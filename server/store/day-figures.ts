@@ -45,6 +45,8 @@ export function dayFiguresInserts(source: string, project: string, weight: strin
   return { figures, queues };
 }
 
+const REBUILD_WORK_MEM = '256MB';
+
 /**
  * The per-day figures made again from the operations kept, in one transaction under the lock the collector's writes
  * take (inFeedTransaction): what the collector's sums must equal, with no write of it between the two.
@@ -52,6 +54,8 @@ export function dayFiguresInserts(source: string, project: string, weight: strin
 export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ figures: number; queues: number }> {
   const { figures, queues } = dayFiguresInserts('operations', 'project_id', '1', false);
   return inFeedTransaction(db, async (tx) => {
+    // Grouping every operation: in memory rather than sorted on disk (the default 4 MB spills at a million).
+    await tx.query("SELECT set_config('work_mem', $1, true)", [REBUILD_WORK_MEM]);
     await tx.query('DELETE FROM operation_day_figures');
     await tx.query('DELETE FROM operation_day_queues');
     await tx.query(figures);

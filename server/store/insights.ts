@@ -185,7 +185,19 @@ async function dayFigureRows(
   const condition = conditions(values);
   const dayIn = (split: DaySplit) => (split.days ? `(day >= ${add(split.days.from)}::date AND day < ${add(split.days.until)}::date)` : 'FALSE');
   const currentDays = dayIn(current);
-  const eitherDays = `(${currentDays} OR ${dayIn(previous)})`;
+  // Both windows' days as one range of the key's index, each day then tested: two ranges joined by OR are read as a
+  // bitmap of the table's rows, scattered over it, where one range is read from the index alone.
+  const days = [current.days, previous.days].filter((d) => d !== undefined);
+  const span =
+    days.length > 0
+      ? `day >= ${add(days.map((d) => d.from).sort()[0] ?? '')}::date AND day < ${add(
+          days
+            .map((d) => d.until)
+            .sort()
+            .at(-1) ?? '',
+        )}::date AND `
+      : '';
+  const eitherDays = `(${span}(${currentDays} OR ${dayIn(previous)}))`;
   const edges = [...current.edges, ...previous.edges];
   const inEdges = edges.length > 0 ? `(${edges.map(condition).join(' OR ')})` : 'FALSE';
   const inCurrent = condition(where.current);

@@ -22,7 +22,9 @@ CREATE TABLE operation_day_figures (
   duration_bucket integer NOT NULL,
   runs integer NOT NULL,
   retried integer NOT NULL,
-  PRIMARY KEY (project_id, day, action, status, duration_bucket)
+  -- The sums in the key's index too: a window's days are read from the index alone (an index-only scan, once vacuumed),
+  -- not from rows scattered over the table (ten million operations: 94,000 pages read for one project's 180 days).
+  PRIMARY KEY (project_id, day, action, status, duration_bucket) INCLUDE (runs, retried)
 );
 
 -- The queue (first seen waiting to first seen running, migration 008) of the operations seen queued, per bucket.
@@ -32,7 +34,7 @@ CREATE TABLE operation_day_queues (
   action text NOT NULL,
   queue_bucket integer NOT NULL,
   queued integer NOT NULL,
-  PRIMARY KEY (project_id, day, action, queue_bucket)
+  PRIMARY KEY (project_id, day, action, queue_bucket) INCLUDE (queued)
 );
 
 -- The operations kept before: the same fill as the rebuild command's (server/store/day-figures.ts).
