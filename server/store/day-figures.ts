@@ -21,7 +21,7 @@ export const QUEUED_SQL = 'running_seen_at >= waiting_seen_at';
  * (1; or +1 and -1 to move an operation's share); `project` is the project id's SQL. With `merge`, sums that
  * come to nothing are left out and the rest added to what is kept; without, the tables are taken to be empty.
  */
-export function dayFiguresInserts(source: string, project: string, weight: string, merge: boolean): { figures: string; queues: string } {
+export function dayFiguresInserts(source: string, project: string, weight: string, merge: boolean): { figures: string; queues: string; counts: string } {
   const day = "(created_at AT TIME ZONE 'UTC')::date";
   const runs = `sum(${weight})::int`;
   const retried = `coalesce(sum(${weight}) FILTER (WHERE failures_count > 0), 0)::int`;
@@ -42,7 +42,14 @@ export function dayFiguresInserts(source: string, project: string, weight: strin
     ON CONFLICT (project_id, day, action, queue_bucket) DO UPDATE SET queued = operation_day_queues.queued + EXCLUDED.queued`
         : ''
     }`;
-  return { figures, queues };
+  const counts = `INSERT INTO operation_counts (project_id, action, status, operations)
+    SELECT ${project}, action, status, ${runs} FROM ${source} GROUP BY 1, 2, 3${
+      merge
+        ? ` HAVING ${runs} <> 0
+    ON CONFLICT (project_id, action, status) DO UPDATE SET operations = operation_counts.operations + EXCLUDED.operations`
+        : ''
+    }`;
+  return { figures, queues, counts };
 }
 
 const REBUILD_WORK_MEM = '256MB';
@@ -52,14 +59,16 @@ const REBUILD_WORK_MEM = '256MB';
  * take (inFeedTransaction): what the collector's sums must equal, with no write of it between the two.
  */
 export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ figures: number; queues: number }> {
-  const { figures, queues } = dayFiguresInserts('operations', 'project_id', '1', false);
+  const { figures, queues, counts } = dayFiguresInserts('operations', 'project_id', '1', false);
   return inFeedTransaction(db, async (tx) => {
     // Grouping every operation: in memory rather than sorted on disk (the default 4 MB spills at a million).
     await tx.query("SELECT set_config('work_mem', $1, true)", [REBUILD_WORK_MEM]);
     await tx.query('DELETE FROM operation_day_figures');
     await tx.query('DELETE FROM operation_day_queues');
+    await tx.query('DELETE FROM operation_counts');
     await tx.query(figures);
     await tx.query(queues);
+    await tx.query(counts);
     const { rows } = await tx.query<{ figures: number; queues: number }>(
       'SELECT (SELECT count(*)::int FROM operation_day_figures) AS figures, (SELECT count(*)::int FROM operation_day_queues) AS queues',
     );

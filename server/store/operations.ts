@@ -3,7 +3,7 @@
 // history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
 // and "in flight" with the status rules' (model/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
-import { sqlCondition, type HistoryFilters } from '../../src/model/filters';
+import { filtersOnly, sqlCondition, type HistoryFilters } from '../../src/model/filters';
 import { QUEUE_STATUSES } from '../../src/model/insight-figures';
 import { inFlightSql } from '../../src/model/operation-status';
 import { sqlParams } from '../../src/model/sql-params';
@@ -122,6 +122,7 @@ export async function upsertOperations(
      ),
      day_figures AS (${shareInserts.figures} RETURNING 1),
      day_queues AS (${shareInserts.queues} RETURNING 1),
+     counts AS (${shareInserts.counts} RETURNING 1),
      -- A data-modifying WITH runs whether or not it is read.
      changed AS (
        INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation)
@@ -211,13 +212,18 @@ export async function operationsPage(
   return rows;
 }
 
-/** How many of a project's operations match the filters: the count a page of them is out of. */
+/**
+ * How many of a project's operations match the filters: the count a page of them is out of. Filtered by status and
+ * action alone (or not at all), from the counts kept per action and status (operation_counts, kept with the
+ * operations by upsertOperations): a few rows, where the operations are millions for the largest projects.
+ */
 export async function matchCount(db: Queryable, projectId: string, filters: HistoryFilters): Promise<number> {
   const condition = sqlCondition(filters, 2);
-  const { rows } = await db.query<{ count: string | number }>(`SELECT count(*) AS count FROM operations WHERE project_id = $1 AND (${condition.where})`, [
-    projectId,
-    ...condition.params,
-  ]);
+  const counted = filtersOnly(filters, ['status', 'action']);
+  const sql = counted
+    ? `SELECT coalesce(sum(operations), 0) AS count FROM operation_counts WHERE project_id = $1 AND (${condition.where})`
+    : `SELECT count(*) AS count FROM operations WHERE project_id = $1 AND (${condition.where})`;
+  const { rows } = await db.query<{ count: string | number }>(sql, [projectId, ...condition.params]);
   return Number(rows[0]?.count ?? 0);
 }
 

@@ -37,6 +37,16 @@ CREATE TABLE operation_day_queues (
   PRIMARY KEY (project_id, day, action, queue_bucket) INCLUDE (queued)
 );
 
+-- How many operations a project holds per action and status, whatever their day: the count a page of the history is
+-- out of when it is filtered by status and action alone (server/store/operations.ts, matchCount).
+CREATE TABLE operation_counts (
+  project_id text NOT NULL,
+  action text NOT NULL,
+  status text NOT NULL,
+  operations integer NOT NULL,
+  PRIMARY KEY (project_id, action, status) INCLUDE (operations)
+);
+
 -- The operations kept before: the same fill as the rebuild command's (server/store/day-figures.ts).
 INSERT INTO operation_day_figures (project_id, day, action, status, duration_bucket, runs, retried)
 SELECT project_id, (created_at AT TIME ZONE 'UTC')::date, action, status, figure_bucket(total_duration_ms), count(*), count(*) FILTER (WHERE failures_count > 0)
@@ -44,3 +54,5 @@ FROM operations GROUP BY 1, 2, 3, 4, 5;
 INSERT INTO operation_day_queues (project_id, day, action, queue_bucket, queued)
 SELECT project_id, (created_at AT TIME ZONE 'UTC')::date, action, figure_bucket(extract(epoch FROM running_seen_at - waiting_seen_at)::float8 * 1000), count(*)
 FROM operations WHERE running_seen_at >= waiting_seen_at GROUP BY 1, 2, 3, 4;
+INSERT INTO operation_counts (project_id, action, status, operations)
+SELECT project_id, action, status, count(*) FROM operations GROUP BY 1, 2, 3;

@@ -14,7 +14,7 @@ import {
 import { openStore, type Db } from '../../../server/store';
 import { rebuildDayFigures } from '../../../server/store/day-figures';
 import { bucketRows, exactFigureRows, figureRows, type FigureConditions, type FigureRow } from '../../../server/store/insights';
-import { upsertOperations, type ListedOperation } from '../../../server/store/operations';
+import { matchCount, upsertOperations, type ListedOperation } from '../../../server/store/operations';
 import { pgliteDataDir } from '../../support/pglite-template';
 
 // The per-day figures (docs/insights.md, "Per-day figures"): a backfill, then a day of the collector's reads
@@ -104,7 +104,8 @@ async function keptFigures(db: Db): Promise<unknown[]> {
   const { rows: queues } = await db.query(
     'SELECT project_id, day::text, action, queue_bucket, queued FROM operation_day_queues WHERE queued <> 0 ORDER BY 1, 2, 3, 4',
   );
-  return [...figures, ...queues];
+  const { rows: counts } = await db.query('SELECT project_id, action, status, operations FROM operation_counts WHERE operations <> 0 ORDER BY 1, 2, 3');
+  return [...figures, ...queues, ...counts];
 }
 
 function conditionsOf(window: InsightWindow): FigureConditions {
@@ -180,6 +181,17 @@ describe('per-day figures kept by the collector', () => {
     }
     // Few runs: the percentiles exact.
     expect(await figureRows(db, PROJECTS, 'project', where, { exactUpTo: Infinity })).toEqual(await exactFigureRows(db, PROJECTS, 'project', where));
+  });
+
+  it('count a project’s history filtered by status and action as its rows', async () => {
+    const { rows } = await db.query<{ count: number }>(
+      "SELECT count(*)::int AS count FROM operations WHERE project_id = 'p-busy' AND status = ANY('{failed,error}') AND action = 'start_compute'",
+    );
+    expect(rows[0]?.count).toBeGreaterThan(0);
+    expect(await matchCount(db, 'p-busy', { ...NO_FILTERS, status: FAILED_STATUSES, action: ['start_compute'] })).toBe(rows[0]?.count);
+    expect(await matchCount(db, 'p-busy', NO_FILTERS)).toBe(
+      backfilled.filter((op) => op.project === 'p-busy').length + live.filter((op) => op.project === 'p-busy').length,
+    );
   });
 
   it("give the chart's days as the rows count them", async () => {
