@@ -4,7 +4,7 @@
 // src/model/insight-figures.ts): what a figure counts is what the history filtered the same
 // way lists.
 import { NO_FILTERS, sqlCondition, type HistoryFilters } from '../../src/model/filters';
-import { EXACT_PERCENTILE_RUNS, isoSecond } from '../../src/model/insight-figures';
+import { EXACT_PERCENTILE_RUNS, FIGURES_FROM_OPERATIONS, isoSecond } from '../../src/model/insight-figures';
 import { NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
 import type { Db, Queryable, SqlValue } from './db';
 
@@ -250,27 +250,49 @@ async function dayFigureRows(
 export interface FigureReadOptions {
   /** Percentiles exact when the read's runs are at most this many (EXACT_PERCENTILE_RUNS). */
   exactUpTo?: number;
+  /** The per-day figures read for the projects holding at least this many operations (FIGURES_FROM_OPERATIONS). */
+  figuresFrom?: number;
+}
+
+/** The projects among `projectIds` holding at least `least` operations (operation_counts: a few rows each). */
+async function bigProjects(db: Pick<Db, 'transaction'>, projectIds: readonly string[], least: number): Promise<Set<string>> {
+  if (least <= 0) return new Set(projectIds);
+  const { rows } = await db.transaction((tx) =>
+    tx.query<{ project_id: string }>(
+      'SELECT project_id FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id HAVING sum(operations) >= $2',
+      [projectIds, least],
+    ),
+  );
+  return new Set(rows.map((row) => row.project_id));
 }
 
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range
- * (docs/insights.md): counts exactly as the operations give them, from the per-day figures for the ranges' whole
- * days and from the operations for the parts of days at their edges; percentiles from the duration buckets, within
- * 1 %, or exact (exactFigureRows) when the read holds no more than `exactUpTo` runs. A group with no operation in a
- * range has no row for it.
+ * (docs/insights.md, "Per-day figures"). A project holding `figuresFrom` operations or more: counts exactly as the
+ * operations give them, from the per-day figures for the ranges' whole days and from the operations for the parts of
+ * days at their edges, percentiles from the duration buckets, within 1 %; unless the read holds no more than
+ * `exactUpTo` runs. Every other project (a few operations a day, which the per-day figures hardly sum: reading them is
+ * slower than reading the operations) and every small read: from the operations, percentiles exact (exactFigureRows).
+ * A group with no operation in a range has no row for it.
  */
 export async function figureRows(
   db: Pick<Db, 'transaction'>,
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
   where: FigureConditions,
-  { exactUpTo = EXACT_PERCENTILE_RUNS }: FigureReadOptions = {},
+  { exactUpTo = EXACT_PERCENTILE_RUNS, figuresFrom = FIGURES_FROM_OPERATIONS }: FigureReadOptions = {},
 ): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
   const current = splitDays(where.current);
   const previous = splitDays(where.previous);
   if (!current || !previous) return exactFigureRows(db, projectIds, groupBy, where);
-  const rows = await dayFigureRows(db, projectIds, groupBy, where, current, previous);
+  const big = await bigProjects(db, projectIds, figuresFrom);
+  // Grouped by action, the projects' rows share keys: one source for all of them.
+  const fromFigures = groupBy === 'action' ? (big.size > 0 ? [...projectIds] : []) : projectIds.filter((id) => big.has(id));
+  if (fromFigures.length === 0) return exactFigureRows(db, projectIds, groupBy, where);
+  const rest = projectIds.filter((id) => !fromFigures.includes(id));
+  const rows = await dayFigureRows(db, fromFigures, groupBy, where, current, previous);
   const runs = rows.reduce((sum, row) => sum + row.runs, 0);
-  return runs <= exactUpTo ? exactFigureRows(db, projectIds, groupBy, where) : rows;
+  if (runs <= exactUpTo) return exactFigureRows(db, projectIds, groupBy, where);
+  return rest.length > 0 ? [...rows, ...(await exactFigureRows(db, rest, groupBy, where))] : rows;
 }

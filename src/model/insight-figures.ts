@@ -34,6 +34,13 @@ export const PREVIOUS_WINDOW_NAMES: Record<InsightWindow, string> = {
  */
 export const EXACT_PERCENTILE_RUNS = 2_000;
 
+/**
+ * The per-day figures are read for a project holding this many operations or more: below, a project has too few a
+ * day for them to sum much, and its operations are read faster themselves (docs/benchmarks.md, "Ten million
+ * operations: per-day figures").
+ */
+export const FIGURES_FROM_OPERATIONS = 1_000_000;
+
 /** The chart's bars: hours over 24 hours, days (UTC) otherwise. */
 export type BucketUnit = 'hour' | 'day';
 export const bucketUnitOf = (window: InsightWindow): BucketUnit => (window === '24h' ? 'hour' : 'day');

@@ -168,7 +168,7 @@ describe('per-day figures kept by the collector', () => {
     const where = conditionsOf(window);
     for (const groupBy of ['project', 'action'] as const) {
       const exact = await exactFigureRows(db, PROJECTS, groupBy, where);
-      const read = await figureRows(db, PROJECTS, groupBy, where, { exactUpTo: -1 });
+      const read = await figureRows(db, PROJECTS, groupBy, where, { exactUpTo: -1, figuresFrom: 0 });
       expect(read.map(counts)).toEqual(exact.map(counts));
       expect(exact.reduce((sum, row) => sum + row.timed, 0)).toBeGreaterThan(0);
       read.forEach((row, i) => {
@@ -179,8 +179,17 @@ describe('per-day figures kept by the collector', () => {
         expectWithinOnePercent(row.queue_p50_ms, of?.queue_p50_ms ?? null, `${what} queue p50`);
       });
     }
+    // The busy project from its figures, the calm one (fewer operations than figuresFrom) from its rows, exact.
+    const mixed = await figureRows(db, PROJECTS, 'project', where, { exactUpTo: -1, figuresFrom: 400 });
+    const exact = await exactFigureRows(db, PROJECTS, 'project', where);
+    expect(mixed.map(counts).sort((a, b) => a.key.localeCompare(b.key) || a.period.localeCompare(b.period))).toEqual(
+      exact.map(counts).sort((a, b) => a.key.localeCompare(b.key) || a.period.localeCompare(b.period)),
+    );
+    expect(mixed.filter((row) => row.key === 'p-calm')).toEqual(exact.filter((row) => row.key === 'p-calm'));
     // Few runs: the percentiles exact.
-    expect(await figureRows(db, PROJECTS, 'project', where, { exactUpTo: Infinity })).toEqual(await exactFigureRows(db, PROJECTS, 'project', where));
+    expect(await figureRows(db, PROJECTS, 'project', where, { exactUpTo: Infinity, figuresFrom: 0 })).toEqual(
+      await exactFigureRows(db, PROJECTS, 'project', where),
+    );
   });
 
   it('count a project’s history filtered by status and action as its rows', async () => {
