@@ -23,11 +23,13 @@ import type { ProjectAccess } from '../server/proxy/project-access';
 import { createSeal } from '../server/seal/seal';
 import { createSessions } from '../server/session/sessions';
 import { openStore, type Db, type Queryable } from '../server/store';
+import { rebuildDayFigures } from '../server/store/day-figures';
 import { vacuumRecord } from '../server/store/upkeep';
 import { ownPostgres } from '../test/support/postgres-server';
 
 export const SCALE_OPERATIONS = 1_000_000;
-const PROJECTS = 50;
+/** Projects: 50 up to a few million operations, a thousand from ten million (the largest teams' record). */
+const projectsFor = (total: number) => (total >= 10_000_000 ? 1_000 : 50);
 const YEARS = 3;
 const WARMUPS = 2;
 const RUNS = Number(process.env.BENCH_SCALE_RUNS ?? 15);
@@ -71,8 +73,8 @@ export interface ScaleResult {
   stores: ScaleStoreResult[];
 }
 
-/** The projects: three busy ones with six in ten operations, 47 sharing the rest. */
-const projectIds = Array.from({ length: PROJECTS }, (_, i) => `scale-project-${String(i + 1).padStart(2, '0')}`);
+/** The projects: three busy ones with six in ten operations (the busiest three in ten), the others sharing the rest. */
+const projectIdsOf = (count: number) => Array.from({ length: count }, (_, i) => `scale-project-${String(i + 1).padStart(count > 99 ? 4 : 2, '0')}`);
 
 /** The platform's actions, the everyday ones first: the seed picks early ones most often. */
 const ACTIONS = ['start_compute', 'suspend_compute', 'apply_config', 'create_branch', 'create_timeline', 'create_compute', ...KNOWN_ACTIONS].filter(
@@ -93,7 +95,8 @@ WITH raw AS (
   FROM generate_series($1::int, $2::int - 1) AS g
 ), shaped AS (
   SELECT
-    ($6::text[])[CASE WHEN rp < 0.30 THEN 1 WHEN rp < 0.50 THEN 2 WHEN rp < 0.60 THEN 3 ELSE 4 + least(46, floor((rp - 0.60) / 0.40 * 47)::int) END] AS project_id,
+    ($6::text[])[CASE WHEN rp < 0.30 THEN 1 WHEN rp < 0.50 THEN 2 WHEN rp < 0.60 THEN 3
+      ELSE 4 + least(cardinality($6::text[]) - 4, floor((rp - 0.60) / 0.40 * (cardinality($6::text[]) - 3))::int) END] AS project_id,
     md5('operation ' || g)::uuid::text AS id,
     ($5::text[])[1 + least(cardinality($5::text[]) - 1, floor(power(ra, 3) * cardinality($5::text[]))::int)] AS action,
     to_timestamp(floor($7::float8 + (g + rj) / $3::float8 * $4::float8)) AS created_at,
@@ -138,7 +141,7 @@ WHERE (b.live OR t.n = 3) AND NOT (t.n = 3 AND b.status = 'running')
 ORDER BY b.created_at, b.id, t.n`;
 
 /** The source and the projects it reaches, every history read to its end. */
-async function seedSource(db: Queryable, now: Date): Promise<void> {
+async function seedSource(db: Queryable, now: Date, projectIds: readonly string[]): Promise<void> {
   await db.query(
     `INSERT INTO archive_sources (id, key_fingerprint, sealed_key, key_kind, label, created_at, last_read_at)
      VALUES ('scale-source', 'scale-fingerprint', 'not a sealed key', 'organization', 'Scale bench', $1::timestamptz - interval '3 years', $1)`,
@@ -181,9 +184,19 @@ async function setIndexesAside(db: Queryable): Promise<() => Promise<void>> {
   };
 }
 
+/** The per-day figures made from the seeded rows by the rebuild command's own statements (server/store/day-figures.ts). */
+async function fillDayFigures(db: Pick<Db, 'transaction'>): Promise<void> {
+  const started = performance.now();
+  const made = await rebuildDayFigures(db);
+  console.log(
+    `  per-day figures made from the rows (the rebuild command's SQL): ${made.figures.toLocaleString('en')} rows, ${made.queues.toLocaleString('en')} of queues, ${((performance.now() - started) / 1_000).toFixed(1)} s`,
+  );
+}
+
 /** Seeds `total` operations ending at `now`; returns how many transitions were recorded. */
 export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number, now: Date, progress: (done: number) => void): Promise<number> {
-  await seedSource(db, now);
+  const projectIds = projectIdsOf(projectsFor(total));
+  await seedSource(db, now, projectIds);
   const span = YEARS * 365 * 86_400;
   const start = now.getTime() / 1_000 - span;
   const restoreIndexes = process.env.BENCH_SCALE_KEEP_INDEXES ? () => Promise.resolve() : await setIndexesAside(db);
@@ -197,6 +210,7 @@ export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number,
   }
   console.log('  building the indexes…');
   await restoreIndexes();
+  await fillDayFigures(db);
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operation_transitions', []);
   return rows[0]?.n ?? 0;
 }
@@ -364,10 +378,10 @@ function progressLine(store: ScaleStore, total: number, started: number) {
 
 async function busiestProject(db: Db): Promise<{ id: string; operations: number }> {
   const { rows } = await db.query<{ id: string; operations: number }>(
-    'SELECT project_id AS id, count(*)::int AS operations FROM operations GROUP BY 1 ORDER BY 2 DESC LIMIT 1',
+    'SELECT project_id AS id, sum(runs)::int AS operations FROM operation_day_figures GROUP BY 1 ORDER BY 2 DESC LIMIT 1',
     [],
   );
-  return rows[0] ?? { id: projectIds[0] ?? '', operations: 0 };
+  return rows[0] ?? { id: '', operations: 0 };
 }
 
 /** Operations and transitions a store already holds (a kept store, seeded by an earlier run). */
@@ -447,7 +461,7 @@ export function seedingClient(client: pg.Client): Pick<Db, 'query' | 'transactio
  * `BENCH_SCALE_DATABASE_URL`: a Postgres server of the caller's own rather than a throwaway cluster, seeded only when
  * it holds no operations yet and left as it is afterwards.
  */
-async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
+async function onPostgres(total: number, now: Date): Promise<{ result: ScaleStoreResult; busiest: { id: string; operations: number } }> {
   const kept = process.env.BENCH_SCALE_DATABASE_URL;
   const cluster = kept === undefined ? await ownPostgres('console') : undefined;
   const url = kept ?? cluster?.url ?? '';
@@ -473,7 +487,10 @@ async function onPostgres(total: number, now: Date): Promise<ScaleStoreResult> {
       const busiest = await busiestProject(db);
       const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
       const { rows } = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes', []);
-      return { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings };
+      return {
+        result: { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings },
+        busiest,
+      };
     } finally {
       await db.close();
     }
@@ -490,8 +507,18 @@ export function scaleOperations(argv: readonly string[]): number {
   return value;
 }
 
+/** `--scale-stores=pglite,postgres`: the stores seeded and timed (both without it). */
+export function scaleStores(argv: readonly string[]): ScaleStore[] {
+  const text = argv.find((arg) => arg.startsWith('--scale-stores='))?.slice('--scale-stores='.length);
+  if (text === undefined) return ['pglite', 'postgres'];
+  const stores = text.split(',').map((store) => store.trim());
+  const known = (store: string): store is ScaleStore => store === 'pglite' || store === 'postgres';
+  if (stores.length === 0 || !stores.every(known)) throw new Error(`--scale-stores takes pglite, postgres or both (got ${text}).`);
+  return stores.filter(known);
+}
+
 export async function measureScale(total: number, stores: readonly ScaleStore[] = ['pglite', 'postgres']): Promise<ScaleResult> {
-  console.log(`\nSeeding ${total.toLocaleString('en')} operations over ${YEARS} years across ${PROJECTS} projects (${stores.join(', ')})…`);
+  console.log(`\nSeeding ${total.toLocaleString('en')} operations over ${YEARS} years across ${projectsFor(total)} projects (${stores.join(', ')})…`);
   // On a whole second: the seed's last operations and the insights' window end at the same instant on both stores.
   const now = new Date(Math.floor(Date.now() / 1_000) * 1_000);
   const results: ScaleStoreResult[] = [];
@@ -501,9 +528,13 @@ export async function measureScale(total: number, stores: readonly ScaleStore[] 
     results.push(pglite.result);
     busiest = pglite.busiest;
   }
-  if (stores.includes('postgres')) results.push(await onPostgres(total, now));
-  if (busiest.id === '') busiest = { id: projectIds[0] ?? '', operations: NaN };
-  return { operations: total, projects: PROJECTS, busiest, runs: RUNS, stores: results };
+  if (stores.includes('postgres')) {
+    const postgres = await onPostgres(total, now);
+    results.push(postgres.result);
+    if (busiest.id === '') busiest = postgres.busiest;
+  }
+  if (busiest.id === '') busiest = { id: projectIdsOf(1)[0] ?? '', operations: NaN };
+  return { operations: total, projects: projectsFor(total), busiest, runs: RUNS, stores: results };
 }
 
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MiB`;

@@ -3,7 +3,8 @@
 // node:http), the polling budget, long tables, the walk, and the console's server under load (bench/load.ts).
 // `npm run bench -- --only=bundle,first-row,load` runs only those parts (also: requests, rows, walk, activity, archive,
 // scale, router, stall, live). `scale` (bench/record-scale.ts: a million operations seeded into each store, some ten minutes) runs only
-// when asked for; `--scale-operations=N` seeds fewer, to try it.
+// when asked for; `--scale-operations=N` seeds another number (fewer to try it; ten million: a thousand projects),
+// `--scale-stores=postgres` (or pglite) seeds only that store.
 // Writes bench/results/latest.json; a whole run also writes docs/benchmarks-results.md (bench/results-page.ts).
 import { chromium, type BrowserContext } from '@playwright/test';
 import { execFileSync } from 'node:child_process';
@@ -20,7 +21,7 @@ import { styleHash } from '../server/pages/inline-css';
 import { OPERATIONS_PAGE_SIZE } from '../src/api/operations';
 import { measureActivity, reportActivity } from './activity';
 import { measureArchive, reportArchive, type ArchiveResult } from './archive';
-import { measureScale, reportScale, scaleOperations, type ScaleResult } from './record-scale';
+import { measureScale, reportScale, scaleOperations, scaleStores, type ScaleResult } from './record-scale';
 import { apiClient } from './api';
 import { timeToFirstRow } from './first-row';
 import { initialJsOrigins, initialScripts, type InitialJsOrigins, type ScriptSize } from './initial-js';
@@ -380,7 +381,7 @@ async function main(): Promise<void> {
   let archive: ArchiveResult | undefined;
   if (parts.has('archive')) archive = await measureArchive();
   let scale: ScaleResult | undefined;
-  if (parts.has('scale')) scale = await measureScale(scaleOperations(process.argv));
+  if (parts.has('scale')) scale = await measureScale(scaleOperations(process.argv), scaleStores(process.argv));
   let router: RouterResult | undefined;
   if (parts.has('router')) router = await measureRouter(env, API_KEY);
   let stall: StallResult | undefined;

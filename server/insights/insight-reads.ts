@@ -23,7 +23,7 @@ export interface NamedProject {
   name: string;
 }
 
-const NO_FIGURES: Figures = { runs: 0, failed: 0, uncounted: 0, retried: 0, p50Ms: null, p95Ms: null, queueP50Ms: null, queued: 0 };
+const NO_FIGURES: Figures = { runs: 0, failed: 0, uncounted: 0, retried: 0, p50Ms: null, p95Ms: null, timed: 0, queueP50Ms: null, queued: 0 };
 
 function figuresOf(row: FigureRow | undefined): Figures {
   if (!row) return NO_FIGURES;
@@ -34,6 +34,7 @@ function figuresOf(row: FigureRow | undefined): Figures {
     retried: row.retried,
     p50Ms: row.p50_ms,
     p95Ms: row.p95_ms,
+    timed: row.timed,
     queueP50Ms: row.queue_p50_ms,
     queued: row.queued,
   };

@@ -4,6 +4,8 @@
 // src/model/insight-figures.ts): what a figure counts is what the history filtered the same
 // way lists.
 import { NO_FILTERS, sqlCondition, type HistoryFilters } from '../../src/model/filters';
+import { EXACT_PERCENTILE_RUNS, FIGURES_FROM_OPERATIONS, isoSecond } from '../../src/model/insight-figures';
+import { NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
 import type { Db, Queryable, SqlValue } from './db';
 
 /** The conditions one figure query counts by, each a history filter (its SQL form is used as it is). */
@@ -29,6 +31,8 @@ export interface FigureRow {
   p95_ms: number | null;
   queue_p50_ms: number | null;
   queued: number;
+  /** The finished operations with a duration: what p50 and p95 are of. */
+  timed: number;
 }
 
 /** Placeholders for several conditions in one statement: each filter's SQL form, numbered on from the values before it. */
@@ -61,10 +65,10 @@ const FIGURES_WORK_MEM = '64MB';
 
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by
- * range, the queue's with them, in one statement over the window's index (operations_window). A group with no
- * operation in a range has no row for it.
+ * range, the queue's with them, in one statement over the window's index (operations_window), every value read:
+ * percentiles exact. A group with no operation in a range has no row for it.
  */
-export async function figureRows(
+export async function exactFigureRows(
   db: Pick<Db, 'transaction'>,
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
@@ -93,7 +97,7 @@ export async function figureRows(
          percentile_disc(0.5) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p50_ms,
          percentile_disc(0.95) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p95_ms,
          extract(epoch FROM percentile_disc(0.5) WITHIN GROUP (ORDER BY queue) FILTER (WHERE queued))::float8 * 1000 AS queue_p50_ms,
-         count(*) FILTER (WHERE queued)::int AS queued
+         count(*) FILTER (WHERE queued)::int AS queued, count(*) FILTER (WHERE finished)::int AS timed
        FROM (
          SELECT ${key} AS key, ${current} AS current, ${failed} AS failed, ${uncounted} AS uncounted,
            ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried,
@@ -114,15 +118,181 @@ export interface BucketRow {
   operations: number;
 }
 
-/** One project's operations created in `range` (a time range filter), per bucket of `bucketMs` and API status. */
+/**
+ * One project's operations created in `range` (a time range filter), per bucket of `bucketMs` and API status. Days:
+ * the range's whole days from the per-day figures, the parts of days at its edges from the operations.
+ */
 export async function bucketRows(db: Queryable, projectId: string, range: HistoryFilters, bucketMs: number): Promise<BucketRow[]> {
+  const split = bucketMs === DAY_MS ? splitDays(range) : undefined;
   const values: SqlValue[] = [projectId, bucketMs / 1_000];
-  const inRange = conditions(values)(range);
-  const { rows } = await db.query<BucketRow>(
-    `SELECT floor(extract(epoch FROM created_at) / $2::int)::int AS bucket, status, count(*)::int AS operations
+  const condition = conditions(values);
+  const inRange = split ? (split.edges.length > 0 ? `(${split.edges.map(condition).join(' OR ')})` : 'FALSE') : condition(range);
+  const rowsPart = `SELECT floor(extract(epoch FROM created_at) / $2::int)::int AS bucket, status, count(*)::int AS operations
      FROM operations WHERE project_id = $1 AND ${inRange}
-     GROUP BY 1, 2 ORDER BY 1, 2`,
-    values,
-  );
+     GROUP BY 1, 2`;
+  let daysPart = '';
+  if (split?.days) {
+    values.push(split.days.from, split.days.until);
+    daysPart = `SELECT (day - DATE '1970-01-01') AS bucket, status, sum(runs)::int AS operations
+     FROM operation_day_figures WHERE project_id = $1 AND day >= $${values.length - 1}::date AND day < $${values.length}::date
+     GROUP BY 1, 2 HAVING sum(runs) <> 0
+     UNION ALL `;
+  }
+  const { rows } = await db.query<BucketRow>(`SELECT * FROM (${daysPart}${rowsPart}) b ORDER BY 1, 2`, values);
   return rows;
+}
+
+const DAY_MS = 86_400_000;
+const SECOND_MS = 1_000;
+
+/** A time range filter's whole UTC days (as dates, the end excluded), and the parts of days before and after them. */
+interface DaySplit {
+  days: { from: string; until: string } | undefined;
+  edges: HistoryFilters[];
+}
+
+const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
+/** Undefined when the filter is not a range with both ends on whole seconds (then only the rows can answer it). */
+export function splitDays(range: HistoryFilters): DaySplit | undefined {
+  if (range.from === undefined || range.to === undefined) return undefined;
+  const start = Date.parse(range.from);
+  const end = Date.parse(range.to) + SECOND_MS;
+  if (Number.isNaN(start) || Number.isNaN(end) || start % SECOND_MS !== 0 || end % SECOND_MS !== 0 || end <= start) return undefined;
+  const first = Math.ceil(start / DAY_MS);
+  const last = Math.floor(end / DAY_MS);
+  if (last <= first) return { days: undefined, edges: [range] };
+  const edge = (from: number, until: number): HistoryFilters => ({ ...NO_FILTERS, from: isoSecond(from), to: isoSecond(until - SECOND_MS) });
+  const edges = [...(start < first * DAY_MS ? [edge(start, first * DAY_MS)] : []), ...(last * DAY_MS < end ? [edge(last * DAY_MS, end)] : [])];
+  return { days: { from: dateOf(first), until: dateOf(last) }, edges };
+}
+
+/** The figures' statement over the per-day figures' whole days and the operations of the days' parts at the edges. */
+async function dayFigureRows(
+  db: Pick<Db, 'transaction'>,
+  projectIds: readonly string[],
+  groupBy: 'project' | 'action',
+  where: FigureConditions,
+  current: DaySplit,
+  previous: DaySplit,
+): Promise<FigureRow[]> {
+  const key = groupBy === 'project' ? 'project_id' : 'action';
+  const values: SqlValue[] = [projectIds];
+  const add = (value: SqlValue) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const condition = conditions(values);
+  const dayIn = (split: DaySplit) => (split.days ? `(day >= ${add(split.days.from)}::date AND day < ${add(split.days.until)}::date)` : 'FALSE');
+  const currentDays = dayIn(current);
+  // Both windows' days as one range of the key's index, each day then tested: two ranges joined by OR are read as a
+  // bitmap of the table's rows, scattered over it, where one range is read from the index alone.
+  const days = [current.days, previous.days].filter((d) => d !== undefined);
+  const span =
+    days.length > 0
+      ? `day >= ${add(days.map((d) => d.from).sort()[0] ?? '')}::date AND day < ${add(
+          days
+            .map((d) => d.until)
+            .sort()
+            .at(-1) ?? '',
+        )}::date AND `
+      : '';
+  const eitherDays = `(${span}(${currentDays} OR ${dayIn(previous)}))`;
+  const edges = [...current.edges, ...previous.edges];
+  const inEdges = edges.length > 0 ? `(${edges.map(condition).join(' OR ')})` : 'FALSE';
+  const inCurrent = condition(where.current);
+  const failed = condition(where.failed);
+  const uncounted = condition(where.uncounted);
+  const finished = condition(where.finished);
+  const percentiles = (parts: string, prefix: string) =>
+    `SELECT key, current, ${[0.5, 0.95].map((p, i) => `figure_bucket_ms(min(bucket) FILTER (WHERE upto >= ceil(${p}::float8 * total))) AS ${prefix}${i === 0 ? 'p50' : 'p95'}_ms`).join(', ')},
+       max(total)::int AS n
+     FROM (SELECT key, current, bucket, sum(n) OVER (PARTITION BY key, current ORDER BY bucket) AS upto, sum(n) OVER (PARTITION BY key, current) AS total
+       FROM (SELECT key, current, bucket, sum(n) AS n FROM ${parts} GROUP BY 1, 2, 3 HAVING sum(n) <> 0) b) r
+     GROUP BY 1, 2`;
+  const { rows } = await db.transaction(async (tx) => {
+    await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
+    return tx.query<FigureRow>(
+      `WITH parts AS (
+         SELECT key, current, status, bucket, sum(runs) AS runs, sum(retried) AS retried FROM (
+           SELECT ${key} COLLATE "C" AS key, ${currentDays} AS current, status, duration_bucket AS bucket, runs, retried
+           FROM operation_day_figures WHERE project_id = ANY($1::text[]) AND ${eitherDays}
+           UNION ALL
+           SELECT ${key} COLLATE "C", ${inCurrent}, status, figure_bucket(total_duration_ms), 1, CASE WHEN failures_count > 0 THEN 1 ELSE 0 END
+           FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges}
+         ) u GROUP BY 1, 2, 3, 4
+       ),
+       counts AS (
+         SELECT key, current, sum(runs)::int AS runs, coalesce(sum(runs) FILTER (WHERE ${failed}), 0)::int AS failed,
+           coalesce(sum(runs) FILTER (WHERE ${uncounted}), 0)::int AS uncounted, sum(retried)::int AS retried
+         FROM parts GROUP BY 1, 2
+       ),
+       durations AS (${percentiles(`(SELECT key, current, bucket, runs AS n FROM parts WHERE ${finished} AND bucket <> ${NO_DURATION_BUCKET}) d`, '')}),
+       queue_parts AS (
+         SELECT ${key} COLLATE "C" AS key, ${currentDays} AS current, queue_bucket AS bucket, queued AS n
+         FROM operation_day_queues WHERE project_id = ANY($1::text[]) AND ${eitherDays}
+         UNION ALL
+         SELECT ${key} COLLATE "C", ${inCurrent}, figure_bucket(${QUEUE_MS_SQL}), 1
+         FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges} AND ${QUEUED_SQL}
+       ),
+       queues AS (${percentiles('queue_parts', 'queue_')})
+       SELECT c.key, CASE WHEN c.current THEN 'current' ELSE 'previous' END AS period, c.runs, c.failed, c.uncounted, c.retried,
+         d.p50_ms, d.p95_ms, q.queue_p50_ms, coalesce(q.n, 0) AS queued, coalesce(d.n, 0) AS timed
+       FROM counts c LEFT JOIN durations d ON d.key = c.key AND d.current = c.current LEFT JOIN queues q ON q.key = c.key AND q.current = c.current
+       WHERE c.runs > 0
+       ORDER BY c.key, c.current DESC`,
+      values,
+    );
+  });
+  return rows;
+}
+
+export interface FigureReadOptions {
+  /** Percentiles exact when the read's runs are at most this many (EXACT_PERCENTILE_RUNS). */
+  exactUpTo?: number;
+  /** The per-day figures read for the projects holding at least this many operations (FIGURES_FROM_OPERATIONS). */
+  figuresFrom?: number;
+}
+
+/** The projects among `projectIds` holding at least `least` operations (operation_counts: a few rows each). */
+async function bigProjects(db: Pick<Db, 'transaction'>, projectIds: readonly string[], least: number): Promise<Set<string>> {
+  if (least <= 0) return new Set(projectIds);
+  const { rows } = await db.transaction((tx) =>
+    tx.query<{ project_id: string }>(
+      'SELECT project_id FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id HAVING sum(operations) >= $2',
+      [projectIds, least],
+    ),
+  );
+  return new Set(rows.map((row) => row.project_id));
+}
+
+/**
+ * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range
+ * (docs/insights.md, "Per-day figures"). A project holding `figuresFrom` operations or more: counts exactly as the
+ * operations give them, from the per-day figures for the ranges' whole days and from the operations for the parts of
+ * days at their edges, percentiles from the duration buckets, within 1 %; unless the read holds no more than
+ * `exactUpTo` runs. Every other project (a few operations a day, which the per-day figures hardly sum: reading them is
+ * slower than reading the operations) and every small read: from the operations, percentiles exact (exactFigureRows).
+ * A group with no operation in a range has no row for it.
+ */
+export async function figureRows(
+  db: Pick<Db, 'transaction'>,
+  projectIds: readonly string[],
+  groupBy: 'project' | 'action',
+  where: FigureConditions,
+  { exactUpTo = EXACT_PERCENTILE_RUNS, figuresFrom = FIGURES_FROM_OPERATIONS }: FigureReadOptions = {},
+): Promise<FigureRow[]> {
+  if (projectIds.length === 0) return [];
+  const current = splitDays(where.current);
+  const previous = splitDays(where.previous);
+  if (!current || !previous) return exactFigureRows(db, projectIds, groupBy, where);
+  const big = await bigProjects(db, projectIds, figuresFrom);
+  // Grouped by action, the projects' rows share keys: one source for all of them.
+  const fromFigures = groupBy === 'action' ? (big.size > 0 ? [...projectIds] : []) : projectIds.filter((id) => big.has(id));
+  if (fromFigures.length === 0) return exactFigureRows(db, projectIds, groupBy, where);
+  const rest = projectIds.filter((id) => !fromFigures.includes(id));
+  const rows = await dayFigureRows(db, fromFigures, groupBy, where, current, previous);
+  const runs = rows.reduce((sum, row) => sum + row.runs, 0);
+  if (runs <= exactUpTo) return exactFigureRows(db, projectIds, groupBy, where);
+  return rest.length > 0 ? [...rows, ...(await exactFigureRows(db, rest, groupBy, where))] : rows;
 }

@@ -41,7 +41,7 @@ export function isDb(db: Queryable): db is Db {
 }
 
 /** A write to the feed in a transaction of its own, under the feed's lock; this process's listeners hear it once it has committed. */
-export async function inFeedTransaction<T>(db: Db, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+export async function inFeedTransaction<T>(db: Pick<Db, 'transaction'>, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   const result = await db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [LIVE_FEED_LOCK]);
     return fn(tx);

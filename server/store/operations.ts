@@ -3,13 +3,18 @@
 // history's filters are answered here with their own SQL form (features/history/filters: sqlCondition),
 // and "in flight" with the status rules' (model/operation-status: inFlightSql), over the columns they name.
 import type { Operation } from '../../src/api/schemas';
-import { sqlCondition, type HistoryFilters } from '../../src/model/filters';
+import { filtersOnly, sqlCondition, type HistoryFilters } from '../../src/model/filters';
 import { QUEUE_STATUSES } from '../../src/model/insight-figures';
 import { inFlightSql } from '../../src/model/operation-status';
 import { sqlParams } from '../../src/model/sql-params';
 import type { Queryable, SqlValue } from './db';
+import { dayFiguresInserts } from './day-figures';
 import { announceChanges, inFeedTransaction, isDb } from './live-changes';
 import { rankSeconds } from './operation-rank';
+
+/** What an operation's share of the per-day figures is read from: as it was before a page, and as the page leaves it. */
+const SHARE_COLUMNS = ['id', 'status', 'action', 'created_at', 'total_duration_ms', 'failures_count', 'waiting_seen_at', 'running_seen_at'] as const;
+const shareInserts = dayFiguresInserts('shares', '$1', 'weight', true);
 
 /** An operation as the API listed it: validated fields, and the object itself as it came (unknown keys kept). */
 export interface ListedOperation {
@@ -60,7 +65,9 @@ async function pageRanks(db: Queryable, projectId: string, listed: readonly List
  * transition for each first sighting or changed status, in one statement; then the order of the seconds
  * the page touches, as the API listed them (`rank`). `follows`: the page goes on from a previous page of
  * the same read (by its cursor). The statement also keeps the queue's two sightings on the operation
- * (`waiting_seen_at`, `running_seen_at`: the first transition to each of QUEUE_STATUSES, migration 008).
+ * (`waiting_seen_at`, `running_seen_at`: the first transition to each of QUEUE_STATUSES, migration 008), and
+ * moves each operation's share of the per-day figures (server/store/day-figures.ts): a re-read that changes
+ * nothing moves nothing, a late status, duration or failure moves it from where it was counted.
  */
 export async function upsertOperations(
   db: Queryable,
@@ -95,7 +102,7 @@ export async function upsertOperations(
          AS x(id text, action text, status text, branch_id text, endpoint_id text, created_at timestamptz, updated_at timestamptz, retry_at timestamptz, body jsonb, rank integer)
      ),
      previous AS (
-       SELECT o.id, o.status FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
+       SELECT ${SHARE_COLUMNS.map((c) => `o.${c}`).join(', ')} FROM operations o WHERE o.project_id = $1 AND o.id IN (SELECT id FROM incoming)
      ),
      upserted AS (
        INSERT INTO operations (project_id, id, action, status, branch_id, endpoint_id, created_at, updated_at, retry_at, body, rank, first_seen_at, last_listed_at,
@@ -107,8 +114,15 @@ export async function upsertOperations(
          rank = EXCLUDED.rank, last_listed_at = EXCLUDED.last_listed_at, gone_at = NULL,
          -- The first sighting of each stays, as the earliest of its transitions does.
          waiting_seen_at = coalesce(operations.waiting_seen_at, EXCLUDED.waiting_seen_at), running_seen_at = coalesce(operations.running_seen_at, EXCLUDED.running_seen_at)
-       RETURNING id
+       RETURNING ${SHARE_COLUMNS.join(', ')}
      ),
+     -- Each operation's share of the per-day figures moved: its new one added, the one it had (if any) taken away.
+     shares AS (
+       SELECT 1 AS weight, * FROM upserted UNION ALL SELECT -1, * FROM previous
+     ),
+     day_figures AS (${shareInserts.figures} RETURNING 1),
+     day_queues AS (${shareInserts.queues} RETURNING 1),
+     counts AS (${shareInserts.counts} RETURNING 1),
      -- A data-modifying WITH runs whether or not it is read.
      changed AS (
        INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation)
@@ -198,13 +212,18 @@ export async function operationsPage(
   return rows;
 }
 
-/** How many of a project's operations match the filters: the count a page of them is out of. */
+/**
+ * How many of a project's operations match the filters: the count a page of them is out of. Filtered by status and
+ * action alone (or not at all), from the counts kept per action and status (operation_counts, kept with the
+ * operations by upsertOperations): a few rows, where the operations are millions for the largest projects.
+ */
 export async function matchCount(db: Queryable, projectId: string, filters: HistoryFilters): Promise<number> {
   const condition = sqlCondition(filters, 2);
-  const { rows } = await db.query<{ count: string | number }>(`SELECT count(*) AS count FROM operations WHERE project_id = $1 AND (${condition.where})`, [
-    projectId,
-    ...condition.params,
-  ]);
+  const counted = filtersOnly(filters, ['status', 'action']);
+  const sql = counted
+    ? `SELECT coalesce(sum(operations), 0) AS count FROM operation_counts WHERE project_id = $1 AND (${condition.where})`
+    : `SELECT count(*) AS count FROM operations WHERE project_id = $1 AND (${condition.where})`;
+  const { rows } = await db.query<{ count: string | number }>(sql, [projectId, ...condition.params]);
   return Number(rows[0]?.count ?? 0);
 }
 

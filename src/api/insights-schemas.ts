@@ -39,6 +39,8 @@ export const FiguresSchema = z.object({
   /** Median and 95th percentile of the finished ones' `total_duration_ms`. */
   p50Ms: z.nullable(z.number()),
   p95Ms: z.nullable(z.number()),
+  /** The finished ones with a duration: how many runs p50 and p95 rest on. */
+  timed: z.number(),
   /** Median time from first seen scheduling to first seen running, over the `queued` operations seen scheduling. */
   queueP50Ms: z.nullable(z.number()),
   queued: z.number(),

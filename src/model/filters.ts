@@ -99,6 +99,11 @@ export function filterOperations<T extends FilterableOperation>(operations: read
   return operations.filter(operationFilter(filters));
 }
 
+/** Whether the filters set no field but these (by name: `status`, `action`, …): what a narrower table can count. */
+export function filtersOnly(filters: HistoryFilters, names: readonly string[]): boolean {
+  return setFields(filters).every((field) => names.includes(field.name));
+}
+
 /** The filters as one jq boolean over an operation object; undefined when nothing is filtered. */
 export function jqCondition(filters: HistoryFilters): string | undefined {
   const tests = setFields(filters).map((field) => field.jq(filters));

@@ -28,6 +28,19 @@ export const PREVIOUS_WINDOW_NAMES: Record<InsightWindow, string> = {
   '90d': 'the 90 days before',
 };
 
+/**
+ * Percentiles are exact (every value read from the operations) when a read's windows hold this many runs or fewer;
+ * above, they are read from the per-day figures' duration buckets, within 1 % of the exact value (docs/insights.md).
+ */
+export const EXACT_PERCENTILE_RUNS = 2_000;
+
+/**
+ * The per-day figures are read for a project holding this many operations or more: below, a project has too few a
+ * day for them to sum much, and its operations are read faster themselves (docs/benchmarks.md, "Ten million
+ * operations: per-day figures").
+ */
+export const FIGURES_FROM_OPERATIONS = 1_000_000;
+
 /** The chart's bars: hours over 24 hours, days (UTC) otherwise. */
 export type BucketUnit = 'hour' | 'day';
 export const bucketUnitOf = (window: InsightWindow): BucketUnit => (window === '24h' ? 'hour' : 'day');

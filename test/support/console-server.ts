@@ -240,7 +240,8 @@ export interface ConsoleServer {
 const HTML = '<!doctype html><html><head><title>Ops Console</title></head><body><div id="root"><!--app-html--></div></body></html>';
 
 // Every table the archive and notifications write (not schema_migrations, the sign-outs, or the dispatcher's cursor).
-const TEST_TABLES = 'archive_sources, archive_projects, operations, operation_transitions, notify_webhooks, notify_watches, notify_deliveries';
+const TEST_TABLES =
+  'archive_sources, archive_projects, operations, operation_day_figures, operation_day_queues, operation_counts, operation_transitions, notify_webhooks, notify_watches, notify_deliveries';
 
 const IDLE_WAIT_MS = 1_000;
 

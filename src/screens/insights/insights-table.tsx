@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import type { InsightRange, InsightRow } from '../../api/insights-schemas';
+import type { Figures, InsightRange, InsightRow } from '../../api/insights-schemas';
 import { TableHead } from '../../components/table-head';
 import { failedFilters, failureRate, historyHref, PREVIOUS_WINDOW_NAMES, retriedShare, runsFilters, WINDOW_NAMES } from '../../model/insight-figures';
 import { formatCount } from '../../lib/format';
@@ -53,6 +53,9 @@ function FigureCell({
   );
 }
 
+/** How many runs a duration percentile rests on: the finished operations with a duration (docs/insights.md). */
+const restsOn = (figures: Figures) => (figures.p50Ms === null ? undefined : `of ${formatCount(figures.timed)} ${figures.timed === 1 ? 'run' : 'runs'}`);
+
 /**
  * The figures as a real table, a row per action or project: Runs and Failed link to the history filtered to
  * exactly those operations; each figure shows its change against the previous window of the same length.
@@ -93,10 +96,10 @@ export function InsightsTable({ caption, keyHeader, rows, range, rowName, histor
                 >
                   {formatRate(rate)}
                 </FigureCell>
-                <FigureCell label="p50" change={durationChange(current.p50Ms, previous.p50Ms)} against={against}>
+                <FigureCell label="p50" detail={restsOn(current)} change={durationChange(current.p50Ms, previous.p50Ms)} against={against}>
                   {formatMs(current.p50Ms)}
                 </FigureCell>
-                <FigureCell label="p95" change={durationChange(current.p95Ms, previous.p95Ms)} against={against}>
+                <FigureCell label="p95" detail={restsOn(current)} change={durationChange(current.p95Ms, previous.p95Ms)} against={against}>
                   {formatMs(current.p95Ms)}
                 </FigureCell>
                 <FigureCell

@@ -5,7 +5,9 @@ import type { Db, Queryable } from '../../../server/store/db';
 
 /** Empties what notifications and the collector's transitions hold, between tests on one store. */
 export async function emptyNotifyTables(db: Db): Promise<void> {
-  await db.query('TRUNCATE notify_deliveries, notify_watches, notify_webhooks, operation_transitions, operations RESTART IDENTITY CASCADE');
+  await db.query(
+    'TRUNCATE notify_deliveries, notify_watches, notify_webhooks, operation_transitions, operations, operation_day_figures, operation_day_queues, operation_counts RESTART IDENTITY CASCADE',
+  );
 }
 
 export interface TransitionInput {

@@ -113,6 +113,7 @@ async function expectedFigures(
     retried: runs.filter((op) => op.failures_count > 0).length,
     p50Ms: percentile(durations, 0.5),
     p95Ms: percentile(durations, 0.95),
+    timed: durations.length,
   };
 }
 

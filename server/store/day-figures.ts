@@ -1,0 +1,77 @@
+// The per-day figures (docs/insights.md, "Per-day figures"; migration operation_day_figures): runs, retried and
+// durations per project, UTC day of creation, action, status and duration bucket, and the queue per bucket, kept by
+// upsertOperations (server/store/operations.ts) in the statement that records an operation and made again from the
+// operations by rebuildDayFigures (`npm run store:rebuild-figures`). Both write them with the statements below, so
+// what the collector keeps and what a rebuild makes are the same sums. The buckets are the migration's SQL functions
+// figure_bucket (2 % wide on a log scale) and figure_bucket_ms (a bucket's geometric middle: within 1 % of its values).
+import type { Db } from './db';
+import { inFeedTransaction } from './live-changes';
+
+/** figure_bucket's value for an operation without a duration. */
+export const NO_DURATION_BUCKET = -32768;
+
+/** The queue of an operation seen queued, in milliseconds: its two first sightings (migration 008), apart. */
+export const QUEUE_MS_SQL = 'extract(epoch FROM running_seen_at - waiting_seen_at)::float8 * 1000';
+/** Whether an operation was seen queued: seen waiting, then running. */
+export const QUEUED_SQL = 'running_seen_at >= waiting_seen_at';
+
+/**
+ * The statements that add the operations of `source` (rows with created_at, action, status, total_duration_ms,
+ * failures_count, waiting_seen_at and running_seen_at) to the per-day figures, each counted `weight` times
+ * (1; or +1 and -1 to move an operation's share); `project` is the project id's SQL. With `merge`, sums that
+ * come to nothing are left out and the rest added to what is kept; without, the tables are taken to be empty.
+ */
+export function dayFiguresInserts(source: string, project: string, weight: string, merge: boolean): { figures: string; queues: string; counts: string } {
+  const day = "(created_at AT TIME ZONE 'UTC')::date";
+  const runs = `sum(${weight})::int`;
+  const retried = `coalesce(sum(${weight}) FILTER (WHERE failures_count > 0), 0)::int`;
+  const figures = `INSERT INTO operation_day_figures (project_id, day, action, status, duration_bucket, runs, retried)
+    SELECT ${project}, ${day}, action, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
+    FROM ${source} GROUP BY 1, 2, 3, 4, 5${
+      merge
+        ? ` HAVING ${runs} <> 0 OR ${retried} <> 0
+    ON CONFLICT (project_id, day, action, status, duration_bucket)
+    DO UPDATE SET runs = operation_day_figures.runs + EXCLUDED.runs, retried = operation_day_figures.retried + EXCLUDED.retried`
+        : ''
+    }`;
+  const queues = `INSERT INTO operation_day_queues (project_id, day, action, queue_bucket, queued)
+    SELECT ${project}, ${day}, action, figure_bucket(${QUEUE_MS_SQL}), ${runs}
+    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY 1, 2, 3, 4${
+      merge
+        ? ` HAVING ${runs} <> 0
+    ON CONFLICT (project_id, day, action, queue_bucket) DO UPDATE SET queued = operation_day_queues.queued + EXCLUDED.queued`
+        : ''
+    }`;
+  const counts = `INSERT INTO operation_counts (project_id, action, status, operations)
+    SELECT ${project}, action, status, ${runs} FROM ${source} GROUP BY 1, 2, 3${
+      merge
+        ? ` HAVING ${runs} <> 0
+    ON CONFLICT (project_id, action, status) DO UPDATE SET operations = operation_counts.operations + EXCLUDED.operations`
+        : ''
+    }`;
+  return { figures, queues, counts };
+}
+
+const REBUILD_WORK_MEM = '256MB';
+
+/**
+ * The per-day figures made again from the operations kept, in one transaction under the lock the collector's writes
+ * take (inFeedTransaction): what the collector's sums must equal, with no write of it between the two.
+ */
+export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ figures: number; queues: number }> {
+  const { figures, queues, counts } = dayFiguresInserts('operations', 'project_id', '1', false);
+  return inFeedTransaction(db, async (tx) => {
+    // Grouping every operation: in memory rather than sorted on disk (the default 4 MB spills at a million).
+    await tx.query("SELECT set_config('work_mem', $1, true)", [REBUILD_WORK_MEM]);
+    await tx.query('DELETE FROM operation_day_figures');
+    await tx.query('DELETE FROM operation_day_queues');
+    await tx.query('DELETE FROM operation_counts');
+    await tx.query(figures);
+    await tx.query(queues);
+    await tx.query(counts);
+    const { rows } = await tx.query<{ figures: number; queues: number }>(
+      'SELECT (SELECT count(*)::int FROM operation_day_figures) AS figures, (SELECT count(*)::int FROM operation_day_queues) AS queues',
+    );
+    return rows[0] ?? { figures: 0, queues: 0 };
+  });
+}
