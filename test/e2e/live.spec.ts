@@ -97,9 +97,13 @@ async function heldOperation(): Promise<{ projectId: string; operationId: string
 }
 
 /**
- * The page shows the operation's end as the platform has it: "OK" mostly, "Error" when the simulator fails it (its
- * random 2 % of first attempts), whichever the API says once it has ended.
+ * The page shows the operation's end as the platform has it, whichever the API says once it has ended. The simulator
+ * fails a random 2 % of first attempts and retries them 5–15 s later: a page without the stream then shows "Error"
+ * and checks that `failed` operation every 30 s while its retry is ahead (DESIGN.md, status table), so the end may
+ * come up to 30 s after the retry's (fc50: "finished" on the API, "Error" on the page, 10 s on).
  */
+const END_SHOWN_MS = 45_000;
+
 async function expectEndShown(page: Page, projectId: string, operationId: string): Promise<void> {
   await expect
     .poll(
@@ -109,7 +113,7 @@ async function expectEndShown(page: Page, projectId: string, operationId: string
         const shown = (await detailStatus(page).textContent())?.trim();
         return isTerminal(operation.status) && shown === statusLabel(operation.status) ? 'shown' : `${operation.status} / ${shown ?? ''}`;
       },
-      { timeout: 10_000 },
+      { timeout: END_SHOWN_MS },
     )
     .toBe('shown');
 }
@@ -120,6 +124,7 @@ const pollText = (page: Page) => page.getByRole('group', { name: 'Live updates' 
 test('the stream is cut: the page polls within 5 s and shows the end; the restarted instance serves the stream again from where it was', async ({
   browser,
 }) => {
+  test.setTimeout(60_000 + END_SHOWN_MS);
   const context = await browser.newContext({ baseURL: `http://127.0.0.1:${consolePort}` });
   await signInContext(context, `http://127.0.0.1:${consolePort}`, KEY);
   const page = await context.newPage();
@@ -145,6 +150,7 @@ test('the stream is cut: the page polls within 5 s and shows the end; the restar
 });
 
 test('the leading tab is closed: another tab of the browser takes the stream', async ({ browser }) => {
+  test.setTimeout(60_000 + END_SHOWN_MS);
   const context = await browser.newContext({ baseURL: `http://127.0.0.1:${consolePort}` });
   await signInContext(context, `http://127.0.0.1:${consolePort}`, KEY);
   const { projectId, operationId } = await heldOperation();
