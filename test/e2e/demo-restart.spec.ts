@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/server';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, request as playwrightRequest, test } from '@playwright/test';
@@ -11,17 +11,6 @@ import { E2E_API_KEY, signInThroughKeyScreen } from './support/session';
 // port and DATA_DIR, the lanes' build), the archive kept with the demo key, a branch made; then the server is
 // stopped and started again on the same DATA_DIR, and every operation the archive kept has the same created_at on
 // the archive's page and the API's, and the branch is still there.
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 interface Demo {
   child: ChildProcess;

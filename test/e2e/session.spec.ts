@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/server';
 import { expect, test, type Page, type Response } from '@playwright/test';
 import { ControlApi } from './support/api';
 import { clearFaults, setFaults } from './support/faults';
@@ -169,17 +169,6 @@ test('assets come back precompressed and immutable; pages carrying the session a
   }
   expect(served.filter((asset) => asset.encoding !== undefined).length).toBeGreaterThan(2);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 test('with API_URL unreachable, the key screen and the server log both name the cause, and neither the key', async ({ page }) => {
   // A second server of the same build (npm start built it), forwarding to a port where nothing listens.

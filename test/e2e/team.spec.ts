@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/server';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
@@ -23,17 +23,6 @@ const PEOPLE: Record<string, { name: string; groups: string[] }> = {
   ada: { name: 'Ada Admin', groups: ['platform-admins'] },
   nora: { name: 'Nora Nobody', groups: ['visitors'] },
 };
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 let console_: ChildProcess | undefined;
 let idp: http.Server | undefined;
