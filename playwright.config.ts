@@ -16,13 +16,12 @@ export const BROWSER_TIME_ZONE = 'Asia/Kolkata';
 
 // The specs run in two lanes at once, each against a server of its own (its own simulated world), one spec
 // at a time within a lane: a spec may change its world (faults, locks, revoked keys), never the other lane's.
-// Lanes are balanced by how long their specs take (under 4 minutes each on a quiet 2-core machine); lane b
+// Lanes are balanced by how long their specs take (under 4 minutes each on a quiet 2-core machine; by fc49's
+// seconds of tests: a 182 + the watch spec's 13, b 182 + the restart's 13, the Node 22 lane 212 − 13); lane b
 // takes every spec no other lane names (a new spec too).
 // The specs that start servers of their own (live: two instances and a Postgres; team: a console in team sign-in
 // beside an OpenID Provider; demo-restart: `npm start`'s demo stopped and started again on its DATA_DIR) are in lanes
 // a and b.
-// Lanes are balanced by fc49's times (seconds of tests): a 182 + the watch spec's 13, b 182 + the restart's 13, the
-// Node 22 lane 212 − 13.
 const LANE_A = ['faults', 'history', 'a11y', 'api-keys', 'activity', 'tabs', 'edges', 'host-check', 'live', 'timeline', 'watch'];
 // The server must also run on Node 22 (Node 20 is past its end of life): with E2E_NODE22=1 a third lane runs
 // the specs about the server (sessions, security, server rendering, the platform's CLI as an API client, the
