@@ -31,6 +31,12 @@ export interface Db extends Queryable {
    * store shared between processes has one (a Postgres server); with one process there is no one to hear.
    */
   listen?: (channel: string, listener: ChannelListener) => () => Promise<void>;
+  /**
+   * The embedded store answers one statement at a time: a heavy read is cut into statements of about this many rows
+   * each, so that a request's read waits for a short statement, never for a whole window's
+   * (docs/architecture.md, "The store"). Undefined on a server, whose connections answer side by side.
+   */
+  heavyStatementRows?: number;
   /** A pool's connections now (a Postgres server's driver; PGlite has none): metrics read it. */
   poolStats?: () => PoolStats;
   /** The embedded store's upkeep statements run, and the statements that arrived while one ran and so waited for it (none on Postgres). */

@@ -63,18 +63,87 @@ function spanOf({ current, previous }: Pick<FigureConditions, 'current' | 'previ
  */
 const FIGURES_WORK_MEM = '64MB';
 
+/** One statement's counts for a key and range, and the values whose percentiles are taken here (comma-separated). */
+interface ExactPart {
+  key: string;
+  current: boolean;
+  runs: number;
+  failed: number;
+  uncounted: number;
+  retried: number;
+  durations: string;
+  queues: string;
+}
+
+/** The value at `share` of `sorted` by nearest rank, as percentile_disc takes it: the first with that share at or below it. */
+export function nearestRank(sorted: readonly number[], share: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.max(1, Math.ceil(share * sorted.length)) - 1] ?? null;
+}
+
+const valuesOf = (list: string): number[] => (list === '' ? [] : list.split(',').map(Number));
+
+/** The parts of a read (one statement or several) added up per key and range: counts summed, values gathered. */
+function figureTally() {
+  const tally = new Map<
+    string,
+    { key: string; current: boolean; runs: number; failed: number; uncounted: number; retried: number; durations: number[]; queues: number[] }
+  >();
+  return {
+    add(parts: readonly ExactPart[]): number {
+      let runs = 0;
+      for (const part of parts) {
+        const id = `${part.current ? 'c' : 'p'}${part.key}`;
+        let sum = tally.get(id);
+        if (!sum) {
+          sum = { key: part.key, current: part.current, runs: 0, failed: 0, uncounted: 0, retried: 0, durations: [], queues: [] };
+          tally.set(id, sum);
+        }
+        sum.runs += part.runs;
+        sum.failed += part.failed;
+        sum.uncounted += part.uncounted;
+        sum.retried += part.retried;
+        for (const value of valuesOf(part.durations)) sum.durations.push(value);
+        for (const value of valuesOf(part.queues)) sum.queues.push(value);
+        runs += part.runs;
+      }
+      return runs;
+    },
+    rows(): FigureRow[] {
+      return [...tally.values()]
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.current) - Number(a.current)))
+        .map((sum) => {
+          const durations = sum.durations.sort((a, b) => a - b);
+          const queues = sum.queues.sort((a, b) => a - b);
+          return {
+            key: sum.key,
+            period: sum.current ? 'current' : 'previous',
+            runs: sum.runs,
+            failed: sum.failed,
+            uncounted: sum.uncounted,
+            retried: sum.retried,
+            p50_ms: nearestRank(durations, 0.5),
+            p95_ms: nearestRank(durations, 0.95),
+            queue_p50_ms: nearestRank(queues, 0.5),
+            queued: queues.length,
+            timed: durations.length,
+          };
+        });
+    },
+  };
+}
+
 /**
- * The figures of `projectIds`' operations created in either range, grouped by project or by action and by
- * range, the queue's with them, in one statement over the window's index (operations_window), every value read:
- * percentiles exact. A group with no operation in a range has no row for it.
+ * The statement of an exact read over `projectIds`' operations created in either range, or in `slice` of them (a
+ * range of creation times, its end excluded), over the window's index (operations_window): per key and range, the
+ * counts, and the durations and queues themselves, whose percentiles figureTally takes.
  */
-export async function exactFigureRows(
-  db: Pick<Db, 'transaction'>,
+function exactStatement(
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
   where: FigureConditions,
-): Promise<FigureRow[]> {
-  if (projectIds.length === 0) return [];
+  slice: { from: string; until: string } | undefined,
+): { text: string; values: SqlValue[] } {
   const key = groupBy === 'project' ? 'project_id' : 'action';
   const values: SqlValue[] = [projectIds];
   const condition = conditions(values);
@@ -83,32 +152,72 @@ export async function exactFigureRows(
   const failed = condition(where.failed);
   const uncounted = condition(where.uncounted);
   const finished = condition(where.finished);
-  const span = spanOf(where);
-  const within = span ? ` AND ${condition(span)}` : '';
+  let within = '';
+  if (slice) {
+    values.push(slice.from, slice.until);
+    within = ` AND created_at >= $${values.length - 1}::timestamptz AND created_at < $${values.length}::timestamptz`;
+  } else {
+    const span = spanOf(where);
+    if (span) within = ` AND ${condition(span)}`;
+  }
   // The queue of an operation seen waiting and then running (the waiting first): between the first sighting of each,
-  // which upsertOperations keeps on the operation (migration 008). Its median is taken over the intervals and only
-  // that one turned into milliseconds (the conversion keeps their order: the same value), and the range stays a
-  // boolean until the end: per row, extract's numeric and a text sort key took the embedded store a third of its time.
-  const { rows } = await db.transaction(async (tx) => {
-    await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
-    return tx.query<FigureRow>(
-      `SELECT key, CASE WHEN current THEN 'current' ELSE 'previous' END AS period, count(*)::int AS runs,
-         count(*) FILTER (WHERE failed)::int AS failed, count(*) FILTER (WHERE uncounted)::int AS uncounted, count(*) FILTER (WHERE retried)::int AS retried,
-         percentile_disc(0.5) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p50_ms,
-         percentile_disc(0.95) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS p95_ms,
-         extract(epoch FROM percentile_disc(0.5) WITHIN GROUP (ORDER BY queue) FILTER (WHERE queued))::float8 * 1000 AS queue_p50_ms,
-         count(*) FILTER (WHERE queued)::int AS queued, count(*) FILTER (WHERE finished)::int AS timed
-       FROM (
-         SELECT ${key} AS key, ${current} AS current, ${failed} AS failed, ${uncounted} AS uncounted,
-           ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried,
-           running_seen_at - waiting_seen_at AS queue, running_seen_at >= waiting_seen_at AS queued
-         FROM operations WHERE project_id = ANY($1::text[]) AND (${current} OR ${previous})${within}
-       ) o
-       GROUP BY key, current ORDER BY key, current DESC`,
-      values,
-    );
-  });
-  return rows;
+  // which upsertOperations keeps on the operation (migration 008), turned into milliseconds only for those.
+  const text = `SELECT key, current, count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed,
+       count(*) FILTER (WHERE uncounted)::int AS uncounted, count(*) FILTER (WHERE retried)::int AS retried,
+       coalesce(string_agg(total_duration_ms::text, ',') FILTER (WHERE finished), '') AS durations,
+       coalesce(string_agg((extract(epoch FROM queue)::float8 * 1000)::text, ',') FILTER (WHERE queued), '') AS queues
+     FROM (
+       SELECT ${key} AS key, ${current} AS current, ${failed} AS failed, ${uncounted} AS uncounted,
+         ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried,
+         running_seen_at - waiting_seen_at AS queue, running_seen_at >= waiting_seen_at AS queued
+       FROM operations WHERE project_id = ANY($1::text[]) AND (${current} OR ${previous})${within}
+     ) o
+     GROUP BY key, current`;
+  return { text, values };
+}
+
+/** How a sliced read's first statement is cut: this share of the span (at least a second). */
+const FIRST_SLICE_SHARE = 1 / 256;
+
+/**
+ * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range,
+ * the queue's with them, every value read: percentiles exact. A group with no operation in a range has no row for
+ * it. On a server, one statement. On the embedded store (`heavyStatementRows`), statements over consecutive slices
+ * of the creation times, each cut to hold about that many operations from what the one before it held, so that a
+ * request's read waits for one short statement at most (docs/architecture.md, "The store").
+ */
+export async function exactFigureRows(
+  db: Pick<Db, 'query' | 'transaction' | 'heavyStatementRows'>,
+  projectIds: readonly string[],
+  groupBy: 'project' | 'action',
+  where: FigureConditions,
+): Promise<FigureRow[]> {
+  if (projectIds.length === 0) return [];
+  const tally = figureTally();
+  const span = spanOf(where);
+  const perStatement = db.heavyStatementRows;
+  if (perStatement === undefined || span?.from === undefined || span.to === undefined) {
+    const { text, values } = exactStatement(projectIds, groupBy, where, undefined);
+    const { rows } = await db.transaction(async (tx) => {
+      await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
+      return tx.query<ExactPart>(text, values);
+    });
+    tally.add(rows);
+    return tally.rows();
+  }
+  const end = Date.parse(span.to) + SECOND_MS;
+  let from = Date.parse(span.from);
+  let length = Math.max(SECOND_MS, Math.ceil((end - from) * FIRST_SLICE_SHARE));
+  while (from < end) {
+    const until = Math.min(end, from + length);
+    const { text, values } = exactStatement(projectIds, groupBy, where, { from: new Date(from).toISOString(), until: new Date(until).toISOString() });
+    const runs = tally.add((await db.query<ExactPart>(text, values)).rows);
+    from = until;
+    // The next slice as long as should hold `perStatement` at this one's rate, at most four times longer or shorter.
+    length = runs === 0 ? length * 4 : Math.min(length * 4, Math.max(length / 4, (length * perStatement) / runs));
+    length = Math.max(SECOND_MS, Math.ceil(length));
+  }
+  return tally.rows();
 }
 
 export interface BucketRow {
@@ -276,7 +385,7 @@ async function bigProjects(db: Pick<Db, 'transaction'>, projectIds: readonly str
  * A group with no operation in a range has no row for it.
  */
 export async function figureRows(
-  db: Pick<Db, 'transaction'>,
+  db: Pick<Db, 'query' | 'transaction' | 'heavyStatementRows'>,
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
   where: FigureConditions,

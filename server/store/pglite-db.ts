@@ -23,6 +23,12 @@ const WORKER_MODULE = './pglite-worker.ts';
 export const UPKEEP_QUIET_MS = 250;
 /** How long an upkeep statement waits for that quiet at most (under constant load): then it starts once nothing else waits. */
 export const UPKEEP_MAX_WAIT_MS = 10 * 60_000;
+/**
+ * About how many operations one statement of a heavy read holds (Db.heavyStatementRows): some 10–25 ms of the
+ * worker's time each, so a request's read that arrives meanwhile waits that long at most (docs/benchmarks.md,
+ * "The embedded store never stalls the server").
+ */
+export const HEAVY_STATEMENT_ROWS = 4_000;
 
 export interface PgliteOptions {
   /**
@@ -213,6 +219,7 @@ export async function openPgliteDb(dir: string | undefined, options: PgliteOptio
       await ask({ kind: 'end', id: nextId++, tx, commit: true }, -tx);
       return result;
     },
+    heavyStatementRows: HEAVY_STATEMENT_ROWS,
     upkeepStats: () => ({ ...stats }),
     async close() {
       if (closed) return;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Figures } from '../../../src/api/insights-schemas';
 import type { Operation } from '../../../src/api/schemas';
-import type { HistoryFilters } from '../../../src/model/filters';
+import { NO_FILTERS, type HistoryFilters } from '../../../src/model/filters';
 import {
   bucketRanges,
   failedFilters,
@@ -14,6 +14,8 @@ import {
 } from '../../../src/model/insight-figures';
 import { readOverview, readProjectInsights } from '../../../server/insights/insight-reads';
 import type { Db } from '../../../server/store';
+import type { SqlValue } from '../../../server/store/db';
+import { inLane } from '../../../server/store/lanes';
 import { loadMigrations, migrate } from '../../../server/store/migrations';
 import { operationsPage, upsertOperations, type ListedOperation } from '../../../server/store/operations';
 import { DRIVERS, openTestStore } from './store-drivers';
@@ -115,6 +117,20 @@ async function expectedFigures(
     p95Ms: percentile(durations, 0.95),
     timed: durations.length,
   };
+}
+
+/** `db` as the embedded store cuts a heavy read: into statements of about `rows` operations, each counted. */
+function cutDb(db: Db, rows: number | undefined) {
+  const cut = { statements: 0, db };
+  cut.db = {
+    ...db,
+    heavyStatementRows: rows,
+    query: <R>(text: string, params?: readonly SqlValue[]) => {
+      cut.statements += 1;
+      return db.query<R>(text, params);
+    },
+  };
+  return cut;
 }
 
 const withoutQueue = ({ queueP50Ms: _queue, queued: _queued, ...rest }: Figures) => rest;
@@ -260,6 +276,33 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     expect(overview.projects.find((row) => row.key === 'p-quiet')?.current.runs).toBe(0);
   });
 
+  const cutInto = (rows: number | undefined) => cutDb(db, rows);
+  const projects = [
+    { id: PROJECT, name: 'insights' },
+    { id: 'p-other', name: 'other' },
+  ];
+
+  it('gives the same figures from many short statements as from one, wherever the cuts fall', async () => {
+    for (const window of ['24h', '7d', '90d'] as const) {
+      const whole = cutInto(undefined).db;
+      for (const rows of [2, 25]) {
+        const cut = cutInto(rows);
+        const insights = await readProjectInsights(cut.db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, window, NOW, true);
+        expect(insights, `${window}, ${rows} a statement`).toEqual(
+          await readProjectInsights(whole, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, window, NOW, true),
+        );
+        expect(await readOverview(cut.db, projects, window, NOW, true), `${window}, ${rows} a statement`).toEqual(
+          await readOverview(whole, projects, window, NOW, true),
+        );
+      }
+    }
+    // Some 200 operations in the two 7-day windows, at about 7 a statement: many statements, none of them all.
+    const cut = cutInto(7);
+    const insights = await readProjectInsights(cut.db, { id: PROJECT, name: 'insights' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true);
+    expect(insights.actions.reduce((sum, row) => sum + row.current.runs + row.previous.runs, 0)).toBeGreaterThan(150);
+    expect(cut.statements).toBeGreaterThan(15);
+  });
+
   it('counts nothing of a project no kept key covers', async () => {
     const insights = await readProjectInsights(db, { id: 'p-unread', name: 'unread' }, undefined, '7d', NOW, false);
     expect(insights.archive).toBeNull();
@@ -357,5 +400,46 @@ describe.each(DRIVERS)('the queue kept on each operation on %s', (driver) => {
 
     expect(await migrate(db, await loadMigrations())).toEqual([8]);
     expect(await sightings()).toEqual(before);
+  });
+});
+
+describe('a heavy read on the embedded store', () => {
+  let db: Db;
+
+  beforeAll(async () => {
+    ({ db } = await openTestStore('pglite'));
+    await upsertOperations(db, PROJECT, history(PROJECT, 240, 1), new Date(NOW), true);
+  }, 60_000);
+
+  afterAll(async () => {
+    await db.close();
+  });
+
+  it('lets a request’s read go between its statements: that read waits for one of them at most', async () => {
+    // The worker runs one statement at a time, a request's reads before heavy ones (docs/architecture.md).
+    const cut = cutDb(db, 7);
+    let answeredCount = 0;
+    let answered: () => void = () => undefined;
+    const firstAnswered = new Promise<void>((resolve) => (answered = resolve));
+    const heavyDb: Db = {
+      ...cut.db,
+      query: async <R>(text: string, params?: readonly SqlValue[]) => {
+        const rows = await cut.db.query<R>(text, params);
+        answeredCount += 1;
+        answered();
+        return rows;
+      },
+    };
+    const heavy = inLane('heavy', () => readOverview(heavyDb, [{ id: PROJECT, name: 'insights' }], '7d', NOW, true));
+    await firstAnswered;
+    const sentAt = answeredCount;
+    const page = await operationsPage(db, PROJECT, NO_FILTERS, undefined, 50);
+    const answeredAt = answeredCount;
+    expect(page).toHaveLength(50);
+    expect(answeredAt - sentAt).toBeLessThanOrEqual(1);
+    const overview = await heavy;
+    expect(overview.projects[0]?.current.runs).toBeGreaterThan(0);
+    // The heavy read went on after it: many statements still to come when the request's read was answered.
+    expect(answeredCount - answeredAt).toBeGreaterThan(10);
   });
 });
