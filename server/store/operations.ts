@@ -122,6 +122,8 @@ export async function upsertOperations(
      ),
      day_figures AS (${shareInserts.figures} RETURNING 1),
      day_queues AS (${shareInserts.queues} RETURNING 1),
+     day_project_figures AS (${shareInserts.projectFigures} RETURNING 1),
+     day_project_queues AS (${shareInserts.projectQueues} RETURNING 1),
      counts AS (${shareInserts.counts} RETURNING 1),
      -- A data-modifying WITH runs whether or not it is read.
      changed AS (

@@ -9,7 +9,14 @@ import type { Queryable } from './db';
 import { inLane } from './lanes';
 
 /** The tables (the per-day figures' too: read from their index alone), two short statements each (VACUUM, then ANALYZE): a reader waits for one of them at a time at most. */
-export const RECORD_TABLES = ['operations', 'operation_transitions', 'operation_day_figures', 'operation_day_queues'] as const;
+export const RECORD_TABLES = [
+  'operations',
+  'operation_transitions',
+  'operation_day_figures',
+  'operation_day_queues',
+  'operation_day_project_figures',
+  'operation_day_project_queues',
+] as const;
 
 /** Vacuums and analyzes the record's tables (outside any transaction: VACUUM cannot run inside one). */
 export async function vacuumRecord(db: Queryable): Promise<void> {

@@ -96,7 +96,7 @@ async function collect(db: Db, ops: readonly Simulated[], at: number, backfill: 
   }
 }
 
-/** Both tables' sums, those that came to nothing left out (a rebuild makes none). */
+/** Every figures table's sums, those that came to nothing left out (a rebuild makes none). */
 async function keptFigures(db: Db): Promise<unknown[]> {
   const { rows: figures } = await db.query(
     'SELECT project_id, day::text, action, status, duration_bucket, runs, retried FROM operation_day_figures WHERE runs <> 0 OR retried <> 0 ORDER BY 1, 2, 3, 4, 5',
@@ -104,8 +104,15 @@ async function keptFigures(db: Db): Promise<unknown[]> {
   const { rows: queues } = await db.query(
     'SELECT project_id, day::text, action, queue_bucket, queued FROM operation_day_queues WHERE queued <> 0 ORDER BY 1, 2, 3, 4',
   );
+  const { rows: projectFigures } = await db.query(
+    'SELECT project_id, day::text, status, duration_bucket, runs, retried FROM operation_day_project_figures WHERE runs <> 0 OR retried <> 0 ORDER BY 1, 2, 3, 4',
+  );
+  const { rows: projectQueues } = await db.query(
+    'SELECT project_id, day::text, queue_bucket, queued FROM operation_day_project_queues WHERE queued <> 0 ORDER BY 1, 2, 3',
+  );
   const { rows: counts } = await db.query('SELECT project_id, action, status, operations FROM operation_counts WHERE operations <> 0 ORDER BY 1, 2, 3');
-  return [...figures, ...queues, ...counts];
+  expect(projectFigures.length).toBeGreaterThan(0);
+  return [...figures, ...queues, ...projectFigures, ...projectQueues, ...counts];
 }
 
 function conditionsOf(window: InsightWindow): FigureConditions {

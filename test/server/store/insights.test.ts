@@ -282,7 +282,7 @@ describe.each(DRIVERS)('insights in the store on %s', (driver) => {
     { id: 'p-other', name: 'other' },
   ];
 
-  it('gives the same figures from many short statements as from one, wherever the cuts fall', async () => {
+  it('gives the same figures however its read is cut into statements, wherever the cuts fall', async () => {
     for (const window of ['24h', '7d', '90d'] as const) {
       const whole = cutInto(undefined).db;
       for (const rows of [2, 25]) {
