@@ -5,14 +5,16 @@
 // first (pagesFirst), before Vite sees it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PageData } from '../../src/api/page-data';
-import { routePatterns } from '../../src/config/paths';
+import { isReadableId, routePatterns } from '../../src/config/paths';
 import type { ApiFetch } from '../http/node-bridge';
+import { decodeSegment } from '../http/paths';
 import { READ_METHODS, type Handler, type RouteContext } from '../http/route';
 import { ROBOTS_PATH, ROBOTS_TXT } from '../http/security-headers';
 import { sendText } from '../http/send-text';
 import { ASSETS_PREFIX, type AssetHandler } from '../http/static-assets';
 import { OVERLOADED_WAITING, type TurnBudget } from '../http/turn-budget';
 import type { Logger } from '../log/logger';
+import type { ProjectAccess } from '../proxy/project-access';
 import { endRejectedSession, type Route } from '../session/route-guard';
 import type { Sessions } from '../session/sessions';
 import type { TeamDoor } from '../session/team-door';
@@ -50,7 +52,12 @@ export interface PagesOptions {
   sent?: ((page: PageSent) => void) | undefined;
   /** Team sign-in (docs/team.md): a signed-out page goes to the identity provider, a person without a role sees "No access". */
   team?: Pick<TeamDoor, 'page'> | undefined;
+  /** Whether a session's key reads a project (kept a minute): a deep link to one it cannot read is a 404. */
+  access?: Pick<ProjectAccess, 'check'> | undefined;
 }
+
+/** The pages of one project (its history, an operation, its insights): their address names it as `:projectId`. */
+const PROJECT_PAGES: ReadonlySet<string> = new Set([routePatterns.project, routePatterns.operation, routePatterns.projectInsights]);
 
 export interface Pages {
   routes: Route[];
@@ -76,7 +83,7 @@ export function createPages(options: PagesOptions): Pages {
   const slots = createRenderSlots(options.maxRenders);
   const reactRenders = createRenderSlots(options.maxReactRenders ?? MAX_CONCURRENT_REACT_RENDERS);
 
-  const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200) => {
+  const page = async (req: IncomingMessage, res: ServerResponse, data?: PageData, status = 200, projectParam?: string) => {
     const current = sessions.read(req);
     if (current.state === 'ended') res.setHeader('Set-Cookie', sessions.expire(req));
     if (current.state !== 'open' && isCrossSiteNavigation(req)) {
@@ -85,7 +92,15 @@ export function createPages(options: PagesOptions): Pages {
     }
     if (options.team?.page(req, res, current)) return;
     const session = current.state === 'open' ? current.session : null;
+    // A project's page names its project in the address: whether the key reads it decides the status (docs/rendering.md).
+    const projectId = projectParam === undefined ? undefined : decodeSegment(projectParam);
+    const access = options.access;
+    const missing =
+      access && session && projectId !== undefined && isReadableId(projectId)
+        ? async () => (await access.check(session.sid, session.key, projectId)).kind === 'denied'
+        : undefined;
     await servePage(req, res, {
+      missing,
       template,
       session,
       render,
@@ -110,9 +125,10 @@ export function createPages(options: PagesOptions): Pages {
   };
 
   /** A page, or a file where one answers. */
-  const pageOrFile: Handler = ({ req, res }) => {
-    if (options.pagesFirst?.(req)) return page(req, res);
-    return filesFirst(assets, req, res, () => page(req, res));
+  const pageOrFile: Handler = ({ req, res, params, route }) => {
+    const projectId = PROJECT_PAGES.has(route) ? params.projectId : undefined;
+    if (options.pagesFirst?.(req)) return page(req, res, undefined, 200, projectId);
+    return filesFirst(assets, req, res, () => page(req, res, undefined, 200, projectId));
   };
   /** A module Vite serves in dev (a file first, always; in production the app page like any other path). */
   const devModule: Handler = ({ req, res }) => filesFirst(assets, req, res, () => page(req, res));

@@ -83,6 +83,11 @@ export interface PageOptions {
   endSession?: () => void;
   /** Where a render that broke (a bug, not the API) is reported. */
   log?: Log;
+  /**
+   * Whether the page names a project the session's key cannot read (the API answered 403 or 404): asked before a
+   * rendered page's first byte, so that such a page is a 404 (its shell, whose screen says "not found").
+   */
+  missing?: (() => Promise<boolean>) | undefined;
   /** How the page went out: with its screen rendered, or as the shell the browser fills in (metrics count them). */
   sent?: (page: PageSent) => void;
 }
@@ -159,22 +164,42 @@ async function streamRenderedPage(
   page.sent?.('shell');
 }
 
+/** `missing`'s answer, or false when it has none within `ms` (or failed): such a page streams as before. */
+async function isMissing(missing: PageOptions['missing'], ms: number): Promise<boolean> {
+  if (!missing) return false;
+  const waited = deadline(ms, false);
+  try {
+    return await Promise.race([missing(), waited.reached]);
+  } catch {
+    return false;
+  } finally {
+    waited.cancel();
+  }
+}
+
 export async function servePage(req: IncomingMessage, res: ServerResponse, options: PageOptions): Promise<void> {
   const { template, data, session, fetchApi, fetchOwn, render, status = 200, deadlineMs = RENDER_DEADLINE_MS } = options;
   const url = req.url ?? '/';
   // A page is rendered for a GET, and for the answer to a key screen's form post that failed (its key screen again).
   const rendered = req.method === 'GET' || (req.method === 'POST' && data.signIn !== undefined);
   const plan = render && rendered ? await render({ url, session, data, fetchApi, fetchOwn, reactRenders: options.reactRenders }) : null;
+  let pageStatus = status;
   if (plan && !options.overloaded?.() && (options.slots?.enter() ?? true)) {
     try {
-      await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
+      // The status goes with the first byte: a project the key cannot read is known before the head is sent (the
+      // access check's answer is kept a minute per session: server/proxy/project-access.ts), or the page streams as
+      // a 200 once the data's deadline has passed without an answer.
+      if (!(await isMissing(options.missing, deadlineMs))) {
+        await streamRenderedPage(req, res, plan, { ...options, data, deadlineMs });
+        return;
+      }
+      pageStatus = 404;
     } finally {
       options.slots?.leave();
     }
-    return;
   }
   const html = injectPage(await template.html(url), data);
-  pageHeaders(res, status);
+  pageHeaders(res, pageStatus);
   sendPage(req, res, html);
   options.sent?.('shell');
 }

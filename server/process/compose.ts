@@ -257,6 +257,7 @@ export async function startServer({
     log,
     sent: metrics.page,
     team: gate,
+    access,
   });
   const rooms: Room[] = [
     { name: 'ops', routes: opsRoutes({ draining: () => drain.draining, ready, metrics, metricsToken: config.metricsToken }) },

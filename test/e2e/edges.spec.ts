@@ -28,7 +28,9 @@ test('a malformed address is the console\'s own "Page not found", with a way bac
 });
 
 test('a project that does not exist is one "Project not found" page: no errors, no actions, no exports', async ({ page }) => {
-  await page.goto(projectPath('no-such-project-404'));
+  // The server knows before its first byte: the address answers 404, and the page says so.
+  const response = await page.goto(projectPath('no-such-project-404'));
+  expect(response?.status()).toBe(404);
   await expect(page.getByRole('heading', { level: 1, name: 'Project not found' })).toBeVisible();
   await expect(page).toHaveTitle('Project not found · Ops Console');
   await expect(page.getByRole('main').getByRole('alert')).toHaveCount(0);

@@ -115,7 +115,7 @@ describe('delivering pages', () => {
   it.each(['br', 'gzip'] as const)('streams a rendered page compressed with %s: the head decodes before the screen has rendered', async (encoding) => {
     const cookie = await signIn(server);
 
-    const page = openPage(server.port, '/projects/p-1', { cookie, accept: 'text/html', 'accept-encoding': encoding });
+    const page = openPage(server.port, '/?p=1', { cookie, accept: 'text/html', 'accept-encoding': encoding });
 
     const res = await page.headersIn;
     expect(res.headers['content-encoding']).toBe(encoding);
@@ -132,10 +132,10 @@ describe('delivering pages', () => {
 
   it('sends the shell at once, never queued, to a page asked for while the render cap is taken', async () => {
     const cookie = await signIn(server);
-    const first = openPage(server.port, '/projects/p-1', { cookie, accept: 'text/html' });
+    const first = openPage(server.port, '/?p=1', { cookie, accept: 'text/html' });
     await until(() => gated.pending.length === 1);
 
-    const second = await server.request({ path: '/projects/p-2', headers: { cookie, accept: 'text/html' } });
+    const second = await server.request({ path: '/?p=2', headers: { cookie, accept: 'text/html' } });
 
     expect(second.status).toBe(200);
     expect(second.body).toContain('<div id="root"></div>');
@@ -144,7 +144,7 @@ describe('delivering pages', () => {
     gated.finishAll();
     expect(await first.ended).toContain('<main>rendered</main>');
     // The slot is free again: the next page is rendered.
-    const third = openPage(server.port, '/projects/p-3', { cookie, accept: 'text/html' });
+    const third = openPage(server.port, '/?p=3', { cookie, accept: 'text/html' });
     await until(() => gated.pending.length === 1);
     gated.finishAll();
     expect(await third.ended).toContain('<main>rendered</main>');

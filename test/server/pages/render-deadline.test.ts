@@ -28,7 +28,7 @@ async function signedInPage(server: TestServer): Promise<string> {
   });
   expect(signIn.status, signIn.body).toBe(200);
   const cookie = signIn.headers['set-cookie']![0]!.split(';')[0]!;
-  return (await server.request({ path: '/projects/p-1', headers: { cookie, accept: 'text/html' } })).body;
+  return (await server.request({ path: '/?p=1', headers: { cookie, accept: 'text/html' } })).body;
 }
 
 function startWith(plan: () => Plan, maxRenders: number): Promise<TestServer> {

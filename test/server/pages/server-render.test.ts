@@ -191,6 +191,25 @@ describe('server rendering of signed-in pages', () => {
     expect(dataOf(html).renderedAt).toEqual(expect.any(Number));
   });
 
+  it('answers a deep link to a project the key cannot read with a 404, its status decided before the first byte', async () => {
+    const cookie = await signIn();
+    const big = await bigProject();
+
+    for (const path of ['/projects/no-such-project-404', `/projects/no-such-project-404/operations/${big.operations[0]!.id}`]) {
+      const response = await page(path, cookie);
+
+      expect(response.status, path).toBe(404);
+      expect(response.headers['cache-control']).toBe('no-store');
+      // The shell, with its code: the browser's own navigation draws the same "Project not found" page.
+      expect(response.body).toContain('<div id="root"></div>');
+      expect(response.body).toContain('<script type="module"');
+      expect(dataOf(response.body)).toEqual({ session: expect.objectContaining({ signedIn: true }) as unknown });
+    }
+    const known = await page(`/projects/${big.id}/operations/${big.operations[0]!.id}`, cookie);
+    expect(known.status).toBe(200);
+    expect(rootOf(known.body)).toContain(big.operations[0]!.id);
+  });
+
   it('sends the head before the data is in, its code after the body, and the shell once the deadline passes', async () => {
     const cookie = await signIn();
     const big = await bigProject();
