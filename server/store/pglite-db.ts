@@ -24,11 +24,12 @@ export const UPKEEP_QUIET_MS = 250;
 /** How long an upkeep statement waits for that quiet at most (under constant load): then it starts once nothing else waits. */
 export const UPKEEP_MAX_WAIT_MS = 10 * 60_000;
 /**
- * About how many operations one statement of a heavy read holds (Db.heavyStatementRows): some 10–25 ms of the
- * worker's time each, so a request's read that arrives meanwhile waits that long at most (docs/benchmarks.md,
- * "The embedded store never stalls the server").
+ * About how many operations one statement of a heavy read holds (Db.heavyStatementRows): some 20–30 ms of the
+ * worker's time each at a million operations, so a request's read that arrives meanwhile waits that long at most;
+ * fewer rows a statement cost more statements (4,000: 44 statements for every project's 90 days, a third slower)
+ * (docs/benchmarks.md, "The embedded store never stalls the server").
  */
-export const HEAVY_STATEMENT_ROWS = 4_000;
+export const HEAVY_STATEMENT_ROWS = 12_000;
 
 export interface PgliteOptions {
   /**
