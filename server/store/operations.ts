@@ -186,9 +186,20 @@ export interface OperationsCursor {
 
 const CREATED_KEY = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/** The columns of a page's rows (StoredOperation). */
+const PAGE_COLUMNS = `body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, rank, id`;
+const NEWEST_FIRST = 'ORDER BY created_at DESC, rank DESC, id DESC';
+
 /**
  * One project's operations matching `filters`, newest first (within a second, as the API listed them: `rank`),
  * `limit` of them after `cursor`: one query.
+ *
+ * Filtered by several statuses (the Error choice: `failed`, `error`), the page is a merge of one page per status,
+ * each the statement of that status alone (its filter an equality, so it walks operations_by_status newest first
+ * and stops at the page's end), the others' filters and the cursor in each: Postgres merges them in order (a
+ * Merge Append) and stops at the page's end too. As one condition (`status = ANY(…)`) the index gives its rows in
+ * no order, and every match was read and sorted (docs/benchmarks.md, "What the figures showed"). A row has one
+ * status, so no row is in two of them; the order is the same total order, so the page is the same rows.
  */
 export async function operationsPage(
   db: Queryable,
@@ -197,20 +208,30 @@ export async function operationsPage(
   cursor: OperationsCursor | undefined,
   limit: number,
 ): Promise<StoredOperation[]> {
-  const condition = sqlCondition(filters, 2);
-  const params: SqlValue[] = [projectId, ...condition.params];
+  const params: SqlValue[] = [projectId];
   let after = '';
   if (cursor) {
     params.push(cursor.createdAt, cursor.rank, cursor.id);
     after = ` AND (created_at, rank, id) < ($${params.length - 2}::timestamptz, $${params.length - 1}::integer, $${params.length}::text)`;
   }
   params.push(limit);
-  const { rows } = await db.query<StoredOperation>(
-    `SELECT body, gone_at, last_listed_at, ${CREATED_KEY} AS created_key, rank, id FROM operations
+  const limitParam = `$${params.length}`;
+  /** The page of the operations matching `some` (the filters' own SQL form), its values added to the parameters. */
+  const page = (some: HistoryFilters, columns: string) => {
+    const condition = sqlCondition(some, params.length + 1);
+    params.push(...condition.params);
+    return `SELECT ${columns} FROM operations
      WHERE project_id = $1 AND (${condition.where})${after}
-     ORDER BY created_at DESC, rank DESC, id DESC LIMIT $${params.length}`,
-    params,
-  );
+     ${NEWEST_FIRST} LIMIT ${limitParam}`;
+  };
+  const statuses = [...new Set(filters.status)];
+  const sql =
+    statuses.length > 1
+      ? `SELECT body, gone_at, last_listed_at, created_key, rank, id FROM (
+     ${statuses.map((status) => `(${page({ ...filters, status: [status] }, `${PAGE_COLUMNS}, created_at`)})`).join('\n     UNION ALL ')}
+     ) AS merged ${NEWEST_FIRST} LIMIT ${limitParam}`
+      : page(filters, PAGE_COLUMNS);
+  const { rows } = await db.query<StoredOperation>(sql, params);
   return rows;
 }
 

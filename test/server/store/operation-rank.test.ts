@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NO_FILTERS } from '../../../src/model/filters';
+import { NO_FILTERS, operationFilter, type HistoryFilters } from '../../../src/model/filters';
 import type { Operation } from '../../../src/api/schemas';
 import type { Db } from '../../../server/store';
 import { operationsPage, upsertOperations, type ListedOperation, type OperationsCursor } from '../../../server/store/operations';
@@ -43,14 +43,28 @@ function apiList(projectId: string): ListedOperation[] {
   ];
 }
 
+/**
+ * A history of 30 operations, four to a second, statuses and actions mixed in each second (ids in no order): the
+ * Error choice's operations (failed, error) of one action share seconds with each other and with the rest.
+ */
+function mixedList(projectId: string): ListedOperation[] {
+  const statuses = ['error', 'finished', 'failed', 'failed', 'error', 'paused_by_platform', 'running'];
+  const actions = ['start_compute', 'apply_config', 'start_compute'];
+  return Array.from({ length: 30 }, (_, i) => {
+    const listed = operation(projectId, `op-${String((i * 7) % 30).padStart(2, '0')}`, actions[i % 3] ?? '', `59:${50 - Math.floor(i / 4)}`);
+    const op = { ...listed.operation, status: statuses[i % statuses.length] ?? '' };
+    return { operation: op, body: op };
+  });
+}
+
 const ids = (list: readonly ListedOperation[]) => list.map((l) => l.operation.id);
 
-/** The store's whole history of a project, newest first, read in pages of `limit` by its cursor. */
-async function storedOrder(db: Db, projectId: string, limit: number): Promise<string[]> {
+/** The store's whole history of a project (or what `filters` leave of it), newest first, read in pages of `limit` by its cursor. */
+async function storedOrder(db: Db, projectId: string, limit: number, filters: HistoryFilters = NO_FILTERS): Promise<string[]> {
   const order: string[] = [];
   let cursor: OperationsCursor | undefined;
   for (;;) {
-    const rows = await operationsPage(db, projectId, NO_FILTERS, cursor, limit);
+    const rows = await operationsPage(db, projectId, filters, cursor, limit);
     order.push(...rows.map((row) => row.id));
     const last = rows.at(-1);
     if (rows.length < limit || !last) return order;
@@ -101,5 +115,27 @@ describe.each(DRIVERS)('the order of operations that share a second, on %s', (dr
     // The API drops its oldest four (the oldest of 57:30's among them), and the store reads it whole again.
     await readInPages(db, 'p-pruned', list.slice(0, -4), 4);
     expect(await storedOrder(db, 'p-pruned', 3)).toEqual(ids(list));
+  });
+
+  it('lists a page filtered by several statuses and other filters as the whole history lists them, page by page across a second', async () => {
+    const list = mixedList('p-statuses');
+    await readInPages(db, 'p-statuses', list, 100);
+    const whole = await storedOrder(db, 'p-statuses', 100);
+    expect(whole).toEqual(ids(list));
+    const byId = new Map(list.map((listed) => [listed.operation.id, listed.operation]));
+    const choices: HistoryFilters[] = [
+      { ...NO_FILTERS, status: ['failed', 'error'], action: ['start_compute'] },
+      { ...NO_FILTERS, status: ['error', 'failed', 'other'], action: ['start_compute'], from: '2026-11-27T08:59:44Z', to: '2026-11-27T08:59:49Z' },
+    ];
+    for (const filters of choices) {
+      // What the whole history lists, by the filters' own test in the browser (src/model/filters.ts).
+      const matches = operationFilter(filters);
+      const expected = whole.filter((id) => {
+        const op = byId.get(id);
+        return op !== undefined && matches(op);
+      });
+      expect(expected.length).toBeGreaterThan(5);
+      for (const limit of [1, 2, 3, 100]) expect(await storedOrder(db, 'p-statuses', limit, filters)).toEqual(expected);
+    }
   });
 });
