@@ -65,7 +65,9 @@ describe('a wake after a source was removed', () => {
       const { rows } = await store.query<{ n: number }>('SELECT count(*)::int AS n FROM operations');
       expect(rows[0]?.n).toBeGreaterThan(0);
       // Nothing of the removed source's is written after the wake's answer.
-      await store.query('TRUNCATE operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_counts CASCADE');
+      await store.query(
+        'TRUNCATE operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_counts CASCADE',
+      );
       await collector.wake();
       const after = await store.query<{ n: number }>('SELECT count(*)::int AS n FROM operations');
       expect(after.rows[0]?.n).toBe(0);
