@@ -63,8 +63,8 @@ function spanOf({ current, previous }: Pick<FigureConditions, 'current' | 'previ
  */
 const FIGURES_WORK_MEM = '64MB';
 
-/** One statement's counts for a key and range, and the values whose percentiles are taken here (comma-separated). */
-interface ExactPart {
+/** One statement's counts for a key and range, and what its percentiles are taken of: the values (`v,v,…`) or buckets (`b:n,…`). */
+interface FigurePart {
   key: string;
   current: boolean;
   runs: number;
@@ -75,46 +75,82 @@ interface ExactPart {
   queues: string;
 }
 
-/** The value at `share` of `sorted` by nearest rank, as percentile_disc takes it: the first with that share at or below it. */
-export function nearestRank(sorted: readonly number[], share: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.max(1, Math.ceil(share * sorted.length)) - 1] ?? null;
+/** Values with how many times each was seen, in the order they came: durations or buckets of them. */
+interface Counted {
+  values: number[];
+  counts: number[];
 }
 
-const valuesOf = (list: string): number[] => (list === '' ? [] : list.split(',').map(Number));
+/** Adds a statement's list to `into`: `value,value,…` (each seen once) or `bucket:n,bucket:n,…`. */
+function addListed(list: string, into: Counted): void {
+  if (list === '') return;
+  for (const item of list.split(',')) {
+    const colon = item.indexOf(':');
+    into.values.push(Number(colon < 0 ? item : item.slice(0, colon)));
+    into.counts.push(colon < 0 ? 1 : Number(item.slice(colon + 1)));
+  }
+}
 
-/** The parts of a read (one statement or several) added up per key and range: counts summed, values gathered. */
-function figureTally() {
-  const tally = new Map<
-    string,
-    { key: string; current: boolean; runs: number; failed: number; uncounted: number; retried: number; durations: number[]; queues: number[] }
-  >();
+const totalOf = ({ counts }: Counted) => counts.reduce((sum, n) => sum + n, 0);
+
+/**
+ * The value at each share of `counted` by nearest rank, as percentile_disc takes it (the first value with at least
+ * that share at or below it), each given as `valueOf` says (a bucket as the value it stands for).
+ */
+function nearestRanks(counted: Counted, shares: readonly number[], valueOf: (value: number) => number): (number | null)[] {
+  const total = totalOf(counted);
+  if (total === 0) return shares.map(() => null);
+  const order = counted.values.map((_, i) => i).sort((a, b) => (counted.values[a] ?? 0) - (counted.values[b] ?? 0));
+  return shares.map((share) => {
+    const rank = Math.max(1, Math.ceil(share * total));
+    let upTo = 0;
+    for (const i of order) {
+      upTo += counted.counts[i] ?? 0;
+      if (upTo >= rank) return valueOf(counted.values[i] ?? 0);
+    }
+    return null;
+  });
+}
+
+/** A key and range's parts added up. */
+type FigureSum = Omit<FigurePart, 'durations' | 'queues'> & { durations: Counted; queues: Counted };
+
+/**
+ * The parts of a read (one statement or several, cut anywhere) added up per key and range: counts summed, the
+ * durations and queues gathered, the percentiles taken once over all of them (`valueOf`: what a listed value
+ * stands for, itself for the rows' own values, a bucket's middle for the figures').
+ */
+function figureTally(valueOf: (value: number) => number) {
+  const tally = new Map<string, FigureSum>();
   return {
-    add(parts: readonly ExactPart[]): number {
+    /** Adds a statement's parts; gives how many runs they held. */
+    add(parts: readonly FigurePart[]): number {
       let runs = 0;
       for (const part of parts) {
         const id = `${part.current ? 'c' : 'p'}${part.key}`;
         let sum = tally.get(id);
         if (!sum) {
-          sum = { key: part.key, current: part.current, runs: 0, failed: 0, uncounted: 0, retried: 0, durations: [], queues: [] };
+          const empty = { runs: 0, failed: 0, uncounted: 0, retried: 0, durations: { values: [], counts: [] }, queues: { values: [], counts: [] } };
+          sum = { key: part.key, current: part.current, ...empty };
           tally.set(id, sum);
         }
         sum.runs += part.runs;
         sum.failed += part.failed;
         sum.uncounted += part.uncounted;
         sum.retried += part.retried;
-        for (const value of valuesOf(part.durations)) sum.durations.push(value);
-        for (const value of valuesOf(part.queues)) sum.queues.push(value);
+        addListed(part.durations, sum.durations);
+        addListed(part.queues, sum.queues);
         runs += part.runs;
       }
       return runs;
     },
     rows(): FigureRow[] {
       return [...tally.values()]
+        .filter((sum) => sum.runs > 0)
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.current) - Number(a.current)))
         .map((sum) => {
-          const durations = sum.durations.sort((a, b) => a - b);
-          const queues = sum.queues.sort((a, b) => a - b);
+          const [p50 = null, p95 = null] = nearestRanks(sum.durations, [0.5, 0.95], valueOf);
+          const [queueP50 = null] = nearestRanks(sum.queues, [0.5], valueOf);
           return {
             key: sum.key,
             period: sum.current ? 'current' : 'previous',
@@ -122,11 +158,11 @@ function figureTally() {
             failed: sum.failed,
             uncounted: sum.uncounted,
             retried: sum.retried,
-            p50_ms: nearestRank(durations, 0.5),
-            p95_ms: nearestRank(durations, 0.95),
-            queue_p50_ms: nearestRank(queues, 0.5),
-            queued: queues.length,
-            timed: durations.length,
+            p50_ms: p50,
+            p95_ms: p95,
+            queue_p50_ms: queueP50,
+            queued: totalOf(sum.queues),
+            timed: totalOf(sum.durations),
           };
         });
     },
@@ -208,11 +244,11 @@ function evenSlices(from: number, until: number, count: number, unit = 1): { fro
 }
 
 /** One statement of an exact read, with the memory its grouping may take. */
-function exactPart(db: Pick<Db, 'transaction'>, { text, values }: { text: string; values: SqlValue[] }): Promise<ExactPart[]> {
+function exactPart(db: Pick<Db, 'transaction'>, { text, values }: { text: string; values: SqlValue[] }): Promise<FigurePart[]> {
   return db
     .transaction(async (tx) => {
       await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
-      return tx.query<ExactPart>(text, values);
+      return tx.query<FigurePart>(text, values);
     })
     .then((result) => result.rows);
 }
@@ -235,7 +271,7 @@ export async function exactFigureRows(
   where: FigureConditions,
 ): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
-  const tally = figureTally();
+  const tally = figureTally((ms) => ms);
   const span = spanOf(where);
   const perStatement = db.heavyStatementRows;
   if (span?.from === undefined || span.to === undefined) {
@@ -260,7 +296,7 @@ export async function exactFigureRows(
   while (from < end) {
     const until = Math.min(end, from + length);
     const { text, values } = exactStatement(projectIds, groupBy, where, { from: new Date(from).toISOString(), until: new Date(until).toISOString() });
-    const runs = tally.add((await db.query<ExactPart>(text, values)).rows);
+    const runs = tally.add((await db.query<FigurePart>(text, values)).rows);
     from = until;
     // The next slice as long as should hold `perStatement` at this one's rate, at most four times longer or shorter.
     length = runs === 0 ? length * 4 : Math.min(length * 4, Math.max(length / 4, (length * perStatement) / runs));
@@ -428,89 +464,19 @@ async function dayFigureRows(
       return db
         .transaction(async (tx) => {
           await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
-          return tx.query<HistogramPart>(text, values);
+          return tx.query<FigurePart>(text, values);
         })
         .then((result) => result.rows);
     }),
     db.heavyStatementRows === undefined ? SERVER_SLICES_AT_ONCE : 1,
   );
-  const tally = new Map<
-    string,
-    {
-      key: string;
-      current: boolean;
-      runs: number;
-      failed: number;
-      uncounted: number;
-      retried: number;
-      durations: Map<number, number>;
-      queues: Map<number, number>;
-    }
-  >();
-  for (const row of parts.flat()) {
-    const id = `${row.current ? 'c' : 'p'}${row.key}`;
-    let sum = tally.get(id);
-    if (!sum) {
-      sum = { key: row.key, current: row.current, runs: 0, failed: 0, uncounted: 0, retried: 0, durations: new Map(), queues: new Map() };
-      tally.set(id, sum);
-    }
-    sum.runs += row.runs;
-    sum.failed += row.failed;
-    sum.uncounted += row.uncounted;
-    sum.retried += row.retried;
-    for (const [bucket, n] of histogramOf(row.durations)) sum.durations.set(bucket, (sum.durations.get(bucket) ?? 0) + n);
-    for (const [bucket, n] of histogramOf(row.queues)) sum.queues.set(bucket, (sum.queues.get(bucket) ?? 0) + n);
-  }
-  return [...tally.values()]
-    .filter((sum) => sum.runs > 0)
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.current) - Number(a.current)))
-    .map((sum) => {
-      const durations = [...sum.durations].filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
-      const queues = [...sum.queues].filter(([, n]) => n !== 0).sort((a, b) => a[0] - b[0]);
-      return {
-        key: sum.key,
-        period: sum.current ? 'current' : 'previous',
-        runs: sum.runs,
-        failed: sum.failed,
-        uncounted: sum.uncounted,
-        retried: sum.retried,
-        p50_ms: bucketRank(durations, 0.5),
-        p95_ms: bucketRank(durations, 0.95),
-        queue_p50_ms: bucketRank(queues, 0.5),
-        queued: durationsCount(queues),
-        timed: durationsCount(durations),
-      };
-    });
+  const tally = figureTally(bucketMs);
+  for (const rows of parts) tally.add(rows);
+  return tally.rows();
 }
 
 /** On the embedded store, a per-day figures read's days in this many statements (a project of a million operations). */
 const EMBEDDED_DAY_SLICES = 8;
-
-/** A key and range's counts from the per-day figures, and its histograms as `bucket:runs` pairs. */
-interface HistogramPart {
-  key: string;
-  current: boolean;
-  runs: number;
-  failed: number;
-  uncounted: number;
-  retried: number;
-  durations: string;
-  queues: string;
-}
-
-/** `bucket:n` pairs, the buckets in order. */
-function histogramOf(pairs: string): [number, number][] {
-  if (pairs === '') return [];
-  return pairs
-    .split(',')
-    .map((pair): [number, number] => {
-      const at = pair.indexOf(':');
-      return [Number(pair.slice(0, at)), Number(pair.slice(at + 1))];
-    })
-    .sort((a, b) => a[0] - b[0]);
-}
-
-const durationsCount = (histogram: readonly [number, number][]) => histogram.reduce((sum, [, n]) => sum + n, 0);
 
 /**
  * The value a bucket stands for (figure_bucket_ms of migration operation_day_figures): its geometric middle, within
@@ -522,19 +488,6 @@ export function bucketMs(bucket: number): number {
 
 /** figure_bucket's value for a duration of zero or less. */
 const ZERO_DURATION_BUCKET = -32767;
-
-/** The nearest rank over a histogram: the bucket holding the value at `share`, as the value it stands for. */
-function bucketRank(histogram: readonly [number, number][], share: number): number | null {
-  const total = durationsCount(histogram);
-  if (total === 0) return null;
-  const rank = Math.max(1, Math.ceil(share * total));
-  let upTo = 0;
-  for (const [bucket, n] of histogram) {
-    upTo += n;
-    if (upTo >= rank) return bucketMs(bucket);
-  }
-  return null;
-}
 
 export interface FigureReadOptions {
   /** Percentiles exact when the read's runs are at most this many (EXACT_PERCENTILE_RUNS). */
