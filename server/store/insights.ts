@@ -260,9 +260,9 @@ const FIRST_SLICE_SHARE = 1 / 256;
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range,
  * the queue's with them, every value read: percentiles exact. A group with no operation in a range has no row for
  * it. On a server, statements over SERVER_SLICES even slices of the creation times, side by side. On the embedded
- * store (`heavyStatementRows`), statements over consecutive slices
- * of the creation times, each cut to hold about that many operations from what the one before it held, so that a
- * request's read waits for one short statement at most (docs/architecture.md, "The store").
+ * store (`heavyStatementRows`), statements over consecutive slices of the creation times, each cut to hold about
+ * that many operations from what the one before it held, so that a request's read waits for one short statement at
+ * most (docs/architecture.md, "The store").
  */
 export async function exactFigureRows(
   db: Pick<Db, 'query' | 'transaction' | 'heavyStatementRows'>,
