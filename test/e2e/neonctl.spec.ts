@@ -14,7 +14,7 @@ import {
   ProjectSchema,
   ProjectsPageSchema,
 } from '../../src/api/schemas';
-import { ControlApi } from './support/api';
+import { ControlApi, untilSettled } from './support/api';
 import { clearFaults, setFaults } from './support/faults';
 import { neonctl, type Neonctl } from './support/neonctl';
 
@@ -54,22 +54,6 @@ async function personalProject(api: ControlApi): Promise<z.infer<typeof ProjectS
   const project = (await read(api, '/projects?limit=400', ProjectsPageSchema)).projects.find((p) => p.name === PERSONAL_PROJECT);
   if (!project) throw new Error(`the seed has no personal project ${PERSONAL_PROJECT}`);
   return project;
-}
-
-/** Waits until no operation of the project holds it (what would make a change answer 423). */
-async function untilSettled(api: ControlApi, projectId: string): Promise<void> {
-  const holding = async () => {
-    const { operations } = await read(api, `/projects/${projectId}/operations?limit=100`, z.object({ operations: z.array(OperationSchema) }));
-    return operations
-      .filter((op) => op.action !== 'check_availability')
-      .filter(
-        (op) =>
-          ['scheduling', 'running', 'cancelling'].includes(op.status) ||
-          (op.status === 'failed' && op.retry_at !== undefined && Date.parse(op.retry_at) > Date.now()),
-      )
-      .map((op) => `${op.action} ${op.status}`);
-  };
-  await expect.poll(holding, { timeout: 45_000 }).toEqual([]);
 }
 
 async function statusOf(request: APIRequestContext, path: string, apiKey = E2E_API_KEY): Promise<number> {

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { ControlApi, sendWhenNotBusy, type ApiProject } from './support/api';
+import { ControlApi, sendWhenNotBusy, untilSettled, type ApiProject } from './support/api';
 import { expectNoSeriousViolations } from './support/axe';
 import { clearFaults, setFaults } from './support/faults';
 import { operationsTable, projectPath } from './support/screens';
@@ -181,6 +181,8 @@ test.describe('on a laptop', () => {
     try {
       const project = await personalProject(request);
       const branchName = longName();
+      // The phone's test deletes its branch on the way out: the change below waits for that, not for 423's retries.
+      await untilSettled(new ControlApi(request, E2E_API_KEY), project.id);
       await page.goto(projectPath(project.id));
       // The history as loaded: a fresh world's personal project may have no operation yet (its first are the change's).
       await expect(page.getByRole('region', { name: 'Operations' }).getByRole('status').first()).toBeVisible();

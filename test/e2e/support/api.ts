@@ -12,6 +12,8 @@ export interface ApiOperation {
   created_at: string;
   updated_at: string;
   total_duration_ms: number;
+  /** When a failed operation is tried again, if it will be. */
+  retry_at?: string;
 }
 
 export interface ApiProject {
@@ -175,6 +177,24 @@ const STATUS_LABELS: Record<string, string> = {
 
 export function expectedLabel(status: string): string {
   return STATUS_LABELS[status] ?? status;
+}
+
+/**
+ * Waits until no operation of the project holds it (what would make a change answer 423): none scheduling, running or
+ * cancelling, none failed with a retry still to come. For a test whose change is not about a busy project, started
+ * after a spec that left one (a branch it deleted on the way out).
+ */
+export async function untilSettled(api: ControlApi, projectId: string): Promise<void> {
+  const holding = async () =>
+    (await api.get<OperationsPage>(`/projects/${encodeURIComponent(projectId)}/operations`, { limit: 100 })).operations
+      .filter((op) => op.action !== 'check_availability')
+      .filter(
+        (op) =>
+          ['scheduling', 'running', 'cancelling'].includes(op.status) ||
+          (op.status === 'failed' && op.retry_at !== undefined && Date.parse(op.retry_at) > Date.now()),
+      )
+      .map((op) => `${op.action} ${op.status}`);
+  await expect.poll(holding, { timeout: 45_000 }).toEqual([]);
 }
 
 /**
