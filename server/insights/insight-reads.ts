@@ -78,9 +78,8 @@ export async function readOverview(
     : [];
   const names = new Map(projects.map((p) => [p.id, p.name]));
   const seen = rowsOf(rows, (id) => names.get(id) ?? id);
-  const quiet = projects
-    .filter((p) => !seen.some((row) => row.key === p.id))
-    .map((p) => ({ key: p.id, name: p.name, current: NO_FIGURES, previous: NO_FIGURES }));
+  const counted = new Set(seen.map((row) => row.key));
+  const quiet = projects.filter((p) => !counted.has(p.id)).map((p) => ({ key: p.id, name: p.name, current: NO_FIGURES, previous: NO_FIGURES }));
   return { range, projects: [...seen, ...quiet.sort((a, b) => a.name.localeCompare(b.name))], ownKeyKept };
 }
 

@@ -75,38 +75,81 @@ interface FigurePart {
   queues: string;
 }
 
-/** Values with how many times each was seen, in the order they came: durations or buckets of them. */
+/**
+ * Values gathered from statements' lists: those seen once (the rows' own durations) apart, those seen n times (the
+ * figures' buckets) with their counts; each in the order they came.
+ */
 interface Counted {
+  once: number[];
   values: number[];
   counts: number[];
+}
+
+const noneCounted = (): Counted => ({ once: [], values: [], counts: [] });
+
+/**
+ * The numbers of `value,value,…` onto `into`: whole numbers read digit by digit (a duration in milliseconds), any
+ * other (a queue's fraction of a millisecond) by Number. Hundreds of thousands over every project's window: no
+ * string is made for a whole number.
+ */
+function addValues(list: string, into: number[]): void {
+  let start = 0;
+  while (start < list.length) {
+    let end = list.indexOf(',', start);
+    if (end < 0) end = list.length;
+    let value = 0;
+    let whole = end > start;
+    for (let at = start; at < end && whole; at++) {
+      const digit = list.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) whole = false;
+      else value = value * 10 + digit;
+    }
+    into.push(whole ? value : Number(list.slice(start, end)));
+    start = end + 1;
+  }
 }
 
 /** Adds a statement's list to `into`: `value,value,…` (each seen once) or `bucket:n,bucket:n,…`. */
 function addListed(list: string, into: Counted): void {
   if (list === '') return;
+  if (!list.includes(':')) {
+    addValues(list, into.once);
+    return;
+  }
   for (const item of list.split(',')) {
     const colon = item.indexOf(':');
-    into.values.push(Number(colon < 0 ? item : item.slice(0, colon)));
-    into.counts.push(colon < 0 ? 1 : Number(item.slice(colon + 1)));
+    if (colon < 0) into.once.push(Number(item));
+    else {
+      into.values.push(Number(item.slice(0, colon)));
+      into.counts.push(Number(item.slice(colon + 1)));
+    }
   }
 }
 
-const totalOf = ({ counts }: Counted) => counts.reduce((sum, n) => sum + n, 0);
+const totalOf = ({ once, counts }: Counted) => counts.reduce((sum, n) => sum + n, once.length);
 
 /**
  * The value at each share of `counted` by nearest rank, as percentile_disc takes it (the first value with at least
- * that share at or below it), each given as `valueOf` says (a bucket as the value it stands for).
+ * that share at or below it), each given as `valueOf` says (a bucket as the value it stands for). Values seen once
+ * only are sorted as numbers in place (a typed array's own sort) and the rank read off; with counts, the values are
+ * walked in order adding them up.
  */
 function nearestRanks(counted: Counted, shares: readonly number[], valueOf: (value: number) => number): (number | null)[] {
   const total = totalOf(counted);
   if (total === 0) return shares.map(() => null);
-  const order = counted.values.map((_, i) => i).sort((a, b) => (counted.values[a] ?? 0) - (counted.values[b] ?? 0));
-  return shares.map((share) => {
-    const rank = Math.max(1, Math.ceil(share * total));
+  const ranks = shares.map((share) => Math.max(1, Math.ceil(share * total)));
+  if (counted.values.length === 0) {
+    const sorted = new Float64Array(counted.once).sort();
+    return ranks.map((rank) => valueOf(sorted[rank - 1] ?? 0));
+  }
+  const values = [...counted.values, ...counted.once];
+  const counts = [...counted.counts, ...counted.once.map(() => 1)];
+  const order = values.map((_, i) => i).sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0));
+  return ranks.map((rank) => {
     let upTo = 0;
     for (const i of order) {
-      upTo += counted.counts[i] ?? 0;
-      if (upTo >= rank) return valueOf(counted.values[i] ?? 0);
+      upTo += counts[i] ?? 0;
+      if (upTo >= rank) return valueOf(values[i] ?? 0);
     }
     return null;
   });
@@ -130,7 +173,7 @@ function figureTally(valueOf: (value: number) => number) {
         const id = `${part.current ? 'c' : 'p'}${part.key}`;
         let sum = tally.get(id);
         if (!sum) {
-          const empty = { runs: 0, failed: 0, uncounted: 0, retried: 0, durations: { values: [], counts: [] }, queues: { values: [], counts: [] } };
+          const empty = { runs: 0, failed: 0, uncounted: 0, retried: 0, durations: noneCounted(), queues: noneCounted() };
           sum = { key: part.key, current: part.current, ...empty };
           tally.set(id, sum);
         }

@@ -390,6 +390,27 @@ describe.each(DRIVERS)('the queue kept on each operation on %s', (driver) => {
     expect(compute?.current.queueP50Ms).toBe(3_000);
   });
 
+  it('takes a queue to the millisecond, whatever its value looks like in the statement (4.001 s)', async () => {
+    const project = 'p-queue-ms';
+    for (const [id, queueMs] of [
+      ['a second and a half', 1_500],
+      ['four seconds and a millisecond', 4_001],
+      ['nine seconds', 9_000],
+    ] as const) {
+      for (const [status, seenAfter] of [
+        ['scheduling', 1_000],
+        ['running', 1_000 + queueMs],
+      ] as const) {
+        const op = operation(id, { project_id: project, action: 'start_compute', status, created_at: iso(NOW - DAY) });
+        await upsertOperations(db, project, [{ operation: op, body: op }], new Date(NOW - DAY + seenAfter), false);
+      }
+    }
+    const insights = await readProjectInsights(db, { id: project, name: 'queue to the millisecond' }, { backfilled: true, lastReadAt: null }, '7d', NOW, true);
+    const compute = insights.actions.find((row) => row.key === 'start_compute');
+    expect(compute?.current.queued).toBe(3);
+    expect(compute?.current.queueP50Ms).toBeCloseTo(4_001, 6);
+  });
+
   it('fills the sightings of operations kept before its migration from their transitions', async () => {
     const before = await sightings();
     // The store as it was before migration 008: no columns, 006's indexes, not recorded.
