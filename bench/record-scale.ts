@@ -159,7 +159,7 @@ async function seedSource(db: Queryable, now: Date, projectIds: readonly string[
  * ids would be inserted all over its tree): dropped before the load and made again after it from their own
  * definitions, so the store ends with the schema the migrations give, built once rather than row by row.
  */
-async function setIndexesAside(db: Pick<Db, 'query' | 'transaction'>): Promise<() => Promise<void>> {
+async function setIndexesAside(db: Pick<Db, 'query' | 'transaction'>, builders: readonly SeedingDb[]): Promise<() => Promise<void>> {
   const { rows: indexes } = await db.query<{ name: string; definition: string }>(
     `SELECT indexname AS name, indexdef AS definition FROM pg_indexes
      WHERE schemaname = current_schema() AND tablename IN ('operations', 'operation_transitions')
@@ -174,14 +174,15 @@ async function setIndexesAside(db: Pick<Db, 'query' | 'transaction'>): Promise<(
   for (const key of keys) await db.query(`ALTER TABLE operations DROP CONSTRAINT ${key.name}`);
   // Each build sorts its table's entries: in memory, with Postgres' parallel workers, rather than in the default
   // 64 MB's many runs on disk (what a database's administrator sets for a bulk load).
-  const build = (statement: string) =>
-    db.transaction(async (tx) => {
+  const build = (builder: SeedingDb, statement: string) =>
+    builder.transaction(async (tx) => {
       await tx.query("SELECT set_config('maintenance_work_mem', '1GB', true)");
       await tx.query(statement);
     });
   return async () => {
-    for (const key of keys) await build(`ALTER TABLE operations ADD CONSTRAINT ${key.name} ${key.definition}`);
-    for (const index of indexes) await build(index.definition);
+    // The key and the indexes, one per connection at a time: each build's sort is one process's, a core each.
+    const statements = [...keys.map((key) => `ALTER TABLE operations ADD CONSTRAINT ${key.name} ${key.definition}`), ...indexes.map((i) => i.definition)];
+    await eachOver(builders, statements, build);
     // Building an index counts the table's rows for the planner, which a store written row by row has only once
     // it is analyzed (autovacuum on Postgres, the console's upkeep on PGlite): forgotten again, as it stood.
     await db.query(
@@ -200,23 +201,52 @@ async function fillDayFigures(db: Pick<Db, 'transaction'>): Promise<void> {
   );
 }
 
-/** Seeds `total` operations ending at `now`; returns how many transitions were recorded. */
-export async function seed(db: Pick<Db, 'query' | 'transaction'>, total: number, now: Date, progress: (done: number) => void): Promise<number> {
+/** A connection the seed writes over. */
+export type SeedingDb = Pick<Db, 'query' | 'transaction'>;
+
+/** `work` done for every item, each connection of `over` taking the next item as it finishes one. */
+async function eachOver<T>(over: readonly SeedingDb[], items: readonly T[], work: (db: SeedingDb, item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    over.map(async (db) => {
+      while (next < items.length) {
+        const item = items[next++] as T;
+        await work(db, item);
+      }
+    }),
+  );
+}
+
+const secondsSince = (started: number) => `${((performance.now() - started) / 1_000).toFixed(0)} s`;
+
+/**
+ * Seeds `total` operations ending at `now` over the connections `dbs` (the first one for what is done once), the
+ * chunks and the index builds shared among them; returns how many transitions were recorded. Each chunk's random
+ * numbers are seeded by its place, so the store is the same over one connection or several.
+ */
+export async function seed(dbs: readonly [SeedingDb, ...SeedingDb[]], total: number, now: Date, progress: (done: number) => void): Promise<number> {
+  const [db] = dbs;
   const projectIds = projectIdsOf(projectsFor(total));
   await seedSource(db, now, projectIds);
   const span = YEARS * 365 * 86_400;
   const start = now.getTime() / 1_000 - span;
-  const restoreIndexes = process.env.BENCH_SCALE_KEEP_INDEXES ? () => Promise.resolve() : await setIndexesAside(db);
-  for (let lo = 0; lo < total; lo += CHUNK) {
+  const restoreIndexes = process.env.BENCH_SCALE_KEEP_INDEXES ? () => Promise.resolve() : await setIndexesAside(db, dbs);
+  const chunks = Array.from({ length: Math.ceil(total / CHUNK) }, (_, i) => i * CHUNK);
+  let done = 0;
+  const rowsStarted = performance.now();
+  await eachOver(dbs, chunks, async (over, lo) => {
     const hi = Math.min(total, lo + CHUNK);
-    await db.transaction(async (tx) => {
+    await over.transaction(async (tx) => {
       await tx.query('SELECT setseed($1)', [lo / total / 2]);
       await tx.query(SEED_CHUNK, [lo, hi, total, span, ACTIONS, projectIds, start, now]);
     });
-    progress(hi);
-  }
-  console.log('  building the indexes…');
+    done += hi - lo;
+    progress(done);
+  });
+  console.log(`  rows written over ${dbs.length} connection(s): ${secondsSince(rowsStarted)}; building the indexes…`);
+  const indexesStarted = performance.now();
   await restoreIndexes();
+  console.log(`  indexes built: ${secondsSince(indexesStarted)}`);
   await fillDayFigures(db);
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM operation_transitions', []);
   return rows[0]?.n ?? 0;
@@ -418,7 +448,7 @@ async function onPglite(total: number, now: Date): Promise<{ result: ScaleStoreR
     try {
       const started = performance.now();
       const held = await heldRows(db);
-      const transitions = held.operations > 0 ? held.transitions : await seed(db, total, now, progressLine('pglite', total, started));
+      const transitions = held.operations > 0 ? held.transitions : await seed([db], total, now, progressLine('pglite', total, started));
       if (held.operations > 0) console.log(`  pglite: ${held.operations.toLocaleString('en')} operations kept in ${dataDir}, not seeded again`);
       const seedMs = held.operations > 0 ? NaN : performance.now() - started;
       // PGlite has no autovacuum: the console's upkeep vacuums and analyzes the record after a backfill, timed here.
@@ -480,14 +510,17 @@ async function onPostgres(total: number, now: Date): Promise<{ result: ScaleStor
       let transitions = held.transitions;
       if (held.operations > 0) console.log(`  postgres: ${held.operations.toLocaleString('en')} operations kept, not seeded again`);
       else {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
+        // A connection per core: each chunk's statement and each index build is one process's work.
+        const clients = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })] as const;
+        await Promise.all(clients.map((client) => client.connect()));
         try {
-          transitions = await seed(seedingClient(client), total, now, progressLine('postgres', total, started));
+          transitions = await seed([seedingClient(clients[0]), seedingClient(clients[1])], total, now, progressLine('postgres', total, started));
           // What autovacuum does after a load like this (insert-driven vacuum, then analyze), done now rather than waited for.
-          await client.query('VACUUM ANALYZE');
+          const vacuumStarted = performance.now();
+          await clients[0].query('VACUUM ANALYZE');
+          console.log(`  vacuumed and analyzed: ${secondsSince(vacuumStarted)}`);
         } finally {
-          await client.end();
+          await Promise.all(clients.map((client) => client.end()));
         }
       }
       const seedMs = held.operations > 0 ? NaN : performance.now() - started;
