@@ -190,7 +190,7 @@ function figureTally(valueOf: (value: number) => number) {
     rows(): FigureRow[] {
       return [...tally.values()]
         .filter((sum) => sum.runs > 0)
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.current) - Number(a.current)))
+        .sort(byKeyThenPeriod)
         .map((sum) => {
           const [p50 = null, p95 = null] = nearestRanks(sum.durations, [0.5, 0.95], valueOf);
           const [queueP50 = null] = nearestRanks(sum.queues, [0.5], valueOf);
@@ -213,16 +213,16 @@ function figureTally(valueOf: (value: number) => number) {
 }
 
 /**
- * The statement of an exact read over `projectIds`' operations created in either range, or in `slice` of them (a
- * range of creation times, its end excluded), over the window's index (operations_window): per key and range, the
- * counts, and the durations and queues themselves, whose percentiles figureTally takes.
+ * The operations an exact read takes, as a subquery `o`: `projectIds`' operations created in either range, or in
+ * `slice` of them (a range of creation times, its end excluded), over the window's index (operations_window), each
+ * with its key, its range and the conditions it meets.
  */
-function exactStatement(
+function exactSource(
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
   where: FigureConditions,
   slice: { from: string; until: string } | undefined,
-): { text: string; values: SqlValue[] } {
+): { source: string; values: SqlValue[] } {
   const key = groupBy === 'project' ? 'project_id' : 'action';
   const values: SqlValue[] = [projectIds];
   const condition = conditions(values);
@@ -241,17 +241,60 @@ function exactStatement(
   }
   // The queue of an operation seen waiting and then running (the waiting first): between the first sighting of each,
   // which upsertOperations keeps on the operation (migration 008), turned into milliseconds only for those.
-  const text = `SELECT key, current, count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed,
-       count(*) FILTER (WHERE uncounted)::int AS uncounted, count(*) FILTER (WHERE retried)::int AS retried,
-       coalesce(string_agg(total_duration_ms::text, ',') FILTER (WHERE finished), '') AS durations,
-       coalesce(string_agg((extract(epoch FROM queue)::float8 * 1000)::text, ',') FILTER (WHERE queued), '') AS queues
-     FROM (
+  const source = `(
        SELECT ${key} AS key, ${current} AS current, ${failed} AS failed, ${uncounted} AS uncounted,
          ${finished} AND total_duration_ms IS NOT NULL AS finished, total_duration_ms, coalesce(failures_count > 0, false) AS retried,
          running_seen_at - waiting_seen_at AS queue, running_seen_at >= waiting_seen_at AS queued
        FROM operations WHERE project_id = ANY($1::text[]) AND (${current} OR ${previous})${within}
-     ) o
+     ) o`;
+  return { source, values };
+}
+
+/** Per key and range: the counts of an exact read's operations. */
+const EXACT_COUNTS = `key, current, count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed,
+       count(*) FILTER (WHERE uncounted)::int AS uncounted, count(*) FILTER (WHERE retried)::int AS retried`;
+
+/** A queue in milliseconds, as a number (the one expression both kinds of exact read take it by). */
+const QUEUE_MS = '(extract(epoch FROM queue)::float8 * 1000)';
+
+/**
+ * The statement of an exact read (exactSource) whose percentiles are taken in Node, over this and other statements'
+ * parts: per key and range, the counts, and the durations and queues themselves, which figureTally gathers.
+ */
+function exactStatement(
+  projectIds: readonly string[],
+  groupBy: 'project' | 'action',
+  where: FigureConditions,
+  slice: { from: string; until: string } | undefined,
+): { text: string; values: SqlValue[] } {
+  const { source, values } = exactSource(projectIds, groupBy, where, slice);
+  const text = `SELECT ${EXACT_COUNTS},
+       coalesce(string_agg(total_duration_ms::text, ',') FILTER (WHERE finished), '') AS durations,
+       coalesce(string_agg(${QUEUE_MS}::text, ',') FILTER (WHERE queued), '') AS queues
+     FROM ${source}
      GROUP BY key, current`;
+  return { text, values };
+}
+
+/** A key and range's figures as a statement gives them whole, its percentiles taken by Postgres. */
+type WholeFigureRow = Omit<FigureRow, 'period'> & { current: boolean };
+
+/**
+ * The statement of an exact read (exactSource) holding every operation of each of its keys, so that Postgres takes
+ * their percentiles itself, as nearestRanks does (percentile_disc: the first value with at least that share at or
+ * below it), and nothing is listed to Node.
+ */
+function wholeStatement(projectIds: readonly string[], where: FigureConditions): { text: string; values: SqlValue[] } {
+  const { source, values } = exactSource(projectIds, 'project', where, undefined);
+  const text = `SELECT key, current, runs, failed, uncounted, retried, durations[1] AS p50_ms, durations[2] AS p95_ms,
+       queue_p50_ms, timed, queued
+     FROM (
+       SELECT ${EXACT_COUNTS}, count(*) FILTER (WHERE finished)::int AS timed, count(*) FILTER (WHERE queued)::int AS queued,
+         percentile_disc(ARRAY[0.5, 0.95]::float8[]) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS durations,
+         percentile_disc(0.5) WITHIN GROUP (ORDER BY ${QUEUE_MS}) FILTER (WHERE queued) AS queue_p50_ms
+       FROM ${source}
+       GROUP BY key, current
+     ) f`;
   return { text, values };
 }
 
@@ -286,14 +329,59 @@ function evenSlices(from: number, until: number, count: number, unit = 1): { fro
   return slices;
 }
 
-/** One statement of an exact read, with the memory its grouping may take. */
-function exactPart(db: Pick<Db, 'transaction'>, { text, values }: { text: string; values: SqlValue[] }): Promise<FigurePart[]> {
+/** One statement of a figures read, with the memory its grouping may take. */
+function figuresPart<R>(db: Pick<Db, 'transaction'>, { text, values }: { text: string; values: SqlValue[] }): Promise<R[]> {
   return db
     .transaction(async (tx) => {
       await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
-      return tx.query<FigurePart>(text, values);
+      return tx.query<R>(text, values);
     })
     .then((result) => result.rows);
+}
+
+/**
+ * `projectIds` cut into at most `count` groups holding about as many operations each (operation_counts: a few rows
+ * a project), the largest project first into the group holding fewest so far.
+ */
+async function projectGroups(db: Pick<Db, 'query'>, projectIds: readonly string[], count: number): Promise<string[][]> {
+  const { rows } = await db.query<{ project_id: string; operations: number }>(
+    'SELECT project_id, sum(operations)::float8 AS operations FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id',
+    [projectIds],
+  );
+  const size = new Map(rows.map((row) => [row.project_id, row.operations]));
+  const groups = Array.from({ length: Math.min(count, projectIds.length) }, () => ({ ids: [] as string[], operations: 0 }));
+  for (const id of [...projectIds].sort((a, b) => (size.get(b) ?? 0) - (size.get(a) ?? 0))) {
+    const fewest = groups.reduce((least, group) =>
+      group.operations < least.operations || (group.operations === least.operations && group.ids.length < least.ids.length) ? group : least,
+    );
+    fewest.ids.push(id);
+    fewest.operations += size.get(id) ?? 0;
+  }
+  return groups.map((group) => group.ids);
+}
+
+/** Figure rows in one order whatever read gave them: by key, this window's before the one before. */
+function byKeyThenPeriod(a: { key: string; current: boolean }, b: { key: string; current: boolean }): number {
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : Number(b.current) - Number(a.current);
+}
+
+/**
+ * On a server, an exact read grouped by project: the projects cut into SERVER_SLICES groups of about as many
+ * operations, one statement a group, SERVER_SLICES_AT_ONCE side by side, each taking its projects' percentiles
+ * itself (wholeStatement). Cut by time instead, each project's values had to be listed to Node to be gathered there:
+ * at ten million operations, a third of `/insights`' time (docs/benchmarks.md, "Ten million operations").
+ */
+async function exactRowsByProjects(db: Pick<Db, 'query' | 'transaction'>, projectIds: readonly string[], where: FigureConditions): Promise<FigureRow[]> {
+  const groups = await projectGroups(db, projectIds, SERVER_SLICES);
+  const parts = await inTurns(
+    groups.map((ids) => () => figuresPart<WholeFigureRow>(db, wholeStatement(ids, where))),
+    SERVER_SLICES_AT_ONCE,
+  );
+  return parts
+    .flat()
+    .filter((row) => row.runs > 0)
+    .sort(byKeyThenPeriod)
+    .map(({ current, ...row }) => ({ ...row, period: current ? 'current' : 'previous' }));
 }
 
 /** How a sliced read's first statement is cut: this share of the span (at least a second). */
@@ -302,10 +390,11 @@ const FIRST_SLICE_SHARE = 1 / 256;
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range,
  * the queue's with them, every value read: percentiles exact. A group with no operation in a range has no row for
- * it. On a server, statements over SERVER_SLICES even slices of the creation times, side by side. On the embedded
- * store (`heavyStatementRows`), statements over consecutive slices of the creation times, each cut to hold about
- * that many operations from what the one before it held, so that a request's read waits for one short statement at
- * most (docs/architecture.md, "The store").
+ * it. On a server, grouped by project, statements over groups of the projects (exactRowsByProjects); grouped by
+ * action (or of one project), statements over SERVER_SLICES even slices of the creation times, side by side. On the
+ * embedded store (`heavyStatementRows`), statements over consecutive slices of the creation times, each cut to hold
+ * about that many operations from what the one before it held, so that a request's read waits for one short
+ * statement at most (docs/architecture.md, "The store").
  */
 export async function exactFigureRows(
   db: Pick<Db, 'query' | 'transaction' | 'heavyStatementRows'>,
@@ -314,11 +403,12 @@ export async function exactFigureRows(
   where: FigureConditions,
 ): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
+  const perStatement = db.heavyStatementRows;
+  if (perStatement === undefined && groupBy === 'project' && projectIds.length > 1) return exactRowsByProjects(db, projectIds, where);
   const tally = figureTally((ms) => ms);
   const span = spanOf(where);
-  const perStatement = db.heavyStatementRows;
   if (span?.from === undefined || span.to === undefined) {
-    tally.add(await exactPart(db, exactStatement(projectIds, groupBy, where, undefined)));
+    tally.add(await figuresPart<FigurePart>(db, exactStatement(projectIds, groupBy, where, undefined)));
     return tally.rows();
   }
   if (perStatement === undefined) {
@@ -327,7 +417,7 @@ export async function exactFigureRows(
       until: new Date(slice.until).toISOString(),
     }));
     for (const parts of await inTurns(
-      slices.map((slice) => () => exactPart(db, exactStatement(projectIds, groupBy, where, slice))),
+      slices.map((slice) => () => figuresPart<FigurePart>(db, exactStatement(projectIds, groupBy, where, slice))),
       SERVER_SLICES_AT_ONCE,
     ))
       tally.add(parts);
@@ -502,15 +592,7 @@ async function dayFigureRows(
     ...(current.edges.length + previous.edges.length > 0 ? ['edges' as const] : []),
   ];
   const parts = await inTurns(
-    sources.map((source) => () => {
-      const { text, values } = dayPartStatement(projectIds, groupBy, where, current, previous, source);
-      return db
-        .transaction(async (tx) => {
-          await tx.query("SELECT set_config('work_mem', $1, true)", [FIGURES_WORK_MEM]);
-          return tx.query<FigurePart>(text, values);
-        })
-        .then((result) => result.rows);
-    }),
+    sources.map((source) => () => figuresPart<FigurePart>(db, dayPartStatement(projectIds, groupBy, where, current, previous, source))),
     db.heavyStatementRows === undefined ? SERVER_SLICES_AT_ONCE : 1,
   );
   const tally = figureTally(bucketMs);

@@ -409,6 +409,29 @@ describe.each(DRIVERS)('the queue kept on each operation on %s', (driver) => {
     const compute = insights.actions.find((row) => row.key === 'start_compute');
     expect(compute?.current.queued).toBe(3);
     expect(compute?.current.queueP50Ms).toBeCloseTo(4_001, 6);
+    // Across projects, however the read is cut: a statement per group of projects taking their percentiles itself
+    // (a server's, heavyStatementRows unset), or slices of time whose values are gathered in Node (2 a statement).
+    for (const [how, read] of [
+      ['as the store reads', db],
+      ['by groups of projects', cutDb(db, undefined).db],
+      ['by slices of time', cutDb(db, 2).db],
+    ] as const) {
+      const overview = await readOverview(
+        read,
+        [
+          { id: project, name: 'queue to the millisecond' },
+          { id: QUEUE_PROJECT, name: 'queue' },
+        ],
+        '7d',
+        NOW,
+        true,
+      );
+      const byKey = new Map(overview.projects.map((row) => [row.key, row.current]));
+      expect(byKey.get(project)?.queued, how).toBe(3);
+      expect(byKey.get(project)?.queueP50Ms, how).toBeCloseTo(4_001, 6);
+      expect(byKey.get(QUEUE_PROJECT)?.queued, how).toBe(2);
+      expect(byKey.get(QUEUE_PROJECT)?.queueP50Ms, how).toBe(3_000);
+    }
   });
 
   it('fills the sightings of operations kept before its migration from their transitions', async () => {
