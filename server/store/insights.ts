@@ -339,16 +339,24 @@ function figuresPart<R>(db: Pick<Db, 'transaction'>, { text, values }: { text: s
     .then((result) => result.rows);
 }
 
-/**
- * `projectIds` cut into at most `count` groups holding about as many operations each (operation_counts: a few rows
- * a project), the largest project first into the group holding fewest so far.
- */
-async function projectGroups(db: Pick<Db, 'query'>, projectIds: readonly string[], count: number): Promise<string[][]> {
-  const { rows } = await db.query<{ project_id: string; operations: number }>(
-    'SELECT project_id, sum(operations)::float8 AS operations FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id',
-    [projectIds],
+/** How many operations each of `projectIds` holds (operation_counts: a few rows each); one holding none is left out. */
+async function projectSizes(db: Pick<Db, 'transaction'>, projectIds: readonly string[]): Promise<ProjectSizes> {
+  const { rows } = await db.transaction((tx) =>
+    tx.query<{ project_id: string; operations: number }>(
+      'SELECT project_id, sum(operations)::float8 AS operations FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id',
+      [projectIds],
+    ),
   );
-  const size = new Map(rows.map((row) => [row.project_id, row.operations]));
+  return new Map(rows.map((row) => [row.project_id, row.operations]));
+}
+
+type ProjectSizes = ReadonlyMap<string, number>;
+
+/**
+ * `projectIds` cut into at most `count` groups holding about as many operations each (`size`), the largest project
+ * first into the group holding fewest so far.
+ */
+function projectGroups(projectIds: readonly string[], size: ProjectSizes, count: number): string[][] {
   const groups = Array.from({ length: Math.min(count, projectIds.length) }, () => ({ ids: [] as string[], operations: 0 }));
   for (const id of [...projectIds].sort((a, b) => (size.get(b) ?? 0) - (size.get(a) ?? 0))) {
     const fewest = groups.reduce((least, group) =>
@@ -371,8 +379,13 @@ function byKeyThenPeriod(a: { key: string; current: boolean }, b: { key: string;
  * itself (wholeStatement). Cut by time instead, each project's values had to be listed to Node to be gathered there:
  * at ten million operations, a third of `/insights`' time (docs/benchmarks.md, "Ten million operations").
  */
-async function exactRowsByProjects(db: Pick<Db, 'query' | 'transaction'>, projectIds: readonly string[], where: FigureConditions): Promise<FigureRow[]> {
-  const groups = await projectGroups(db, projectIds, SERVER_SLICES);
+async function exactRowsByProjects(
+  db: Pick<Db, 'transaction'>,
+  projectIds: readonly string[],
+  where: FigureConditions,
+  sizes: ProjectSizes | undefined,
+): Promise<FigureRow[]> {
+  const groups = projectGroups(projectIds, sizes ?? (await projectSizes(db, projectIds)), SERVER_SLICES);
   const parts = await inTurns(
     groups.map((ids) => () => figuresPart<WholeFigureRow>(db, wholeStatement(ids, where))),
     SERVER_SLICES_AT_ONCE,
@@ -394,17 +407,19 @@ const FIRST_SLICE_SHARE = 1 / 256;
  * action (or of one project), statements over SERVER_SLICES even slices of the creation times, side by side. On the
  * embedded store (`heavyStatementRows`), statements over consecutive slices of the creation times, each cut to hold
  * about that many operations from what the one before it held, so that a request's read waits for one short
- * statement at most (docs/architecture.md, "The store").
+ * statement at most (docs/architecture.md, "The store"). `sizes`: each project's operations, when the caller has
+ * read them already (projectSizes).
  */
 export async function exactFigureRows(
   db: Pick<Db, 'query' | 'transaction' | 'heavyStatementRows'>,
   projectIds: readonly string[],
   groupBy: 'project' | 'action',
   where: FigureConditions,
+  sizes?: ProjectSizes,
 ): Promise<FigureRow[]> {
   if (projectIds.length === 0) return [];
   const perStatement = db.heavyStatementRows;
-  if (perStatement === undefined && groupBy === 'project' && projectIds.length > 1) return exactRowsByProjects(db, projectIds, where);
+  if (perStatement === undefined && groupBy === 'project' && projectIds.length > 1) return exactRowsByProjects(db, projectIds, where, sizes);
   const tally = figureTally((ms) => ms);
   const span = spanOf(where);
   if (span?.from === undefined || span.to === undefined) {
@@ -621,18 +636,6 @@ export interface FigureReadOptions {
   figuresFrom?: number;
 }
 
-/** The projects among `projectIds` holding at least `least` operations (operation_counts: a few rows each). */
-async function bigProjects(db: Pick<Db, 'transaction'>, projectIds: readonly string[], least: number): Promise<Set<string>> {
-  if (least <= 0) return new Set(projectIds);
-  const { rows } = await db.transaction((tx) =>
-    tx.query<{ project_id: string }>(
-      'SELECT project_id FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id HAVING sum(operations) >= $2',
-      [projectIds, least],
-    ),
-  );
-  return new Set(rows.map((row) => row.project_id));
-}
-
 /**
  * The figures of `projectIds`' operations created in either range, grouped by project or by action and by range
  * (docs/insights.md, "Per-day figures"). A project holding `figuresFrom` operations or more: counts exactly as the
@@ -653,18 +656,20 @@ export async function figureRows(
   const current = splitDays(where.current);
   const previous = splitDays(where.previous);
   if (!current || !previous) return exactFigureRows(db, projectIds, groupBy, where);
-  const big = await bigProjects(db, projectIds, figuresFrom);
+  // Each project's size, read once: which projects are big, and how the exact read of the rest is cut.
+  const sizes = await projectSizes(db, projectIds);
+  const big = new Set(figuresFrom <= 0 ? projectIds : projectIds.filter((id) => (sizes.get(id) ?? 0) >= figuresFrom));
   // Grouped by action, the projects' rows share keys: one source for all of them.
   const fromFigures = groupBy === 'action' ? (big.size > 0 ? [...projectIds] : []) : projectIds.filter((id) => big.has(id));
-  if (fromFigures.length === 0) return exactFigureRows(db, projectIds, groupBy, where);
+  if (fromFigures.length === 0) return exactFigureRows(db, projectIds, groupBy, where, sizes);
   const chosen = new Set(fromFigures);
   const rest = projectIds.filter((id) => !chosen.has(id));
   // On a server the two reads go side by side; on the embedded store, one statement at a time anyway.
   const [rows, restRows] = await Promise.all([
     dayFigureRows(db, fromFigures, groupBy, where, current, previous),
-    rest.length > 0 ? exactFigureRows(db, rest, groupBy, where) : Promise.resolve([]),
+    rest.length > 0 ? exactFigureRows(db, rest, groupBy, where, sizes) : Promise.resolve([]),
   ]);
   const runs = rows.reduce((sum, row) => sum + row.runs, 0);
-  if (runs <= exactUpTo) return [...restRows, ...(await exactFigureRows(db, fromFigures, groupBy, where))];
+  if (runs <= exactUpTo) return [...restRows, ...(await exactFigureRows(db, fromFigures, groupBy, where, sizes))];
   return [...rows, ...restRows];
 }
