@@ -14,7 +14,10 @@ import type { WalkResult } from './walk';
 export const TARGET_INITIAL_JS_KIB = 120;
 /** The console's deep link against its own rendered page served as a file: the server's part (docs/rendering.md). */
 export const TARGET_SERVER_RATIO = 1.25;
-/** The rendered page as a file against a bare table of the same rows as a file: the page's weight. */
+/**
+ * The rendered page as a file against a bare table of the same rows as a file, both with the console's headers: the
+ * page's weight (the headers' own cost, a renderer of its own for COOP, is in neither ratio's target).
+ */
 export const TARGET_PAGE_RATIO = 2;
 /** Activity opened in a fresh session: its first live row within this many milliseconds. */
 export const TARGET_ACTIVITY_FIRST_ROW_MS = 3_000;
@@ -42,8 +45,10 @@ export interface FirstRows {
     /** (a)/(b): what the server adds to its own page. */
     serverRatio: number;
     targetServerRatio: number;
-    /** (b)/(c): what the page's weight costs against the bare table. */
+    /** (b)/(c'): what the page's weight costs against the bare table, both with the console's headers. */
     pageRatio: number;
+    /** (b)/(c): the same against the plain bare table, the headers' cost in it too (runs before 2026-12-04 have none). */
+    plainPageRatio?: number;
     targetPageRatio: number;
     runs: number;
     warmups: number;
@@ -139,7 +144,7 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
     ]);
     lines.push([
       'First row: its page as a file / bare table',
-      `${fixed(firstRow.pageRatio, 2)} (${fixed(firstRow.fileMedianMs)} / ${fixed(firstRow.staticMedianMs)} ms)`,
+      `${fixed(firstRow.pageRatio, 2)} (${fixed(firstRow.fileMedianMs)} / ${fixed(firstRow.plainPageRatio === undefined ? firstRow.staticMedianMs : firstRow.staticHeadersMedianMs)} ms)`,
       `≤ ${firstRow.targetPageRatio.toFixed(2)}`,
       firstRow.pageRatio <= firstRow.targetPageRatio,
     ]);
@@ -231,7 +236,7 @@ function firstRowSection({ firstRow, project }: BenchRecord): string[] {
       `target ≤ ${firstRow.targetServerRatio.toFixed(2)}: ${verdict(firstRow.serverRatio <= firstRow.targetServerRatio)}`,
     ],
     [
-      '(b)/(c): the page',
+      firstRow.plainPageRatio === undefined ? '(b)/(c): the page' : "(b)/(c'): the page, both with the console's headers",
       fixed(firstRow.pageRatio, 2),
       `target ≤ ${firstRow.targetPageRatio.toFixed(2)}: ${verdict(firstRow.pageRatio <= firstRow.targetPageRatio)}`,
     ],

@@ -206,6 +206,7 @@ async function measureFirstRows(origin: string, files: Awaited<ReturnType<typeof
   const fileMedian = median(samples.file);
   const staticMedian = median(samples.static);
   const floorMedian = median(samples.floor);
+  const staticHeadersMedian = median(samples.staticHeaders);
   return {
     project: { id: big.id, name: big.name, operations: big.operationCount, firstPageRows: files.operations.length },
     initialJs: { gzipKiB: kib(initialGzip), targetKiB: TARGET_INITIAL_JS_KIB, files: scripts },
@@ -215,7 +216,10 @@ async function measureFirstRows(origin: string, files: Awaited<ReturnType<typeof
       staticMedianMs: staticMedian,
       serverRatio: appMedian / fileMedian,
       targetServerRatio: TARGET_SERVER_RATIO,
-      pageRatio: fileMedian / staticMedian,
+      // Like with like: the page and the bare table both with the console's headers (COOP alone gives a page a
+      // renderer of its own, a cost of the headers, not of the page's weight); against the plain (c) too, for the record.
+      pageRatio: fileMedian / staticHeadersMedian,
+      plainPageRatio: fileMedian / staticMedian,
       targetPageRatio: TARGET_PAGE_RATIO,
       runs: RUNS,
       warmups: WARMUPS,
@@ -224,7 +228,7 @@ async function measureFirstRows(origin: string, files: Awaited<ReturnType<typeof
       appServerRendered: appRendered,
       fileSamplesMs: samples.file,
       staticSamplesMs: samples.static,
-      staticHeadersMedianMs: median(samples.staticHeaders),
+      staticHeadersMedianMs: staticHeadersMedian,
       staticHeadersSamplesMs: samples.staticHeaders,
       bytes: files.bytes,
       /** bench/floor: the least a React app on the console's libraries does to show the same rows. */
@@ -282,11 +286,14 @@ function report(result: FirstRows): void {
       mark(firstRow.serverRatio <= firstRow.targetServerRatio),
     ],
     [
-      'ratio (b)/(c): the page',
+      "ratio (b)/(c'): the page",
       firstRow.pageRatio.toFixed(2),
       `≤ ${firstRow.targetPageRatio.toFixed(2)}`,
       mark(firstRow.pageRatio <= firstRow.targetPageRatio),
     ],
+    ...(firstRow.plainPageRatio === undefined
+      ? []
+      : [['ratio (b)/(c)', firstRow.plainPageRatio.toFixed(2), '', "(the headers' cost in it too)"] satisfies [string, string, string, string]]),
     ['floor React app: first row', `${firstRow.floorMedianMs.toFixed(0)} ms`, '', `(${firstRow.floorRatio.toFixed(2)} × the bare table: the stack itself)`],
     ...(firstRow.activityMedianMs === undefined
       ? []

@@ -183,6 +183,17 @@ describe('the benchmark results page', () => {
     expect(page).toContain('| **rendered deep link page** | 50 | 1866 | 30 | 90 | 180 | 0 | 1910 |');
   });
 
+  it("judges the page's weight against the bare table with the same headers once a record has both, and an older one as it was", () => {
+    if (!whole.firstRow) throw new Error('the whole record has a first row');
+    // (b) 200 ms; the plain bare table 90 ms (2.22: the headers' cost in it), with the console's headers 140 (1.43).
+    const firstRow = { ...whole.firstRow, staticMedianMs: 90, staticHeadersMedianMs: 140, pageRatio: 200 / 140, plainPageRatio: 200 / 90 };
+    const page = resultsPage({ ...whole, firstRow }, machine);
+    expect(page).toContain('| First row: its page as a file / bare table | 1.43 (200 / 140 ms) | ≤ 2.00 | met |');
+    expect(page).toContain("| (b)/(c'): the page, both with the console's headers | 1.43 | target ≤ 2.00: met |");
+    const older = resultsPage(whole, machine);
+    expect(older).toContain('| (b)/(c): the page | 1.49 | target ≤ 2.00: met |');
+  });
+
   it('marks each target met or missed as the console report does', () => {
     const lines = targetLines(whole);
     expect(lines.find(([what]) => what === 'Initial JS, gzip')?.[3]).toBe(false);
