@@ -13,7 +13,8 @@ import {
 } from '../../../src/model/insight-figures';
 import { openStore, type Db } from '../../../server/store';
 import { rebuildDayFigures } from '../../../server/store/day-figures';
-import { bucketRows, exactFigureRows, figureRows, type FigureConditions, type FigureRow } from '../../../server/store/insights';
+import { exactFigureRows } from '../../../server/store/insight-exact';
+import { bucketRows, figureRows, type FigureConditions, type FigureRow } from '../../../server/store/insights';
 import { matchCount, upsertOperations, type ListedOperation } from '../../../server/store/operations';
 import { pgliteDataDir } from '../../support/pglite-template';
 
