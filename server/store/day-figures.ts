@@ -26,7 +26,7 @@ export function dayFiguresInserts(
   project: string,
   weight: string,
   merge: boolean,
-): { figures: string; queues: string; projectFigures: string; projectQueues: string; counts: string } {
+): { figures: string; queues: string; projectFigures: string; projectQueues: string; counts: string; projectCounts: string } {
   const day = "(created_at AT TIME ZONE 'UTC')::date";
   const runs = `sum(${weight})::int`;
   const retried = `coalesce(sum(${weight}) FILTER (WHERE failures_count > 0), 0)::int`;
@@ -72,7 +72,15 @@ export function dayFiguresInserts(
     ON CONFLICT (project_id, action, status) DO UPDATE SET operations = operation_counts.operations + EXCLUDED.operations`
         : ''
     }`;
-  return { figures, queues, projectFigures, projectQueues, counts };
+  // Each project's own total (migration operation_project_counts): only an operation added moves it.
+  const projectCounts = `INSERT INTO operation_project_counts (project_id, operations)
+    SELECT ${project}, ${runs} FROM ${source} GROUP BY 1${
+      merge
+        ? ` HAVING ${runs} <> 0
+    ON CONFLICT (project_id) DO UPDATE SET operations = operation_project_counts.operations + EXCLUDED.operations`
+        : ''
+    }`;
+  return { figures, queues, projectFigures, projectQueues, counts, projectCounts };
 }
 
 const REBUILD_WORK_MEM = '256MB';
@@ -90,6 +98,8 @@ export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ 
     GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`;
   const projectQueues = `INSERT INTO operation_day_project_queues (project_id, day, queue_bucket, queued)
     SELECT project_id, day, queue_bucket, sum(queued) FROM operation_day_queues GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`;
+  const projectCounts = `INSERT INTO operation_project_counts (project_id, operations)
+    SELECT project_id, sum(operations) FROM operation_counts GROUP BY 1 HAVING sum(operations) <> 0`;
   return inFeedTransaction(db, async (tx) => {
     // Grouping every operation: in memory rather than sorted on disk (the default 4 MB spills at a million).
     await tx.query("SELECT set_config('work_mem', $1, true)", [REBUILD_WORK_MEM]);
@@ -98,11 +108,13 @@ export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ 
     await tx.query('DELETE FROM operation_day_project_figures');
     await tx.query('DELETE FROM operation_day_project_queues');
     await tx.query('DELETE FROM operation_counts');
+    await tx.query('DELETE FROM operation_project_counts');
     await tx.query(figures);
     await tx.query(queues);
     await tx.query(projectFigures);
     await tx.query(projectQueues);
     await tx.query(counts);
+    await tx.query(projectCounts);
     const { rows } = await tx.query<{ figures: number; queues: number }>(
       'SELECT (SELECT count(*)::int FROM operation_day_figures) AS figures, (SELECT count(*)::int FROM operation_day_queues) AS queues',
     );

@@ -101,11 +101,11 @@ export function figuresPart<R>(db: Pick<Db, 'transaction'>, { text, values }: { 
     .then((result) => result.rows);
 }
 
-/** How many operations each of `projectIds` holds (operation_counts: a few rows each); one holding none is left out. */
+/** How many operations each of `projectIds` holds (operation_project_counts: a row each); one holding none is left out. */
 export async function projectSizes(db: Pick<Db, 'transaction'>, projectIds: readonly string[]): Promise<ProjectSizes> {
   const { rows } = await db.transaction((tx) =>
     tx.query<{ project_id: string; operations: number }>(
-      'SELECT project_id, sum(operations)::float8 AS operations FROM operation_counts WHERE project_id = ANY($1::text[]) GROUP BY project_id',
+      'SELECT project_id, operations::float8 AS operations FROM operation_project_counts WHERE project_id = ANY($1::text[]) AND operations <> 0',
       [projectIds],
     ),
   );

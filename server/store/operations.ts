@@ -125,6 +125,7 @@ export async function upsertOperations(
      day_project_figures AS (${shareInserts.projectFigures} RETURNING 1),
      day_project_queues AS (${shareInserts.projectQueues} RETURNING 1),
      counts AS (${shareInserts.counts} RETURNING 1),
+     project_counts AS (${shareInserts.projectCounts} RETURNING 1),
      -- A data-modifying WITH runs whether or not it is read.
      changed AS (
        INSERT INTO operation_transitions (project_id, operation_id, status, previous_status, seen_at, during_backfill, operation)

@@ -112,8 +112,10 @@ async function keptFigures(db: Db): Promise<unknown[]> {
     'SELECT project_id, day::text, queue_bucket, queued FROM operation_day_project_queues WHERE queued <> 0 ORDER BY 1, 2, 3',
   );
   const { rows: counts } = await db.query('SELECT project_id, action, status, operations FROM operation_counts WHERE operations <> 0 ORDER BY 1, 2, 3');
+  const { rows: projectCounts } = await db.query('SELECT project_id, operations FROM operation_project_counts WHERE operations <> 0 ORDER BY 1');
   expect(projectFigures.length).toBeGreaterThan(0);
-  return [...figures, ...queues, ...projectFigures, ...projectQueues, ...counts];
+  expect(projectCounts.length).toBeGreaterThan(0);
+  return [...figures, ...queues, ...projectFigures, ...projectQueues, ...counts, ...projectCounts];
 }
 
 function conditionsOf(window: InsightWindow): FigureConditions {
