@@ -6,7 +6,7 @@ import { isoSecond } from '../../src/model/insight-figures';
 import type { Db, SqlValue } from './db';
 import { NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
 import {
-  conditions,
+  figureStatementStart,
   DAY_MS,
   evenSlices,
   figuresPart,
@@ -56,16 +56,11 @@ function dayPartStatement(
   previous: DaySplit,
   source: DayPartSource,
 ): { text: string; values: SqlValue[] } {
-  const key = groupBy === 'project' ? 'project_id' : 'action';
-  const values: SqlValue[] = [projectIds];
+  const { key, values, condition, failed, uncounted, finished } = figureStatementStart(projectIds, groupBy, where);
   const add = (value: SqlValue) => {
     values.push(value);
     return `$${values.length}`;
   };
-  const condition = conditions(values);
-  const failed = condition(where.failed);
-  const uncounted = condition(where.uncounted);
-  const finished = condition(where.finished);
   let figures: string;
   let queues: string;
   if (source === 'edges') {

@@ -4,7 +4,7 @@
 import type { Db, SqlValue } from './db';
 import {
   byKeyThenPeriod,
-  conditions,
+  figureStatementStart,
   evenSlices,
   figuresPart,
   inTurns,
@@ -31,12 +31,7 @@ function exactSource(
   slice: { from: string; until: string } | undefined,
   period?: 'current' | 'previous',
 ): { source: string; values: SqlValue[] } {
-  const key = groupBy === 'project' ? 'project_id' : 'action';
-  const values: SqlValue[] = [projectIds];
-  const condition = conditions(values);
-  const failed = condition(where.failed);
-  const uncounted = condition(where.uncounted);
-  const finished = condition(where.finished);
+  const { key, values, condition, failed, uncounted, finished } = figureStatementStart(projectIds, groupBy, where);
   let current: string;
   let inRanges: string;
   if (period) {

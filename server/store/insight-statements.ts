@@ -42,6 +42,23 @@ export function conditions(values: SqlValue[]) {
 }
 
 /**
+ * What every figures statement starts from: the column it groups by, `projectIds` as its $1, and the outcome
+ * conditions (failed, uncounted, finished) numbered after it; `condition` numbers any further one on.
+ */
+export function figureStatementStart(projectIds: readonly string[], groupBy: 'project' | 'action', where: FigureConditions) {
+  const values: SqlValue[] = [projectIds];
+  const condition = conditions(values);
+  return {
+    key: groupBy === 'project' ? 'project_id' : 'action',
+    values,
+    condition,
+    failed: condition(where.failed),
+    uncounted: condition(where.uncounted),
+    finished: condition(where.finished),
+  };
+}
+
+/**
  * One time range holding both of `where`'s (from the earlier start to the later end), when both have both ends:
  * said beside "in the one or in the other", it gives the planner one range of creation times per project to read
  * from the index (operations_window), where the two ranges joined by OR it reads as a filter on every entry of
