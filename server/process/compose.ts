@@ -313,9 +313,11 @@ export async function startServer({
     await drained;
     await feed.stop();
     await parts.close?.();
+    // The collector stops before the backend closes: the demo's world is written on closing, and an operation the
+    // collector recorded after that write would be kept by the archive but gone from the world after a restart.
+    await leader.stop();
     await backend.close?.();
     await revocations.stop();
-    await leader.stop();
     await notifications.settle();
     await store.close();
   };
