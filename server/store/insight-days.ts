@@ -11,6 +11,7 @@ import {
   evenSlices,
   figuresPart,
   inTurns,
+  overEdges,
   SECOND_MS,
   SERVER_SLICES,
   SERVER_SLICES_AT_ONCE,
@@ -65,13 +66,20 @@ function dayPartStatement(
   let queues: string;
   if (source === 'edges') {
     const edges = [...current.edges, ...previous.edges];
-    const inEdges = edges.length > 0 ? `(${edges.map(condition).join(' OR ')})` : 'FALSE';
     const inCurrent = condition(where.current);
-    figures = `SELECT ${key} AS key, ${inCurrent} AS current, status, figure_bucket(total_duration_ms) AS bucket, 1 AS runs,
+    figures = overEdges(
+      edges,
+      condition,
+      (inEdge) => `SELECT ${key} AS key, ${inCurrent} AS current, status, figure_bucket(total_duration_ms) AS bucket, 1 AS runs,
         CASE WHEN failures_count > 0 THEN 1 ELSE 0 END AS retried
-      FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges}`;
-    queues = `SELECT ${key} AS key, ${inCurrent} AS current, figure_bucket(${QUEUE_MS_SQL}) AS bucket, 1 AS n
-      FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdges} AND ${QUEUED_SQL}`;
+      FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdge}`,
+    );
+    queues = overEdges(
+      edges,
+      condition,
+      (inEdge) => `SELECT ${key} AS key, ${inCurrent} AS current, figure_bucket(${QUEUE_MS_SQL}) AS bucket, 1 AS n
+      FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdge} AND ${QUEUED_SQL}`,
+    );
   } else {
     const dayIn = (split: DaySplit) => (split.days ? `(day >= ${add(split.days.from)}::date AND day < ${add(split.days.until)}::date)` : 'FALSE');
     const currentDays = dayIn(current);

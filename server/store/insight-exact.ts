@@ -61,12 +61,16 @@ function exactSource(
   return { source, values };
 }
 
-/** Per key and range: the counts of an exact read's operations. */
-const EXACT_COUNTS = `key, current, count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed,
+/** Per key (and range): the counts of an exact read's operations. */
+const EXACT_COUNTS = `count(*)::int AS runs, count(*) FILTER (WHERE failed)::int AS failed,
        count(*) FILTER (WHERE uncounted)::int AS uncounted, count(*) FILTER (WHERE retried)::int AS retried`;
 
-/** A queue in milliseconds, as a number (the one expression both kinds of exact read take it by). */
-const QUEUE_MS = '(extract(epoch FROM queue)::float8 * 1000)';
+/**
+ * A queue in milliseconds, as a number (the one expression both kinds of exact read take it by). date_part gives the
+ * seconds as a float8 where extract gives a numeric, which cast back to float8 cost a sixth of a quiet project's read
+ * (docs/benchmarks.md, "Ten million operations"); for a queue under a day the two are the same float8.
+ */
+const QUEUE_MS = "(date_part('epoch', queue) * 1000)";
 
 /**
  * The statement of an exact read (exactSource) whose percentiles are taken in Node, over this and other statements'
@@ -79,7 +83,7 @@ function exactStatement(
   slice: { from: string; until: string } | undefined,
 ): { text: string; values: SqlValue[] } {
   const { source, values } = exactSource(projectIds, groupBy, where, slice);
-  const text = `SELECT ${EXACT_COUNTS},
+  const text = `SELECT key, current, ${EXACT_COUNTS},
        coalesce(string_agg(total_duration_ms::text, ',') FILTER (WHERE finished), '') AS durations,
        coalesce(string_agg(${QUEUE_MS}::text, ',') FILTER (WHERE queued), '') AS queues
      FROM ${source}
@@ -101,11 +105,11 @@ function wholeStatement(projectIds: readonly string[], where: FigureConditions, 
   const text = `SELECT key, current, runs, failed, uncounted, retried, durations[1] AS p50_ms, durations[2] AS p95_ms,
        queue_p50_ms, timed, queued
      FROM (
-       SELECT ${EXACT_COUNTS}, count(*) FILTER (WHERE finished)::int AS timed, count(*) FILTER (WHERE queued)::int AS queued,
+       SELECT key, ${period === 'current'} AS current, ${EXACT_COUNTS}, count(*) FILTER (WHERE finished)::int AS timed, count(*) FILTER (WHERE queued)::int AS queued,
          percentile_disc(ARRAY[0.5, 0.95]::float8[]) WITHIN GROUP (ORDER BY total_duration_ms) FILTER (WHERE finished) AS durations,
          percentile_disc(0.5) WITHIN GROUP (ORDER BY ${QUEUE_MS}) FILTER (WHERE queued) AS queue_p50_ms
        FROM ${source}
-       GROUP BY key, current
+       GROUP BY key
      ) f`;
   return { text, values };
 }

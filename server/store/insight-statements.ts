@@ -72,6 +72,16 @@ export function spanOf({ current, previous }: Pick<FigureConditions, 'current' |
 }
 
 /**
+ * A statement over the operations created in any of `edges` (time ranges that do not overlap): `select`, given one
+ * edge's condition, once per edge, joined by UNION ALL. Each edge is then one range of the window's index
+ * (operations_window), read from the index alone; joined by OR, the edges were read as a bitmap of the table's rows,
+ * a page of the table for each few operations (docs/benchmarks.md, "Ten million operations"). No edge: no row.
+ */
+export function overEdges(edges: readonly HistoryFilters[], condition: (filters: HistoryFilters) => string, select: (inEdge: string) => string): string {
+  return edges.length > 0 ? edges.map((edge) => select(condition(edge))).join('\n      UNION ALL ') : select('FALSE');
+}
+
+/**
  * The memory a figures statement may sort in: over every project's 180 days at a million operations its sort
  * holds some 20 MB, which at the default 4 MB went to disk (docs/benchmarks.md, "The whole record at scale").
  */

@@ -10,7 +10,7 @@ import { EXACT_PERCENTILE_RUNS, FIGURES_FROM_OPERATIONS } from '../../src/model/
 import type { Db, Queryable, SqlValue } from './db';
 import { dayFigureRows, splitDays } from './insight-days';
 import { exactFigureRows } from './insight-exact';
-import { conditions, DAY_MS, projectSizes, type FigureConditions, type FigureRow } from './insight-statements';
+import { conditions, DAY_MS, overEdges, projectSizes, type FigureConditions, type FigureRow } from './insight-statements';
 
 export type { FigureConditions, FigureRow } from './insight-statements';
 
@@ -29,9 +29,9 @@ export async function bucketRows(db: Queryable, projectId: string, range: Histor
   const split = bucketMs === DAY_MS ? splitDays(range) : undefined;
   const values: SqlValue[] = [projectId, bucketMs / 1_000];
   const condition = conditions(values);
-  const inRange = split ? (split.edges.length > 0 ? `(${split.edges.map(condition).join(' OR ')})` : 'FALSE') : condition(range);
+  const inRange = (inEdge: string) => `SELECT created_at, status FROM operations WHERE project_id = $1 AND ${inEdge}`;
   const rowsPart = `SELECT floor(extract(epoch FROM created_at) / $2::int)::int AS bucket, status, count(*)::int AS operations
-     FROM operations WHERE project_id = $1 AND ${inRange}
+     FROM (${split ? overEdges(split.edges, condition, inRange) : inRange(condition(range))}) o
      GROUP BY 1, 2`;
   let daysPart = '';
   if (split?.days) {
