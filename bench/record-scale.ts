@@ -62,6 +62,11 @@ export interface ScaleStoreResult {
   upkeepMs?: number;
   /** PGlite: the DATA_DIR's files; Postgres: pg_database_size. */
   sizeBytes: number;
+  /**
+   * Postgres: its shared_buffers, which the insights' reads at ten million want to hold their window
+   * (docs/deploying.md, "Postgres").
+   */
+  sharedBuffers?: string;
   timings: Timing[];
 }
 
@@ -549,9 +554,13 @@ async function onPostgres(total: number, now: Date): Promise<{ result: ScaleStor
       const seedMs = held.operations > 0 ? NaN : performance.now() - started;
       const busiest = await busiestProject(db);
       const timings = await measureRoutes(db, timedAt(held, now), busiest.id);
-      const { rows } = await db.query<{ bytes: string }>('SELECT pg_database_size(current_database())::text AS bytes', []);
+      const { rows } = await db.query<{ bytes: string; buffers: string }>(
+        "SELECT pg_database_size(current_database())::text AS bytes, current_setting('shared_buffers') AS buffers",
+        [],
+      );
+      const sizeBytes = Number(rows[0]?.bytes ?? NaN);
       return {
-        result: { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes: Number(rows[0]?.bytes ?? NaN), timings },
+        result: { store: 'postgres', operations: held.operations || total, transitions, seedMs, sizeBytes, sharedBuffers: rows[0]?.buffers, timings },
         busiest,
       };
     } finally {
@@ -609,7 +618,7 @@ export function reportScale(result: ScaleResult): void {
   console.log(`  server time from the routes' Server-Timing; median and p95 of ${result.runs} after ${WARMUPS} warm-ups; round trip on loopback beside\n`);
   for (const store of result.stores) {
     console.log(
-      `  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk`,
+      `  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk${store.sharedBuffers === undefined ? '' : `, shared_buffers ${store.sharedBuffers}`}`,
     );
     for (const t of store.timings) {
       const met = t.serverMedianMs <= t.targetMs ? 'ok' : 'MISSED';

@@ -460,6 +460,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
     ],
     ...(store.upkeepMs === undefined ? [] : [[store.store, 'Upkeep (vacuum and analyze)', `${fixed(store.upkeepMs / 1_000)} s`, '', '']]),
     [store.store, 'Size on disk', `${fixed(store.sizeBytes / 1024 ** 2)} MiB`, '', ''],
+    ...(store.sharedBuffers === undefined ? [] : [[store.store, 'Shared buffers', store.sharedBuffers, '', '']]),
     ...store.timings.map((t) => [
       store.store,
       t.what,
