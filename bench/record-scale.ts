@@ -26,6 +26,7 @@ import { openStore, type Db, type Queryable } from '../server/store';
 import { rebuildDayFigures } from '../server/store/day-figures';
 import { vacuumRecord } from '../server/store/upkeep';
 import { ownPostgres } from '../test/support/postgres-server';
+import { judgedMs } from './results-page';
 
 export const SCALE_OPERATIONS = 1_000_000;
 /** Projects: 50 up to a few million operations, a thousand from ten million (the largest teams' record). */
@@ -51,6 +52,8 @@ export interface Timing {
   /** Rows in the answer (operations, or rows of figures). */
   rows: number;
   targetMs: number;
+  /** Judged by its p95, not its median: the history's pages (issue 43 asks their p95 within 50 ms). */
+  byP95?: boolean;
 }
 
 export interface ScaleStoreResult {
@@ -352,7 +355,7 @@ async function timeRoute(
   target: string,
   targetMs: number,
   rowsOf: (body: unknown) => number,
-  { warmups = WARMUPS, runs = RUNS, gapMs = 0 } = {},
+  { warmups = WARMUPS, runs = RUNS, gapMs = 0, byP95 = false } = {},
 ): Promise<Timing> {
   const server: number[] = [];
   const roundTrip: number[] = [];
@@ -368,7 +371,7 @@ async function timeRoute(
     roundTrip.push(ms);
     rows = rowsOf(JSON.parse(answer.body));
   }
-  return { what, path: target, serverMedianMs: median(server), serverP95Ms: p95(server), roundTripMedianMs: median(roundTrip), rows, targetMs };
+  return { what, path: target, serverMedianMs: median(server), serverP95Ms: p95(server), roundTripMedianMs: median(roundTrip), rows, targetMs, byP95 };
 }
 
 const lengthOf = (key: string) => (body: unknown) => {
@@ -409,6 +412,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
+        { byP95: true },
       ),
       await timeRoute(
         port,
@@ -417,6 +421,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
+        { byP95: true },
       ),
       // The Status filter's Error choice: two statuses.
       await timeRoute(
@@ -426,6 +431,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
+        { byP95: true },
       ),
     ];
   } finally {
@@ -621,7 +627,8 @@ export function reportScale(result: ScaleResult): void {
       `  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk${store.sharedBuffers === undefined ? '' : `, shared_buffers ${store.sharedBuffers}`}`,
     );
     for (const t of store.timings) {
-      const met = t.serverMedianMs <= t.targetMs ? 'ok' : 'MISSED';
+      const judged = judgedMs(t);
+      const met = `${judged.as === 'p95' ? '(p95) ' : ''}${judged.ms <= t.targetMs ? 'ok' : 'MISSED'}`;
       console.log(
         `    ${t.what.padEnd(46)} ${t.serverMedianMs.toFixed(1).padStart(7)} ms (p95 ${t.serverP95Ms.toFixed(1).padStart(7)}, round trip ${t.roundTripMedianMs.toFixed(1).padStart(7)}) ${String(t.rows).padStart(5)} rows  ≤ ${t.targetMs} ms ${met}`,
       );

@@ -201,6 +201,53 @@ describe('the benchmark results page', () => {
     expect(lines.find(([what]) => what.startsWith('Load: /healthz'))?.[3]).toBe(false);
   });
 
+  it("judges the scale's history pages by their p95 and its insights by their median, and a record from before by its median", () => {
+    const timing = (what: string, medianMs: number, p95Ms: number, targetMs: number) => ({
+      what,
+      path: '/archive/…',
+      serverMedianMs: medianMs,
+      serverP95Ms: p95Ms,
+      roundTripMedianMs: medianMs + 5,
+      rows: 1000,
+      targetMs,
+    });
+    const scale = (byP95: boolean | undefined) => ({
+      operations: 10_000_000,
+      projects: 1000,
+      busiest: { id: 'scale-project-0001', operations: 3_001_010 },
+      runs: 15,
+      stores: [
+        {
+          store: 'postgres' as const,
+          operations: 10_000_000,
+          transitions: 16_000_000,
+          seedMs: Number.NaN,
+          sizeBytes: 22 * 1024 ** 3,
+          sharedBuffers: '1GB',
+          timings: [
+            // The median within its target, the p95 not.
+            { ...timing("History's first page, the busiest project's", 22, 60, 50), byP95 },
+            timing('90-day insights, every project (/insights)', 250, 400, 300),
+          ],
+        },
+      ],
+    });
+    const verdicts = (record: BenchRecord) => targetLines(record).filter(([what]) => what.startsWith('Scale, '));
+    expect(verdicts({ ...whole, scale: scale(true) })).toEqual([
+      ["Scale, postgres: History's first page, the busiest project's", '60.0 ms (p95)', '≤ 50 ms', false],
+      ['Scale, postgres: 90-day insights, every project (/insights)', '250.0 ms', '≤ 300 ms', true],
+    ]);
+    expect(verdicts({ ...whole, scale: scale(undefined) })[0]).toEqual([
+      "Scale, postgres: History's first page, the busiest project's",
+      '22.0 ms',
+      '≤ 50 ms',
+      true,
+    ]);
+    const page = resultsPage({ ...whole, scale: scale(true) }, machine);
+    expect(page).toContain('| postgres | Shared buffers | 1GB |');
+    expect(page).toContain("| postgres | History's first page, the busiest project's | 22.0 ms (p95 60.0), 1000 rows | ≤ 50 ms, p95 | **missed** |");
+  });
+
   it('says which parts a record lacks, shows a dash for a figure it does not have, and carries its provenance', () => {
     if (!whole.firstRow) throw new Error('the whole record has a first row');
     const partial: BenchRecord = { ...whole, rows: undefined, walk: undefined, requests: undefined, activity: undefined, archive: undefined };
