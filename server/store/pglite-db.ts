@@ -84,15 +84,33 @@ async function bundleFromSource(source: URL): Promise<URL> {
 
 /**
  * PGlite's Postgres, compiled once a process and handed to every worker it starts (the workers share the compiled
- * code): compiled in each worker, it cost half a CPU-second a store. Undefined if it cannot be read or compiled
- * here; the worker then compiles its own (and says so, if that fails too).
+ * code): compiled in each worker, it cost half a CPU-second a store. Compiled in a thread of its own and handed
+ * back (compileOffThread). Undefined if it cannot be read or compiled; the worker then compiles its own (and says
+ * so, if that fails too).
  */
 let compiled: Promise<WebAssembly.Module | undefined> | undefined;
 function pgliteModule(): Promise<WebAssembly.Module | undefined> {
-  compiled ??= readFile(path.join(pgliteDist(), 'pglite.wasm'))
-    .then((bytes) => WebAssembly.compile(bytes))
-    .catch(() => undefined);
+  compiled ??= compileOffThread(path.join(pgliteDist(), 'pglite.wasm')).catch(() => undefined);
   return compiled;
+}
+
+/**
+ * The WebAssembly module in `file`, compiled in a short-lived thread: WebAssembly.compile does part of its work on the
+ * thread that calls it, which for PGlite's 9 MB held the server's event loop 50–60 ms just after it began to listen
+ * (docs/benchmarks.md, "The embedded store never stalls the server"). A compiled module crosses threads whole.
+ */
+function compileOffThread(file: string): Promise<WebAssembly.Module> {
+  const source = `const { parentPort, workerData } = require('node:worker_threads');
+    require('node:fs/promises').readFile(workerData).then((bytes) => WebAssembly.compile(bytes)).then((module) => parentPort.postMessage(module));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: file });
+    worker.once('message', (module: WebAssembly.Module) => {
+      resolve(module);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`The thread compiling ${file} ended (${code}) without it.`)));
+  });
 }
 
 /** The name of the build's image of a fresh PGlite folder, made by and for this PGlite version. */
