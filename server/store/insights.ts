@@ -29,9 +29,10 @@ export async function bucketRows(db: Queryable, projectId: string, range: Histor
   const split = bucketMs === DAY_MS ? splitDays(range) : undefined;
   const values: SqlValue[] = [projectId, bucketMs / 1_000];
   const condition = conditions(values);
-  const inRange = (inEdge: string) => `SELECT created_at, status FROM operations WHERE project_id = $1 AND ${inEdge}`;
+  // The range's operations: of its edges (each a range of the window's index), or of the whole range.
+  const rowsIn = (where: string) => `SELECT created_at, status FROM operations WHERE project_id = $1 AND ${where}`;
   const rowsPart = `SELECT floor(extract(epoch FROM created_at) / $2::int)::int AS bucket, status, count(*)::int AS operations
-     FROM (${split ? overEdges(split.edges, condition, inRange) : inRange(condition(range))}) o
+     FROM (${split ? overEdges(split.edges, condition, rowsIn) : rowsIn(condition(range))}) o
      GROUP BY 1, 2`;
   let daysPart = '';
   if (split?.days) {
