@@ -26,7 +26,7 @@ import { openStore, type Db, type Queryable } from '../server/store';
 import { rebuildDayFigures } from '../server/store/day-figures';
 import { vacuumRecord } from '../server/store/upkeep';
 import { ownPostgres } from '../test/support/postgres-server';
-import { judgedMs } from './results-page';
+import { judged } from './results-page';
 
 export const SCALE_OPERATIONS = 1_000_000;
 /** Projects: 50 up to a few million operations, a thousand from ten million (the largest teams' record). */
@@ -67,7 +67,7 @@ export interface ScaleStoreResult {
   sizeBytes: number;
   /**
    * Postgres: its shared_buffers, which the insights' reads at ten million want to hold their window
-   * (docs/deploying.md, "Postgres").
+   * (docs/deploying.md, "The store: DATA_DIR and DATABASE_URL").
    */
   sharedBuffers?: string;
   timings: Timing[];
@@ -627,8 +627,8 @@ export function reportScale(result: ScaleResult): void {
       `  ${store.store}: ${Number.isNaN(store.seedMs) ? 'kept, seeded before' : `seeded in ${(store.seedMs / 1_000).toFixed(0)} s`} (${store.transitions.toLocaleString('en')} transitions), ${store.upkeepMs === undefined ? '' : `upkeep ${(store.upkeepMs / 1_000).toFixed(1)} s, `}${mib(store.sizeBytes)} on disk${store.sharedBuffers === undefined ? '' : `, shared_buffers ${store.sharedBuffers}`}`,
     );
     for (const t of store.timings) {
-      const judged = judgedMs(t);
-      const met = `${judged.as === 'p95' ? '(p95) ' : ''}${judged.ms <= t.targetMs ? 'ok' : 'MISSED'}`;
+      const verdict = judged(t);
+      const met = `${verdict.as === 'p95' ? '(p95) ' : ''}${verdict.met ? 'ok' : 'MISSED'}`;
       console.log(
         `    ${t.what.padEnd(46)} ${t.serverMedianMs.toFixed(1).padStart(7)} ms (p95 ${t.serverP95Ms.toFixed(1).padStart(7)}, round trip ${t.roundTripMedianMs.toFixed(1).padStart(7)}) ${String(t.rows).padStart(5)} rows  ≤ ${t.targetMs} ms ${met}`,
       );

@@ -192,21 +192,20 @@ export function targetLines(record: BenchRecord): [string, string, string, boole
   for (const line of load ? loadTargets(load) : []) lines.push(line);
   for (const store of record.scale?.stores ?? []) {
     for (const t of store.timings) {
-      const judged = judgedMs(t);
-      lines.push([
-        `Scale, ${store.store}: ${t.what}`,
-        `${judged.ms.toFixed(1)} ms${judged.as === 'p95' ? ' (p95)' : ''}`,
-        `≤ ${t.targetMs} ms`,
-        judged.ms <= t.targetMs,
-      ]);
+      const { ms, as, met } = judged(t);
+      lines.push([`Scale, ${store.store}: ${t.what}`, `${ms.toFixed(1)} ms${as === 'p95' ? ' (p95)' : ''}`, `≤ ${t.targetMs} ms`, met]);
     }
   }
   return lines;
 }
 
-/** The figure a timing's target judges: its p95 where it asks for one, else its median (and so a record from before). */
-export function judgedMs(t: Timing): { ms: number; as: 'median' | 'p95' } {
-  return t.byP95 === true ? { ms: t.serverP95Ms, as: 'p95' } : { ms: t.serverMedianMs, as: 'median' };
+/**
+ * The figure a timing's target judges, and whether it met it: its p95 where it asks for one, else its median (and so
+ * a record from before).
+ */
+export function judged(t: Timing): { ms: number; as: 'median' | 'p95'; met: boolean } {
+  const ms = t.byP95 === true ? t.serverP95Ms : t.serverMedianMs;
+  return { ms, as: t.byP95 === true ? 'p95' : 'median', met: ms <= t.targetMs };
 }
 
 /** A Markdown table; `|` inside a cell is escaped. */
@@ -478,7 +477,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
       t.what,
       `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`,
       `≤ ${t.targetMs} ms${t.byP95 === true ? ', p95' : ''}`,
-      verdict(judgedMs(t).ms <= t.targetMs),
+      verdict(judged(t).met),
     ]),
   ]);
   return [
