@@ -475,7 +475,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
     ...store.timings.map((t) => [
       store.store,
       t.what,
-      `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)}), ${t.rows} rows`,
+      `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)} of ${t.runs ?? scale.runs}), ${t.rows} rows`,
       `≤ ${t.targetMs} ms${t.byP95 === true ? ', p95' : ''}`,
       verdict(judged(t).met),
     ]),
@@ -483,7 +483,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
   return [
     '## The whole record at scale',
     '',
-    `${scale.operations.toLocaleString('en')} operations over three years across ${scale.projects} projects (the busiest: ${scale.busiest.operations.toLocaleString('en')}); the server's own time (Server-Timing), median and p95 of ${scale.runs}.`,
+    `${scale.operations.toLocaleString('en')} operations over three years across ${scale.projects} projects (the busiest: ${scale.busiest.operations.toLocaleString('en')}); the server's own time (Server-Timing), median and p95 of the runs named (${scale.runs} where none is).`,
     '',
     table(['Store', 'What', 'Measured', 'Target', ''], rows),
     '',
