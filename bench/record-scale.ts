@@ -26,7 +26,7 @@ import { openStore, type Db, type Queryable } from '../server/store';
 import { rebuildDayFigures } from '../server/store/day-figures';
 import { vacuumRecord } from '../server/store/upkeep';
 import { ownPostgres } from '../test/support/postgres-server';
-import { judged } from './results-page';
+import { judged, samplesOf } from './results-page';
 
 export const SCALE_OPERATIONS = 1_000_000;
 /** Projects: 50 up to a few million operations, a thousand from ten million (the largest teams' record). */
@@ -354,7 +354,7 @@ const SPORADIC_GAP_MS = 12_000;
  * The history's pages, judged by their p95, are asked four times as often: of 15 samples the p95 (nearest rank) is
  * the slowest, one pause of the machine's; of 60 it is the 57th, three samples above it. They take ~25 ms each.
  */
-const P95_RUNS = RUNS * 4;
+const BY_P95 = { byP95: true, runs: RUNS * 4 };
 
 async function timeRoute(
   port: number,
@@ -430,7 +430,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
-        { byP95: true, runs: P95_RUNS },
+        BY_P95,
       ),
       await timeRoute(
         port,
@@ -439,7 +439,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?status=failed&limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
-        { byP95: true, runs: P95_RUNS },
+        BY_P95,
       ),
       // The Status filter's Error choice: two statuses.
       await timeRoute(
@@ -449,7 +449,7 @@ async function measureRoutes(db: Db, now: number, busiest: string): Promise<Timi
         `/archive/projects/${project}/operations?status=failed,error&limit=${ARCHIVE_PAGE_SIZE}`,
         TARGET_HISTORY_PAGE_MS,
         lengthOf('operations'),
-        { byP95: true, runs: P95_RUNS },
+        BY_P95,
       ),
     ];
   } finally {
@@ -648,7 +648,7 @@ export function reportScale(result: ScaleResult): void {
       const verdict = judged(t);
       const met = `${verdict.as === 'p95' ? '(p95) ' : ''}${verdict.met ? 'ok' : 'MISSED'}`;
       console.log(
-        `    ${t.what.padEnd(46)} ${t.serverMedianMs.toFixed(1).padStart(7)} ms (p95 ${t.serverP95Ms.toFixed(1).padStart(7)} of ${String(t.runs ?? result.runs).padStart(2)}, round trip ${t.roundTripMedianMs.toFixed(1).padStart(7)}) ${String(t.rows).padStart(5)} rows  ≤ ${t.targetMs} ms ${met}`,
+        `    ${t.what.padEnd(46)} ${t.serverMedianMs.toFixed(1).padStart(7)} ms (p95 ${t.serverP95Ms.toFixed(1).padStart(7)} of ${String(samplesOf(t, result.runs)).padStart(2)}, round trip ${t.roundTripMedianMs.toFixed(1).padStart(7)}) ${String(t.rows).padStart(5)} rows  ≤ ${t.targetMs} ms ${met}`,
       );
     }
   }

@@ -208,6 +208,9 @@ export function judged(t: Timing): { ms: number; as: 'median' | 'p95'; met: bool
   return { ms, as: t.byP95 === true ? 'p95' : 'median', met: ms <= t.targetMs };
 }
 
+/** The samples a timing's median and p95 rest on: its own, or for a record from before, the scale's runs. */
+export const samplesOf = (t: Timing, scaleRuns: number): number => t.runs ?? scaleRuns;
+
 /** A Markdown table; `|` inside a cell is escaped. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
@@ -475,7 +478,7 @@ function scaleSection({ scale }: BenchRecord): string[] {
     ...store.timings.map((t) => [
       store.store,
       t.what,
-      `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)} of ${t.runs ?? scale.runs}), ${t.rows} rows`,
+      `${fixed(t.serverMedianMs, 1)} ms (p95 ${fixed(t.serverP95Ms, 1)} of ${samplesOf(t, scale.runs)}), ${t.rows} rows`,
       `≤ ${t.targetMs} ms${t.byP95 === true ? ', p95' : ''}`,
       verdict(judged(t).met),
     ]),
