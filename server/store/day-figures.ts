@@ -1,5 +1,6 @@
 // The per-day figures (docs/insights.md, "Per-day figures"; migration operation_day_figures): runs, retried and
-// durations per project, UTC day of creation, action, status and duration bucket, and the queue per bucket, kept by
+// durations per project, UTC day of creation, action, status and duration bucket, and the queue per bucket (and per
+// project alone, by day and by month: migrations operation_day_project_figures, operation_month_project_figures), kept by
 // upsertOperations (server/store/operations.ts) in the statement that records an operation and made again from the
 // operations by rebuildDayFigures (`npm run store:rebuild-figures`). Both write them with the statements below, so
 // what the collector keeps and what a rebuild makes are the same sums. The buckets are the migration's SQL functions
@@ -26,8 +27,18 @@ export function dayFiguresInserts(
   project: string,
   weight: string,
   merge: boolean,
-): { figures: string; queues: string; projectFigures: string; projectQueues: string; counts: string; projectCounts: string } {
+): {
+  figures: string;
+  queues: string;
+  projectFigures: string;
+  projectQueues: string;
+  monthFigures: string;
+  monthQueues: string;
+  counts: string;
+  projectCounts: string;
+} {
   const day = "(created_at AT TIME ZONE 'UTC')::date";
+  const month = "date_trunc('month', created_at AT TIME ZONE 'UTC')::date";
   const runs = `sum(${weight})::int`;
   const retried = `coalesce(sum(${weight}) FILTER (WHERE failures_count > 0), 0)::int`;
   const figures = `INSERT INTO operation_day_figures (project_id, day, action, status, duration_bucket, runs, retried)
@@ -65,6 +76,24 @@ export function dayFiguresInserts(
     ON CONFLICT (project_id, day, queue_bucket) DO UPDATE SET queued = operation_day_project_queues.queued + EXCLUDED.queued`
         : ''
     }`;
+  // And per project and month (migration operation_month_project_figures): what a window's whole months are read from.
+  const monthFigures = `INSERT INTO operation_month_project_figures (project_id, month, status, duration_bucket, runs, retried)
+    SELECT ${project}, ${month}, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
+    FROM ${source} GROUP BY 1, 2, 3, 4${
+      merge
+        ? ` HAVING ${runs} <> 0 OR ${retried} <> 0
+    ON CONFLICT (project_id, month, status, duration_bucket)
+    DO UPDATE SET runs = operation_month_project_figures.runs + EXCLUDED.runs, retried = operation_month_project_figures.retried + EXCLUDED.retried`
+        : ''
+    }`;
+  const monthQueues = `INSERT INTO operation_month_project_queues (project_id, month, queue_bucket, queued)
+    SELECT ${project}, ${month}, figure_bucket(${QUEUE_MS_SQL}), ${runs}
+    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY 1, 2, 3${
+      merge
+        ? ` HAVING ${runs} <> 0
+    ON CONFLICT (project_id, month, queue_bucket) DO UPDATE SET queued = operation_month_project_queues.queued + EXCLUDED.queued`
+        : ''
+    }`;
   const counts = `INSERT INTO operation_counts (project_id, action, status, operations)
     SELECT ${project}, action, status, ${runs} FROM ${source} GROUP BY 1, 2, 3${
       merge
@@ -80,7 +109,7 @@ export function dayFiguresInserts(
     ON CONFLICT (project_id) DO UPDATE SET operations = operation_project_counts.operations + EXCLUDED.operations`
         : ''
     }`;
-  return { figures, queues, projectFigures, projectQueues, counts, projectCounts };
+  return { figures, queues, projectFigures, projectQueues, monthFigures, monthQueues, counts, projectCounts };
 }
 
 const REBUILD_WORK_MEM = '256MB';
@@ -98,6 +127,13 @@ export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ 
     GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`;
   const projectQueues = `INSERT INTO operation_day_project_queues (project_id, day, queue_bucket, queued)
     SELECT project_id, day, queue_bucket, sum(queued) FROM operation_day_queues GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`;
+  // Per project and month: the sums of the per-project days just made (migration operation_month_project_figures's fill).
+  const monthFigures = `INSERT INTO operation_month_project_figures (project_id, month, status, duration_bucket, runs, retried)
+    SELECT project_id, date_trunc('month', day::timestamp)::date, status, duration_bucket, sum(runs), sum(retried)
+    FROM operation_day_project_figures GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`;
+  const monthQueues = `INSERT INTO operation_month_project_queues (project_id, month, queue_bucket, queued)
+    SELECT project_id, date_trunc('month', day::timestamp)::date, queue_bucket, sum(queued) FROM operation_day_project_queues
+    GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`;
   const projectCounts = `INSERT INTO operation_project_counts (project_id, operations)
     SELECT project_id, sum(operations) FROM operation_counts GROUP BY 1 HAVING sum(operations) <> 0`;
   return inFeedTransaction(db, async (tx) => {
@@ -107,12 +143,16 @@ export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ 
     await tx.query('DELETE FROM operation_day_queues');
     await tx.query('DELETE FROM operation_day_project_figures');
     await tx.query('DELETE FROM operation_day_project_queues');
+    await tx.query('DELETE FROM operation_month_project_figures');
+    await tx.query('DELETE FROM operation_month_project_queues');
     await tx.query('DELETE FROM operation_counts');
     await tx.query('DELETE FROM operation_project_counts');
     await tx.query(figures);
     await tx.query(queues);
     await tx.query(projectFigures);
     await tx.query(projectQueues);
+    await tx.query(monthFigures);
+    await tx.query(monthQueues);
     await tx.query(counts);
     await tx.query(projectCounts);
     const { rows } = await tx.query<{ figures: number; queues: number }>(

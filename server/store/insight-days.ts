@@ -8,7 +8,6 @@ import { NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
 import {
   figureStatementStart,
   DAY_MS,
-  evenSlices,
   figuresPart,
   inTurns,
   overEdges,
@@ -41,13 +40,29 @@ export function splitDays(range: HistoryFilters): DaySplit | undefined {
   return { days: { from: dateOf(first), until: dateOf(last) }, edges };
 }
 
-/** Where one statement of a per-day figures read reads: a range of whole days of the figures, or the edges' operations. */
-type DayPartSource = { days: { from: string; until: string } } | 'edges';
+/** A range of whole days (dates, the end excluded) or whole months (their first days) of one of the two ranges. */
+interface FigurePiece {
+  unit: 'day' | 'month';
+  from: string;
+  until: string;
+  current: boolean;
+}
+
+/** Where one statement of a per-day figures read reads: pieces of the figures, or the edges' operations. */
+type DayPartSource = { pieces: FigurePiece[] } | 'edges';
+
+const DAY_TABLES = {
+  project: {
+    day: ['operation_day_project_figures', 'operation_day_project_queues'],
+    month: ['operation_month_project_figures', 'operation_month_project_queues'],
+  },
+  action: { day: ['operation_day_figures', 'operation_day_queues'], month: undefined },
+} as const;
 
 /**
  * One statement of a per-day figures read: per key and range, the counts and the histograms (`bucket:n` pairs) of
- * the whole days in `source.days` (from the per-day figures), or of the parts of days at the ranges' edges (from the
- * operations, bucketed as the figures are).
+ * `source.pieces` (whole days from the per-day figures, whole months from the per-month ones), or of the parts of
+ * days at the ranges' edges (from the operations, bucketed as the figures are).
  */
 function dayPartStatement(
   projectIds: readonly string[],
@@ -81,18 +96,24 @@ function dayPartStatement(
       FROM operations WHERE project_id = ANY($1::text[]) AND ${inEdge} AND ${QUEUED_SQL}`,
     );
   } else {
-    const dayIn = (split: DaySplit) => (split.days ? `(day >= ${add(split.days.from)}::date AND day < ${add(split.days.until)}::date)` : 'FALSE');
-    const currentDays = dayIn(current);
-    // The slice's days as one range of the key's index, each day then tested: two ranges joined by OR are read as a
-    // bitmap of the table's rows, scattered over it, where one range is read from the index alone.
-    const days = `day >= ${add(source.days.from)}::date AND day < ${add(source.days.until)}::date AND (${currentDays} OR ${dayIn(previous)})`;
-    // Grouped by project, the sums per project alone (a fifth of the rows of the busiest).
-    const [figureTable, queueTable] =
-      groupBy === 'project' ? ['operation_day_project_figures', 'operation_day_project_queues'] : ['operation_day_figures', 'operation_day_queues'];
-    figures = `SELECT ${key} AS key, ${currentDays} AS current, status, duration_bucket AS bucket, runs, retried
-      FROM ${figureTable} WHERE project_id = ANY($1::text[]) AND ${days}`;
-    queues = `SELECT ${key} AS key, ${currentDays} AS current, queue_bucket AS bucket, queued AS n
-      FROM ${queueTable} WHERE project_id = ANY($1::text[]) AND ${days}`;
+    // Each piece one range of its table's key, read from the index alone, joined by UNION ALL (as overEdges does):
+    // ranges joined by OR are read as a bitmap of the table's rows, scattered over it.
+    const inPiece = (piece: FigurePiece) => {
+      const tables = DAY_TABLES[groupBy][piece.unit];
+      if (tables === undefined) throw new Error(`No per-${piece.unit} figures by ${groupBy}`);
+      const range = `project_id = ANY($1::text[]) AND ${piece.unit} >= ${add(piece.from)}::date AND ${piece.unit} < ${add(piece.until)}::date`;
+      return { tables, range, current: piece.current ? 'TRUE' : 'FALSE' };
+    };
+    const pieces = source.pieces.map(inPiece);
+    figures = pieces
+      .map(
+        ({ tables, range, current }) =>
+          `SELECT ${key} AS key, ${current} AS current, status, duration_bucket AS bucket, runs, retried FROM ${tables[0]} WHERE ${range}`,
+      )
+      .join('\n      UNION ALL ');
+    queues = pieces
+      .map(({ tables, range, current }) => `SELECT ${key} AS key, ${current} AS current, queue_bucket AS bucket, queued AS n FROM ${tables[1]} WHERE ${range}`)
+      .join('\n      UNION ALL ');
   }
   const text = `WITH parts AS (
        SELECT key COLLATE "C" AS key, current, status, bucket, sum(runs) AS runs, sum(retried) AS retried
@@ -114,19 +135,64 @@ function dayPartStatement(
   return { text, values };
 }
 
-/** The days of a per-day figures read (both ranges' whole days) cut into `count` slices of whole days. */
-function daySlices(current: DaySplit, previous: DaySplit, count: number): { from: string; until: string }[] {
-  const days = [current.days, previous.days].filter((d) => d !== undefined);
-  if (days.length === 0) return [];
-  const from = Math.min(...days.map((d) => Date.parse(d.from)));
-  const until = Math.max(...days.map((d) => Date.parse(d.until)));
-  return evenSlices(from, until, count, DAY_MS).map((slice) => ({ from: dateOf(slice.from / DAY_MS), until: dateOf(slice.until / DAY_MS) }));
+/** A date (`YYYY-MM-DD`) as whole days since the epoch, and back. */
+const dayOf = (date: string) => Date.parse(`${date}T00:00:00.000Z`) / DAY_MS;
+
+/** The first day of the month of `day` (whole days since the epoch), or of the month after it unless it is a first. */
+function monthStart(day: number, after: boolean): number {
+  const date = new Date(day * DAY_MS);
+  const first = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / DAY_MS;
+  return after && first < day ? Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / DAY_MS : first;
 }
 
 /**
- * The figures of the ranges' whole days from the per-day figures and of the parts of days at their edges from the
- * operations, percentiles from the buckets. On a server the days are cut into SERVER_SLICES slices, run side by
- * side; on the embedded store one statement after the other, a request's read going between them.
+ * A range's whole days as pieces of the figures: its whole UTC months (`byMonth`) from the per-month figures, the days
+ * before and after them from the per-day ones; without whole months (or `byMonth`), its days.
+ */
+export function wholeDayPieces(split: DaySplit, current: boolean, byMonth: boolean): { months: FigurePiece[]; days: FigurePiece[] } {
+  if (!split.days) return { months: [], days: [] };
+  const from = dayOf(split.days.from);
+  const until = dayOf(split.days.until);
+  const piece = (unit: FigurePiece['unit'], start: number, end: number): FigurePiece => ({ unit, from: dateOf(start), until: dateOf(end), current });
+  const firstMonth = monthStart(from, true);
+  const lastMonth = monthStart(until, false);
+  if (!byMonth || firstMonth >= lastMonth) return { months: [], days: [piece('day', from, until)] };
+  const days = [...(from < firstMonth ? [piece('day', from, firstMonth)] : []), ...(lastMonth < until ? [piece('day', lastMonth, until)] : [])];
+  return { months: [piece('month', firstMonth, lastMonth)], days };
+}
+
+/** Pieces of days cut and gathered into `count` statements' worth of about as many days each, in order. */
+function dayStatements(pieces: readonly FigurePiece[], count: number): FigurePiece[][] {
+  const total = pieces.reduce((sum, piece) => sum + dayOf(piece.until) - dayOf(piece.from), 0);
+  const each = Math.max(1, Math.ceil(total / Math.max(1, count)));
+  const statements: FigurePiece[][] = [];
+  let statement: FigurePiece[] = [];
+  let held = 0;
+  for (const piece of pieces) {
+    let from = dayOf(piece.from);
+    const until = dayOf(piece.until);
+    while (from < until) {
+      const end = Math.min(until, from + each - held);
+      statement.push({ ...piece, from: dateOf(from), until: dateOf(end) });
+      held += end - from;
+      from = end;
+      if (held === each) {
+        statements.push(statement);
+        statement = [];
+        held = 0;
+      }
+    }
+  }
+  if (statement.length > 0) statements.push(statement);
+  return statements;
+}
+
+/**
+ * The figures of the ranges' whole days from the per-day figures (grouped by project, their whole months from the
+ * per-month figures: a big project's month holds some ninth of its days' rows) and of the parts of days at their
+ * edges from the operations, percentiles from the buckets. On a server the days are cut into SERVER_SLICES
+ * statements (the months one of them), run side by side; on the embedded store one statement after the other, a
+ * request's read going between them.
  */
 export async function dayFigureRows(
   db: Pick<Db, 'transaction' | 'heavyStatementRows'>,
@@ -136,8 +202,16 @@ export async function dayFigureRows(
   current: DaySplit,
   previous: DaySplit,
 ): Promise<FigureRow[]> {
+  const byMonth = DAY_TABLES[groupBy].month !== undefined;
+  const whole = [wholeDayPieces(previous, false, byMonth), wholeDayPieces(current, true, byMonth)];
+  const months = whole.flatMap((pieces) => pieces.months);
+  const count = db.heavyStatementRows === undefined ? SERVER_SLICES : EMBEDDED_DAY_SLICES;
   const sources: DayPartSource[] = [
-    ...daySlices(current, previous, db.heavyStatementRows === undefined ? SERVER_SLICES : EMBEDDED_DAY_SLICES).map((days) => ({ days })),
+    ...(months.length > 0 ? [{ pieces: months }] : []),
+    ...dayStatements(
+      whole.flatMap((pieces) => pieces.days),
+      count - (months.length > 0 ? 1 : 0),
+    ).map((pieces) => ({ pieces })),
     ...(current.edges.length + previous.edges.length > 0 ? ['edges' as const] : []),
   ];
   const parts = await inTurns(

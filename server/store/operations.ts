@@ -124,6 +124,8 @@ export async function upsertOperations(
      day_queues AS (${shareInserts.queues} RETURNING 1),
      day_project_figures AS (${shareInserts.projectFigures} RETURNING 1),
      day_project_queues AS (${shareInserts.projectQueues} RETURNING 1),
+     month_project_figures AS (${shareInserts.monthFigures} RETURNING 1),
+     month_project_queues AS (${shareInserts.monthQueues} RETURNING 1),
      counts AS (${shareInserts.counts} RETURNING 1),
      project_counts AS (${shareInserts.projectCounts} RETURNING 1),
      -- A data-modifying WITH runs whether or not it is read.

@@ -16,6 +16,8 @@ export const RECORD_TABLES = [
   'operation_day_queues',
   'operation_day_project_figures',
   'operation_day_project_queues',
+  'operation_month_project_figures',
+  'operation_month_project_queues',
 ] as const;
 
 /** Vacuums and analyzes the record's tables (outside any transaction: VACUUM cannot run inside one). */

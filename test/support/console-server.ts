@@ -241,7 +241,7 @@ const HTML = '<!doctype html><html><head><title>Ops Console</title></head><body>
 
 // Every table the archive and notifications write (not schema_migrations, the sign-outs, or the dispatcher's cursor).
 const TEST_TABLES =
-  'archive_sources, archive_projects, operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_counts, operation_project_counts, operation_transitions, notify_webhooks, notify_watches, notify_deliveries';
+  'archive_sources, archive_projects, operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_month_project_figures, operation_month_project_queues, operation_counts, operation_project_counts, operation_transitions, notify_webhooks, notify_watches, notify_deliveries';
 
 const IDLE_WAIT_MS = 1_000;
 

@@ -66,7 +66,7 @@ describe('a wake after a source was removed', () => {
       expect(rows[0]?.n).toBeGreaterThan(0);
       // Nothing of the removed source's is written after the wake's answer.
       await store.query(
-        'TRUNCATE operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_counts, operation_project_counts CASCADE',
+        'TRUNCATE operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_month_project_figures, operation_month_project_queues, operation_counts, operation_project_counts CASCADE',
       );
       await collector.wake();
       const after = await store.query<{ n: number }>('SELECT count(*)::int AS n FROM operations');

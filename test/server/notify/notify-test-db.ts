@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../../server/store/db';
 /** Empties what notifications and the collector's transitions hold, between tests on one store. */
 export async function emptyNotifyTables(db: Db): Promise<void> {
   await db.query(
-    'TRUNCATE notify_deliveries, notify_watches, notify_webhooks, operation_transitions, operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_counts, operation_project_counts RESTART IDENTITY CASCADE',
+    'TRUNCATE notify_deliveries, notify_watches, notify_webhooks, operation_transitions, operations, operation_day_figures, operation_day_queues, operation_day_project_figures, operation_day_project_queues, operation_month_project_figures, operation_month_project_queues, operation_counts, operation_project_counts RESTART IDENTITY CASCADE',
   );
 }
 

@@ -111,11 +111,20 @@ async function keptFigures(db: Db): Promise<unknown[]> {
   const { rows: projectQueues } = await db.query(
     'SELECT project_id, day::text, queue_bucket, queued FROM operation_day_project_queues WHERE queued <> 0 ORDER BY 1, 2, 3',
   );
+  const { rows: monthFigures } = await db.query(
+    'SELECT project_id, month::text, status, duration_bucket, runs, retried FROM operation_month_project_figures WHERE runs <> 0 OR retried <> 0 ORDER BY 1, 2, 3, 4',
+  );
+  const { rows: monthQueues } = await db.query(
+    'SELECT project_id, month::text, queue_bucket, queued FROM operation_month_project_queues WHERE queued <> 0 ORDER BY 1, 2, 3',
+  );
   const { rows: counts } = await db.query('SELECT project_id, action, status, operations FROM operation_counts WHERE operations <> 0 ORDER BY 1, 2, 3');
   const { rows: projectCounts } = await db.query('SELECT project_id, operations FROM operation_project_counts WHERE operations <> 0 ORDER BY 1');
   expect(projectFigures.length).toBeGreaterThan(0);
+  // The backfill's 200 days span seven months: a month sums several days.
+  expect(monthFigures.length).toBeGreaterThan(0);
+  expect(monthFigures.length).toBeLessThan(projectFigures.length);
   expect(projectCounts.length).toBeGreaterThan(0);
-  return [...figures, ...queues, ...projectFigures, ...projectQueues, ...counts, ...projectCounts];
+  return [...figures, ...queues, ...projectFigures, ...projectQueues, ...monthFigures, ...monthQueues, ...counts, ...projectCounts];
 }
 
 function conditionsOf(window: InsightWindow): FigureConditions {
@@ -180,6 +189,8 @@ describe('per-day figures kept by the collector', () => {
       const exact = await exactFigureRows(db, PROJECTS, groupBy, where);
       const read = await figureRows(db, PROJECTS, groupBy, where, { exactUpTo: -1, figuresFrom: 0 });
       expect(read.map(counts)).toEqual(exact.map(counts));
+      // As a server cuts it (fewer statements, side by side): the same figures.
+      expect(await figureRows({ ...db, heavyStatementRows: undefined }, PROJECTS, groupBy, where, { exactUpTo: -1, figuresFrom: 0 })).toEqual(read);
       expect(exact.reduce((sum, row) => sum + row.timed, 0)).toBeGreaterThan(0);
       read.forEach((row, i) => {
         const of = exact[i];
