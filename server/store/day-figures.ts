@@ -41,59 +41,41 @@ export function dayFiguresInserts(
   const month = "date_trunc('month', created_at AT TIME ZONE 'UTC')::date";
   const runs = `sum(${weight})::int`;
   const retried = `coalesce(sum(${weight}) FILTER (WHERE failures_count > 0), 0)::int`;
-  const figures = `INSERT INTO operation_day_figures (project_id, day, action, status, duration_bucket, runs, retried)
-    SELECT ${project}, ${day}, action, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
-    FROM ${source} GROUP BY 1, 2, 3, 4, 5${
+  /**
+   * The sums of `source` into a pair of tables (figures and queues), keyed by project, `unit` (the column, its value
+   * `unitSql`) and, `byAction`, the action: the same two statements for every pair.
+   */
+  const sumsInto = (figuresTable: string, queuesTable: string, unit: 'day' | 'month', unitSql: string, byAction: boolean) => {
+    const action = byAction ? ['action'] : [];
+    const figureKey = ['project_id', unit, ...action, 'status', 'duration_bucket'].join(', ');
+    const queueKey = ['project_id', unit, ...action, 'queue_bucket'].join(', ');
+    const keyOf = [project, unitSql, ...action].join(', ');
+    const groups = (count: number) => Array.from({ length: count }, (_, i) => i + 1).join(', ');
+    return {
+      figures: `INSERT INTO ${figuresTable} (${figureKey}, runs, retried)
+    SELECT ${keyOf}, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
+    FROM ${source} GROUP BY ${groups(action.length + 4)}${
       merge
         ? ` HAVING ${runs} <> 0 OR ${retried} <> 0
-    ON CONFLICT (project_id, day, action, status, duration_bucket)
-    DO UPDATE SET runs = operation_day_figures.runs + EXCLUDED.runs, retried = operation_day_figures.retried + EXCLUDED.retried`
+    ON CONFLICT (${figureKey})
+    DO UPDATE SET runs = ${figuresTable}.runs + EXCLUDED.runs, retried = ${figuresTable}.retried + EXCLUDED.retried`
         : ''
-    }`;
-  const queues = `INSERT INTO operation_day_queues (project_id, day, action, queue_bucket, queued)
-    SELECT ${project}, ${day}, action, figure_bucket(${QUEUE_MS_SQL}), ${runs}
-    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY 1, 2, 3, 4${
+    }`,
+      queues: `INSERT INTO ${queuesTable} (${queueKey}, queued)
+    SELECT ${keyOf}, figure_bucket(${QUEUE_MS_SQL}), ${runs}
+    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY ${groups(action.length + 3)}${
       merge
         ? ` HAVING ${runs} <> 0
-    ON CONFLICT (project_id, day, action, queue_bucket) DO UPDATE SET queued = operation_day_queues.queued + EXCLUDED.queued`
+    ON CONFLICT (${queueKey}) DO UPDATE SET queued = ${queuesTable}.queued + EXCLUDED.queued`
         : ''
-    }`;
+    }`,
+    };
+  };
+  const { figures, queues } = sumsInto('operation_day_figures', 'operation_day_queues', 'day', day, true);
   // The same sums per project alone (migration operation_day_project_figures): what reads a project as a whole reads.
-  const projectFigures = `INSERT INTO operation_day_project_figures (project_id, day, status, duration_bucket, runs, retried)
-    SELECT ${project}, ${day}, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
-    FROM ${source} GROUP BY 1, 2, 3, 4${
-      merge
-        ? ` HAVING ${runs} <> 0 OR ${retried} <> 0
-    ON CONFLICT (project_id, day, status, duration_bucket)
-    DO UPDATE SET runs = operation_day_project_figures.runs + EXCLUDED.runs, retried = operation_day_project_figures.retried + EXCLUDED.retried`
-        : ''
-    }`;
-  const projectQueues = `INSERT INTO operation_day_project_queues (project_id, day, queue_bucket, queued)
-    SELECT ${project}, ${day}, figure_bucket(${QUEUE_MS_SQL}), ${runs}
-    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY 1, 2, 3${
-      merge
-        ? ` HAVING ${runs} <> 0
-    ON CONFLICT (project_id, day, queue_bucket) DO UPDATE SET queued = operation_day_project_queues.queued + EXCLUDED.queued`
-        : ''
-    }`;
+  const { figures: projectFigures, queues: projectQueues } = sumsInto('operation_day_project_figures', 'operation_day_project_queues', 'day', day, false);
   // And per project and month (migration operation_month_project_figures): what a window's whole months are read from.
-  const monthFigures = `INSERT INTO operation_month_project_figures (project_id, month, status, duration_bucket, runs, retried)
-    SELECT ${project}, ${month}, status, figure_bucket(total_duration_ms), ${runs}, ${retried}
-    FROM ${source} GROUP BY 1, 2, 3, 4${
-      merge
-        ? ` HAVING ${runs} <> 0 OR ${retried} <> 0
-    ON CONFLICT (project_id, month, status, duration_bucket)
-    DO UPDATE SET runs = operation_month_project_figures.runs + EXCLUDED.runs, retried = operation_month_project_figures.retried + EXCLUDED.retried`
-        : ''
-    }`;
-  const monthQueues = `INSERT INTO operation_month_project_queues (project_id, month, queue_bucket, queued)
-    SELECT ${project}, ${month}, figure_bucket(${QUEUE_MS_SQL}), ${runs}
-    FROM ${source} WHERE ${QUEUED_SQL} GROUP BY 1, 2, 3${
-      merge
-        ? ` HAVING ${runs} <> 0
-    ON CONFLICT (project_id, month, queue_bucket) DO UPDATE SET queued = operation_month_project_queues.queued + EXCLUDED.queued`
-        : ''
-    }`;
+  const { figures: monthFigures, queues: monthQueues } = sumsInto('operation_month_project_figures', 'operation_month_project_queues', 'month', month, false);
   const counts = `INSERT INTO operation_counts (project_id, action, status, operations)
     SELECT ${project}, action, status, ${runs} FROM ${source} GROUP BY 1, 2, 3${
       merge

@@ -1,6 +1,6 @@
 // Insights' reads of the per-day figures (docs/insights.md, "Per-day figures"): a range's whole UTC days from the
-// figures kept by upsertOperations (day-figures.ts), the parts of days at its edges from the operations, bucketed the
-// same way; percentiles from the buckets, within 1 %.
+// figures kept by upsertOperations (day-figures.ts), per project its whole UTC months from the per-month ones, the
+// parts of days at its edges from the operations, bucketed the same way; percentiles from the buckets, within 1 %.
 import { NO_FILTERS, type HistoryFilters } from '../../src/model/filters';
 import { isoSecond } from '../../src/model/insight-figures';
 import type { Db, SqlValue } from './db';
