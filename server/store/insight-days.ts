@@ -51,6 +51,10 @@ interface FigurePiece {
 /** Where one statement of a per-day figures read reads: pieces of the figures, or the edges' operations. */
 type DayPartSource = { pieces: FigurePiece[] } | 'edges';
 
+/**
+ * The figures and queues a read takes, by what it groups by and by unit. By action there are per-day figures only:
+ * the busiest project's 90 days by action meet their target without (docs/benchmarks.md, "Ten million operations").
+ */
 const DAY_TABLES = {
   project: {
     day: ['operation_day_project_figures', 'operation_day_project_queues'],
@@ -149,7 +153,7 @@ function monthStart(day: number, after: boolean): number {
  * A range's whole days as pieces of the figures: its whole UTC months (`byMonth`) from the per-month figures, the days
  * before and after them from the per-day ones; without whole months (or `byMonth`), its days.
  */
-export function wholeDayPieces(split: DaySplit, current: boolean, byMonth: boolean): { months: FigurePiece[]; days: FigurePiece[] } {
+function wholeDayPieces(split: DaySplit, current: boolean, byMonth: boolean): { months: FigurePiece[]; days: FigurePiece[] } {
   if (!split.days) return { months: [], days: [] };
   const from = dayOf(split.days.from);
   const until = dayOf(split.days.until);
