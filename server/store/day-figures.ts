@@ -8,6 +8,15 @@
 import type { Db } from './db';
 import { inFeedTransaction } from './live-changes';
 
+/** The per-day figures' tables, each a pair (figures, queues): by action and day, by project alone per day and per month. */
+export const FIGURE_TABLES = {
+  actionDay: { figures: 'operation_day_figures', queues: 'operation_day_queues' },
+  projectDay: { figures: 'operation_day_project_figures', queues: 'operation_day_project_queues' },
+  projectMonth: { figures: 'operation_month_project_figures', queues: 'operation_month_project_queues' },
+} as const;
+
+type FigureTables = (typeof FIGURE_TABLES)[keyof typeof FIGURE_TABLES];
+
 /** figure_bucket's value for an operation without a duration. */
 export const NO_DURATION_BUCKET = -32768;
 
@@ -45,7 +54,7 @@ export function dayFiguresInserts(
    * The sums of `source` into a pair of tables (figures and queues), keyed by project, `unit` (the column, its value
    * `unitSql`) and, `byAction`, the action: the same two statements for every pair.
    */
-  const sumsInto = (figuresTable: string, queuesTable: string, unit: 'day' | 'month', unitSql: string, byAction: boolean) => {
+  const sumsInto = ({ figures: figuresTable, queues: queuesTable }: FigureTables, unit: 'day' | 'month', unitSql: string, byAction: boolean) => {
     const action = byAction ? ['action'] : [];
     const figureKey = ['project_id', unit, ...action, 'status', 'duration_bucket'].join(', ');
     const queueKey = ['project_id', unit, ...action, 'queue_bucket'].join(', ');
@@ -71,11 +80,11 @@ export function dayFiguresInserts(
     }`,
     };
   };
-  const { figures, queues } = sumsInto('operation_day_figures', 'operation_day_queues', 'day', day, true);
+  const { figures, queues } = sumsInto(FIGURE_TABLES.actionDay, 'day', day, true);
   // The same sums per project alone (migration operation_day_project_figures): what reads a project as a whole reads.
-  const { figures: projectFigures, queues: projectQueues } = sumsInto('operation_day_project_figures', 'operation_day_project_queues', 'day', day, false);
+  const { figures: projectFigures, queues: projectQueues } = sumsInto(FIGURE_TABLES.projectDay, 'day', day, false);
   // And per project and month (migration operation_month_project_figures): what a window's whole months are read from.
-  const { figures: monthFigures, queues: monthQueues } = sumsInto('operation_month_project_figures', 'operation_month_project_queues', 'month', month, false);
+  const { figures: monthFigures, queues: monthQueues } = sumsInto(FIGURE_TABLES.projectMonth, 'month', month, false);
   const counts = `INSERT INTO operation_counts (project_id, action, status, operations)
     SELECT ${project}, action, status, ${runs} FROM ${source} GROUP BY 1, 2, 3${
       merge
@@ -102,43 +111,30 @@ const REBUILD_WORK_MEM = '256MB';
  */
 export async function rebuildDayFigures(db: Pick<Db, 'transaction'>): Promise<{ figures: number; queues: number }> {
   const { figures, queues, counts } = dayFiguresInserts('operations', 'project_id', '1', false);
+  /** `from`'s sums made again into `into`, per project and `unit` (its value from `from`'s day: `unitSql`). */
+  const regrouped = (from: FigureTables, into: FigureTables, unit: 'day' | 'month', unitSql: string) => ({
+    figures: `INSERT INTO ${into.figures} (project_id, ${unit}, status, duration_bucket, runs, retried)
+    SELECT project_id, ${unitSql}, status, duration_bucket, sum(runs), sum(retried) FROM ${from.figures}
+    GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`,
+    queues: `INSERT INTO ${into.queues} (project_id, ${unit}, queue_bucket, queued)
+    SELECT project_id, ${unitSql}, queue_bucket, sum(queued) FROM ${from.queues} GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`,
+  });
   // Per project alone: the sums of the figures just made over their actions (migration operation_day_project_figures's
-  // fill), the same sums as from the operations, for a fifth of the rows to group.
-  const projectFigures = `INSERT INTO operation_day_project_figures (project_id, day, status, duration_bucket, runs, retried)
-    SELECT project_id, day, status, duration_bucket, sum(runs), sum(retried) FROM operation_day_figures
-    GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`;
-  const projectQueues = `INSERT INTO operation_day_project_queues (project_id, day, queue_bucket, queued)
-    SELECT project_id, day, queue_bucket, sum(queued) FROM operation_day_queues GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`;
-  // Per project and month: the sums of the per-project days just made (migration operation_month_project_figures's fill).
-  const monthFigures = `INSERT INTO operation_month_project_figures (project_id, month, status, duration_bucket, runs, retried)
-    SELECT project_id, date_trunc('month', day::timestamp)::date, status, duration_bucket, sum(runs), sum(retried)
-    FROM operation_day_project_figures GROUP BY 1, 2, 3, 4 HAVING sum(runs) <> 0 OR sum(retried) <> 0`;
-  const monthQueues = `INSERT INTO operation_month_project_queues (project_id, month, queue_bucket, queued)
-    SELECT project_id, date_trunc('month', day::timestamp)::date, queue_bucket, sum(queued) FROM operation_day_project_queues
-    GROUP BY 1, 2, 3 HAVING sum(queued) <> 0`;
+  // fill), the same sums as from the operations, for a fifth of the rows to group; per month, the sums of those days
+  // (migration operation_month_project_figures's fill).
+  const projectDays = regrouped(FIGURE_TABLES.actionDay, FIGURE_TABLES.projectDay, 'day', 'day');
+  const projectMonths = regrouped(FIGURE_TABLES.projectDay, FIGURE_TABLES.projectMonth, 'month', "date_trunc('month', day::timestamp)::date");
   const projectCounts = `INSERT INTO operation_project_counts (project_id, operations)
     SELECT project_id, sum(operations) FROM operation_counts GROUP BY 1 HAVING sum(operations) <> 0`;
   return inFeedTransaction(db, async (tx) => {
     // Grouping every operation: in memory rather than sorted on disk (the default 4 MB spills at a million).
     await tx.query("SELECT set_config('work_mem', $1, true)", [REBUILD_WORK_MEM]);
-    await tx.query('DELETE FROM operation_day_figures');
-    await tx.query('DELETE FROM operation_day_queues');
-    await tx.query('DELETE FROM operation_day_project_figures');
-    await tx.query('DELETE FROM operation_day_project_queues');
-    await tx.query('DELETE FROM operation_month_project_figures');
-    await tx.query('DELETE FROM operation_month_project_queues');
-    await tx.query('DELETE FROM operation_counts');
-    await tx.query('DELETE FROM operation_project_counts');
-    await tx.query(figures);
-    await tx.query(queues);
-    await tx.query(projectFigures);
-    await tx.query(projectQueues);
-    await tx.query(monthFigures);
-    await tx.query(monthQueues);
-    await tx.query(counts);
-    await tx.query(projectCounts);
+    for (const table of [...Object.values(FIGURE_TABLES).flatMap((pair) => [pair.figures, pair.queues]), 'operation_counts', 'operation_project_counts'])
+      await tx.query(`DELETE FROM ${table}`);
+    for (const statement of [figures, queues, projectDays.figures, projectDays.queues, projectMonths.figures, projectMonths.queues, counts, projectCounts])
+      await tx.query(statement);
     const { rows } = await tx.query<{ figures: number; queues: number }>(
-      'SELECT (SELECT count(*)::int FROM operation_day_figures) AS figures, (SELECT count(*)::int FROM operation_day_queues) AS queues',
+      `SELECT (SELECT count(*)::int FROM ${FIGURE_TABLES.actionDay.figures}) AS figures, (SELECT count(*)::int FROM ${FIGURE_TABLES.actionDay.queues}) AS queues`,
     );
     return rows[0] ?? { figures: 0, queues: 0 };
   });

@@ -4,7 +4,7 @@
 import { NO_FILTERS, type HistoryFilters } from '../../src/model/filters';
 import { isoSecond } from '../../src/model/insight-figures';
 import type { Db, SqlValue } from './db';
-import { NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
+import { FIGURE_TABLES, NO_DURATION_BUCKET, QUEUE_MS_SQL, QUEUED_SQL } from './day-figures';
 import {
   figureStatementStart,
   DAY_MS,
@@ -56,11 +56,8 @@ type DayPartSource = { pieces: FigurePiece[] } | 'edges';
  * the busiest project's 90 days by action meet their target without (docs/benchmarks.md, "Ten million operations").
  */
 const DAY_TABLES = {
-  project: {
-    day: ['operation_day_project_figures', 'operation_day_project_queues'],
-    month: ['operation_month_project_figures', 'operation_month_project_queues'],
-  },
-  action: { day: ['operation_day_figures', 'operation_day_queues'], month: undefined },
+  project: { day: FIGURE_TABLES.projectDay, month: FIGURE_TABLES.projectMonth },
+  action: { day: FIGURE_TABLES.actionDay, month: undefined },
 } as const;
 
 /**
@@ -112,11 +109,13 @@ function dayPartStatement(
     figures = pieces
       .map(
         ({ tables, range, current }) =>
-          `SELECT ${key} AS key, ${current} AS current, status, duration_bucket AS bucket, runs, retried FROM ${tables[0]} WHERE ${range}`,
+          `SELECT ${key} AS key, ${current} AS current, status, duration_bucket AS bucket, runs, retried FROM ${tables.figures} WHERE ${range}`,
       )
       .join('\n      UNION ALL ');
     queues = pieces
-      .map(({ tables, range, current }) => `SELECT ${key} AS key, ${current} AS current, queue_bucket AS bucket, queued AS n FROM ${tables[1]} WHERE ${range}`)
+      .map(
+        ({ tables, range, current }) => `SELECT ${key} AS key, ${current} AS current, queue_bucket AS bucket, queued AS n FROM ${tables.queues} WHERE ${range}`,
+      )
       .join('\n      UNION ALL ');
   }
   const text = `WITH parts AS (

@@ -6,19 +6,15 @@
 // On the embedded store each statement runs in the worker's upkeep lane (lanes.ts, pglite-worker.ts): it starts
 // only when no request's statement waits and none has come for a moment, so requests go first.
 import type { Queryable } from './db';
+import { FIGURE_TABLES } from './day-figures';
 import { inLane } from './lanes';
 
 /** The tables (the per-day figures' too: read from their index alone), two short statements each (VACUUM, then ANALYZE): a reader waits for one of them at a time at most. */
-export const RECORD_TABLES = [
+export const RECORD_TABLES: readonly string[] = [
   'operations',
   'operation_transitions',
-  'operation_day_figures',
-  'operation_day_queues',
-  'operation_day_project_figures',
-  'operation_day_project_queues',
-  'operation_month_project_figures',
-  'operation_month_project_queues',
-] as const;
+  ...Object.values(FIGURE_TABLES).flatMap((pair) => [pair.figures, pair.queues]),
+];
 
 /** Vacuums and analyzes the record's tables (outside any transaction: VACUUM cannot run inside one). */
 export async function vacuumRecord(db: Queryable): Promise<void> {
